@@ -1,0 +1,3 @@
+from mcp_codemod.cli import main
+
+main()

@@ -1,0 +1,248 @@
+"""Join the facts of many modules: which server each tool is registered on, which function it
+runs, and what each parameter's annotation admits once aliases in any module are resolved."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from mcp_codemod.analysis.facts import (
+    AnnotationSite,
+    Function,
+    FunctionRef,
+    ModuleFacts,
+    Parameter,
+    RefKind,
+    Registration,
+    ServerRef,
+    Span,
+)
+from mcp_codemod.analysis.frameworks import SERVER_CLASSES, Framework
+from mcp_codemod.analysis.types import AnnotationFacts, TypeExpr, classify
+
+ModuleLoader = Callable[[str, "ModuleFacts"], "ModuleFacts | None"]
+"""Loads a module by name, looking first beside the module that imports it."""
+_MAX_HOPS = 12  # re-export chains longer than this are not followed (and cycles end here)
+
+
+@dataclass(frozen=True)
+class ServerSwap:
+    """Rename the server class at `span` in `path` to the guarded class of `framework`."""
+
+    path: str
+    span: Span
+    framework: Framework
+
+
+@dataclass(frozen=True)
+class ResolvedServer:
+    framework: Framework | None  # None: not resolvable; the tool is counted, not guessed at
+    description: str  # how the server was made, for messages
+    strict_input_validation: bool = False
+    origin: tuple[str, int] | None = None  # (module, line) of its construction
+    swap: ServerSwap | None = None  # where the fix can make it a guarded server
+
+
+@dataclass(frozen=True)
+class AliasSite:
+    path: str
+    name: str
+    site: AnnotationSite | None
+
+
+@dataclass(frozen=True)
+class ToolParameter:
+    """One argument of one registered tool, with everything the rules and the fixer need."""
+
+    path: str
+    tool: str
+    function: Function
+    parameter: Parameter
+    facts: AnnotationFacts
+    server: ResolvedServer
+    alias: AliasSite | None  # the annotation is this module-level alias: fix it there
+
+
+@dataclass(frozen=True)
+class UnresolvedTool:
+    path: str
+    line: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class LinkResult:
+    parameters: tuple[ToolParameter, ...]
+    unresolved: tuple[UnresolvedTool, ...]
+    tools: int
+
+
+class Linker:
+    def __init__(self, load: ModuleLoader, loaded: Callable[[], list[ModuleFacts]]) -> None:
+        self.load = load
+        self.loaded = loaded
+
+    # ---- entry -----------------------------------------------------------------------------
+    def link(self, modules: list[ModuleFacts], default: Framework | None) -> LinkResult:
+        registrations = [
+            (module, registration, self.server(module, registration.server))
+            for module in modules
+            for registration in module.registrations
+        ]
+        # Resolving servers loaded the modules that create them: their `guard()` calls count too.
+        guarded = self.guarded_origins(self.loaded())
+        parameters: list[ToolParameter] = []
+        unresolved: list[UnresolvedTool] = []
+        for module, registration, server in registrations:
+            if server.framework is None and default is not None:
+                server = ResolvedServer(default, server.description)
+            if server.framework is None:
+                reason = (
+                    f"server `{registration.server_text}` ({server.description}): framework unknown"
+                )
+                unresolved.append(UnresolvedTool(module.path, registration.position.line, reason))
+                continue
+            if guarded is True or server.origin in guarded:
+                server = ResolvedServer(
+                    server.framework.guarded, server.description, server.strict_input_validation
+                )
+            found = self.function(module, registration.function)
+            if found is None:
+                reason = f"tool function `{registration.function.target}` not found"
+                unresolved.append(UnresolvedTool(module.path, registration.position.line, reason))
+                continue
+            owner, function = found
+            parameters.extend(self.parameters(owner, function, registration, server))
+        return LinkResult(tuple(parameters), tuple(unresolved), len(registrations))
+
+    def parameters(
+        self,
+        owner: ModuleFacts,
+        function: Function,
+        registration: Registration,
+        server: ResolvedServer,
+    ) -> list[ToolParameter]:
+        tool = registration.tool_name or function.qualname.rsplit(".", 1)[-1]
+        result = []
+        for parameter in function.parameters:
+            alias = None
+            if parameter.alias is not None:
+                found = self.alias(parameter.alias, owner)
+                if found is not None:
+                    module, name = found
+                    alias = AliasSite(module.path, name, module.aliases[name].site)
+            facts = classify(parameter.annotation, lambda name: self.alias_value(name, owner))
+            result.append(
+                ToolParameter(owner.path, tool, function, parameter, facts, server, alias)
+            )
+        return result
+
+    # ---- names across modules --------------------------------------------------------------
+    def follow(
+        self, qualified: str, near: ModuleFacts, has: Callable[[ModuleFacts, str], bool]
+    ) -> tuple[ModuleFacts, str] | None:
+        """The module of the project that defines `pkg.mod.name`, following re-exports
+        (`from .server import mcp` in an `__init__`), and the name there."""
+        for _ in range(_MAX_HOPS):
+            module_name, _, name = qualified.rpartition(".")
+            module = self.load(module_name, near) if module_name else None
+            if module is None:
+                return None
+            if has(module, name):
+                return module, name
+            if name not in module.imports:
+                return None
+            qualified, near = module.imports[name], module
+        return None
+
+    def alias(self, qualified: str, near: ModuleFacts) -> tuple[ModuleFacts, str] | None:
+        return self.follow(qualified, near, lambda module, name: name in module.aliases)
+
+    def alias_value(self, qualified: str, near: ModuleFacts) -> tuple[TypeExpr, bool] | None:
+        found = self.alias(qualified, near)
+        if found is None:
+            return None
+        module, name = found
+        alias = module.aliases[name]
+        return alias.value, alias.type_statement
+
+    def function(
+        self, module: ModuleFacts, ref: FunctionRef
+    ) -> tuple[ModuleFacts, Function] | None:
+        if ref.kind is RefKind.LOCAL:
+            function = module.functions.get(ref.target)
+            return (module, function) if function is not None else None
+        if ref.kind is RefKind.IMPORT:
+            found = self.follow(ref.target, module, lambda m, name: name in m.functions)
+            if found is not None:
+                owner, name = found
+                return owner, owner.functions[name]
+        return None
+
+    # ---- servers ---------------------------------------------------------------------------
+    def server(self, module: ModuleFacts, ref: ServerRef, hops: int = 0) -> ResolvedServer:
+        if hops > _MAX_HOPS:
+            return ResolvedServer(None, ref.target)
+        if ref.kind is RefKind.IMPORT:
+            found = self.follow(ref.target, module, lambda m, name: name in m.servers)
+            if found is None:
+                return ResolvedServer(None, f"imported from {ref.target}, outside the project")
+            owner, name = found
+            return self.server(owner, owner.servers[name], hops + 1)
+        if ref.kind is RefKind.UNKNOWN:
+            return ResolvedServer(None, "not resolvable statically")
+        resolved = self.server_class(ref.target, module)
+        if resolved is None:
+            kind = "made by" if ref.kind is RefKind.CONSTRUCT else "annotated as"
+            return ResolvedServer(None, f"{kind} {ref.target}")
+        framework, base = resolved
+        if ref.guarded_by_call:
+            framework = framework.guarded
+        if ref.kind is RefKind.ANNOTATED:
+            # A parameter or attribute typed as a server: its construction is out of sight.
+            return ResolvedServer(
+                framework, f"a {ref.target} passed in", ref.strict_input_validation
+            )
+        swap = None
+        if framework in (Framework.MCP1, Framework.MCP2) and ref.class_span is not None:
+            swap = base or ServerSwap(module.path, ref.class_span, framework)
+        return ResolvedServer(
+            framework,
+            f"{ref.target.rsplit('.', 1)[-1]}(...)",
+            ref.strict_input_validation,
+            (module.module, ref.line),
+            swap,
+        )
+
+    def server_class(
+        self, qualified: str, near: ModuleFacts
+    ) -> tuple[Framework, ServerSwap | None] | None:
+        """The framework of a server class, and for a project subclass, the base to rename."""
+        for _ in range(_MAX_HOPS):
+            if qualified in SERVER_CLASSES:
+                return SERVER_CLASSES[qualified], None
+            found = self.follow(qualified, near, lambda m, name: name in m.classes)
+            if found is None:
+                return None
+            module, name = found
+            for base in module.classes[name]:
+                if base.qualified in SERVER_CLASSES:
+                    framework = SERVER_CLASSES[base.qualified]
+                    return framework, ServerSwap(module.path, base.span, framework)
+            bases = module.classes[name]
+            if not bases:
+                return None
+            qualified, near = bases[0].qualified, module
+        return None
+
+    def guarded_origins(self, modules: list[ModuleFacts]) -> set[tuple[str, int]] | bool:
+        """Servers passed to `guard()`; True when `install()` guards every server in the process."""
+        if any(module.installs_guard for module in modules):
+            return True
+        origins = set()
+        for module in modules:
+            for ref in module.guard_calls:
+                origin = self.server(module, ref).origin
+                if origin is not None:
+                    origins.add(origin)
+        return origins

@@ -1,0 +1,231 @@
+"""Annotations as plain data, and what an annotation admits.
+
+An annotation is converted once from `ast` into a small tree of `TypeExpr` values with every name
+resolved to a qualified name, so that a module's facts can be cached and linked with other modules
+without keeping syntax trees around. `classify` then answers the questions the rules ask.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+@dataclass(frozen=True)
+class TName:
+    """A name resolved through the module's imports: `builtins.str`, `typing.Optional`, `pkg.mod.Query`.
+
+    Names that nothing binds are kept as `?name`.
+    """
+
+    qualified: str
+
+
+@dataclass(frozen=True)
+class TSubscript:
+    base: TypeExpr
+    args: tuple[TypeExpr, ...]
+
+
+@dataclass(frozen=True)
+class TUnion:
+    members: tuple[TypeExpr, ...]
+
+
+@dataclass(frozen=True)
+class TConst:
+    value: str | int | float | bool | None
+
+
+@dataclass(frozen=True)
+class TCall:
+    """A call inside an annotation (`Field(...)`, `Strict()`, `conint(...)`); only strictness matters."""
+
+    function: str
+    strict: bool
+
+
+@dataclass(frozen=True)
+class TOpaque:
+    text: str
+
+
+TypeExpr = TName | TSubscript | TUnion | TConst | TCall | TOpaque
+
+
+class Text(Enum):
+    """How a parameter treats a string argument."""
+
+    EXACT_STR = "exact-str"  # the field annotation is `str` itself: never pre-parsed
+    ADMITS_STR = "admits-str"  # a str is valid, but the annotation is not exactly `str`
+    ANY = "any"  # `Any`, `object` or no annotation
+    NO_STR = "no-str"
+    UNKNOWN = "unknown"  # a name the analyzer cannot see through
+
+
+class Integer(Enum):
+    NONE = "none"
+    LAX = "lax"
+    STRICT = "strict"
+
+
+@dataclass(frozen=True)
+class AnnotationFacts:
+    text: Text
+    integer: Integer
+    markers: frozenset[str] = field(default_factory=frozenset)
+
+
+NO_PRE_PARSE = "NoPreParse"
+ACCEPT_WHOLE_FLOAT = "AcceptWholeFloat"
+MARKERS = (NO_PRE_PARSE, ACCEPT_WHOLE_FLOAT)
+
+ANNOTATED = {"typing.Annotated", "typing_extensions.Annotated"}
+_OPTIONAL = {"typing.Optional", "typing_extensions.Optional"}
+_UNION = {"typing.Union", "typing_extensions.Union"}
+LITERAL = {"typing.Literal", "typing_extensions.Literal"}
+_ANY = {"typing.Any", "typing_extensions.Any", "builtins.object"}
+_NONE = {"builtins.None", "types.NoneType"}
+_EXACT_STR = {"builtins.str", "pydantic.StrictStr", "pydantic.types.StrictStr"}
+_STR_CONSTRAINERS = {"pydantic.constr", "pydantic.types.constr"}
+_LAX_INT = {"builtins.int"} | {
+    f"{module}.{name}"
+    for module in ("pydantic", "pydantic.types")
+    for name in ("PositiveInt", "NegativeInt", "NonNegativeInt", "NonPositiveInt")
+}
+_STRICT_INT = {"pydantic.StrictInt", "pydantic.types.StrictInt"}
+_INT_CONSTRAINERS = {"pydantic.conint", "pydantic.types.conint"}
+_KNOWN_NON_STR = {
+    f"builtins.{name}"
+    for name in ("int", "float", "bool", "bytes", "list", "dict", "set", "tuple", "frozenset")
+} | {
+    f"typing.{name}"
+    for name in ("List", "Dict", "Set", "Tuple", "FrozenSet", "Sequence", "Mapping", "Iterable")
+}
+_STRICT_MARKERS = {
+    "pydantic.Field",
+    "pydantic.fields.Field",
+    "pydantic.Strict",
+    "pydantic.types.Strict",
+}
+
+
+def marker_name(qualified: str) -> str | None:
+    """`NoPreParse` for `mcp_codemod.runtime.NoPreParse` (any runtime submodule), else None."""
+    module, _, name = qualified.rpartition(".")
+    if name in MARKERS and module.startswith("mcp_codemod.runtime"):
+        return name
+    return None
+
+
+def is_strict_marker(call: TCall) -> bool:
+    return call.function in _STRICT_MARKERS and call.strict
+
+
+AliasResolver = Callable[[str], "tuple[TypeExpr, bool] | None"]
+"""Maps a qualified name to (the aliased type, whether it is a PEP 695 `type` alias), if it is one."""
+
+
+def classify(expr: TypeExpr | None, resolve_alias: AliasResolver) -> AnnotationFacts:
+    if expr is None:
+        return AnnotationFacts(Text.ANY, Integer.NONE)
+    return _Classifier(resolve_alias).top(expr)
+
+
+class _Classifier:
+    def __init__(self, resolve_alias: AliasResolver) -> None:
+        self.resolve_alias = resolve_alias
+        self.seen: set[str] = set()
+
+    def top(self, expr: TypeExpr) -> AnnotationFacts:
+        # pydantic strips `Annotated` before the SDK compares the field annotation with `str`,
+        # so only a bare `str` (possibly annotated) stays exact; everything else is "admits".
+        return self.visit(expr, exact_allowed=True)
+
+    def visit(self, expr: TypeExpr, exact_allowed: bool) -> AnnotationFacts:
+        if isinstance(expr, TName):
+            return self.name(expr.qualified, exact_allowed)
+        if isinstance(expr, TConst):
+            if expr.value is None:
+                return AnnotationFacts(Text.NO_STR, Integer.NONE)
+            return AnnotationFacts(Text.UNKNOWN, Integer.NONE)
+        if isinstance(expr, TUnion):
+            return self.union(expr.members)
+        if isinstance(expr, TCall):
+            return self.call(expr, exact_allowed)
+        if isinstance(expr, TSubscript) and isinstance(expr.base, TName):
+            return self.subscript(expr.base.qualified, expr.args, exact_allowed)
+        return AnnotationFacts(Text.UNKNOWN, Integer.NONE)
+
+    def name(self, qualified: str, exact_allowed: bool) -> AnnotationFacts:
+        if qualified in _EXACT_STR:
+            return AnnotationFacts(
+                Text.EXACT_STR if exact_allowed else Text.ADMITS_STR, Integer.NONE
+            )
+        if qualified in _ANY:
+            return AnnotationFacts(Text.ANY, Integer.NONE)
+        if qualified in _NONE:
+            return AnnotationFacts(Text.NO_STR, Integer.NONE)
+        if qualified in _LAX_INT:
+            return AnnotationFacts(Text.NO_STR, Integer.LAX)
+        if qualified in _STRICT_INT:
+            return AnnotationFacts(Text.NO_STR, Integer.STRICT)
+        if qualified in _KNOWN_NON_STR:
+            return AnnotationFacts(Text.NO_STR, Integer.NONE)
+        if qualified not in self.seen:
+            alias = self.resolve_alias(qualified)
+            if alias is not None:
+                self.seen.add(qualified)
+                value, is_type_statement = alias
+                # A PEP 695 alias reaches pydantic as a TypeAliasType, which is never `str` itself.
+                return self.visit(value, exact_allowed and not is_type_statement)
+        return AnnotationFacts(Text.UNKNOWN, Integer.NONE)
+
+    def call(self, expr: TCall, exact_allowed: bool) -> AnnotationFacts:
+        if expr.function in _STR_CONSTRAINERS:
+            return self.name("builtins.str", exact_allowed)
+        if expr.function in _INT_CONSTRAINERS:
+            return AnnotationFacts(Text.NO_STR, Integer.STRICT if expr.strict else Integer.LAX)
+        return AnnotationFacts(Text.UNKNOWN, Integer.NONE)
+
+    def subscript(
+        self, base: str, args: tuple[TypeExpr, ...], exact_allowed: bool
+    ) -> AnnotationFacts:
+        if base in ANNOTATED and args:
+            inner = self.visit(args[0], exact_allowed)
+            markers = set(inner.markers)
+            integer = inner.integer
+            for meta in args[1:]:
+                if isinstance(meta, TName) and (marker := marker_name(meta.qualified)):
+                    markers.add(marker)
+                elif isinstance(meta, TCall) and is_strict_marker(meta) and integer is Integer.LAX:
+                    integer = Integer.STRICT
+            return AnnotationFacts(inner.text, integer, frozenset(markers))
+        if base in _OPTIONAL and args:
+            return self.union((args[0], TConst(None)))
+        if base in _UNION:
+            return self.union(args)
+        if base in LITERAL:
+            if any(isinstance(a, TConst) and isinstance(a.value, str) for a in args):
+                return AnnotationFacts(Text.ADMITS_STR, Integer.NONE)
+            return AnnotationFacts(Text.NO_STR, Integer.NONE)
+        if base in _KNOWN_NON_STR or base.startswith(("collections.abc.", "typing.")):
+            return AnnotationFacts(Text.NO_STR, Integer.NONE)
+        return AnnotationFacts(Text.UNKNOWN, Integer.NONE)
+
+    def union(self, members: tuple[TypeExpr, ...]) -> AnnotationFacts:
+        parts = [self.visit(m, exact_allowed=False) for m in members]
+        texts = {p.text for p in parts}
+        if Text.ANY in texts:
+            text = Text.ANY
+        elif texts & {Text.ADMITS_STR, Text.EXACT_STR}:
+            text = Text.ADMITS_STR
+        elif Text.UNKNOWN in texts:
+            text = Text.UNKNOWN
+        else:
+            text = Text.NO_STR
+        integers = {p.integer for p in parts}
+        integer = next((i for i in (Integer.STRICT, Integer.LAX) if i in integers), Integer.NONE)
+        markers = frozenset().union(*(p.markers for p in parts))
+        return AnnotationFacts(text, integer, markers)

@@ -1,0 +1,150 @@
+"""The command line: parse options, run the pipeline, print, choose the exit code. Nothing else.
+
+Exit codes, as ruff's: 0 clean, 1 findings (or files that could not be checked), 2 usage,
+configuration or internal error.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from mcp_codemod import __version__, report
+from mcp_codemod.checker import CheckResult, check_files
+from mcp_codemod.discovery import PathError, discover
+from mcp_codemod.rules import RULES, RULES_BY_CODE, select_rules
+from mcp_codemod.settings import OUTPUT_FORMATS, ConfigError, Settings, load_settings
+
+
+def _codes(values: tuple[str, ...]) -> list[str] | None:
+    codes = [code.strip().upper() for value in values for code in value.split(",") if code.strip()]
+    return codes or None
+
+
+def _fail(message: str) -> None:
+    click.echo(f"mcp-codemod: error: {message}", err=True)
+    sys.exit(2)
+
+
+def _settings(config: Path | None, **overrides) -> Settings:
+    try:
+        return load_settings(config, overrides)
+    except ConfigError as error:
+        _fail(str(error))
+        raise AssertionError("unreachable") from None
+
+
+def _files(paths: tuple[Path, ...], settings: Settings) -> list[Path]:
+    try:
+        return discover(list(paths) or [Path(".")], settings.excludes, settings.respect_gitignore)
+    except PathError as error:
+        _fail(str(error))
+        raise AssertionError("unreachable") from None
+
+
+def analysis_options(function):
+    """Options shared by `check` and `fix`: what to look at and which rules."""
+    options = [
+        click.argument("paths", nargs=-1, type=click.Path(path_type=Path)),
+        click.option(
+            "--select", multiple=True, help="Rule codes or prefixes to enable (comma-separated)."
+        ),
+        click.option("--ignore", multiple=True, help="Rule codes or prefixes to disable."),
+        click.option(
+            "--extend-exclude",
+            multiple=True,
+            help="Glob patterns to exclude, besides the defaults.",
+        ),
+        click.option(
+            "--framework",
+            type=click.Choice(["mcp1", "mcp2", "fastmcp"]),
+            help="Framework of servers whose construction cannot be resolved.",
+        ),
+        click.option(
+            "--config",
+            type=click.Path(path_type=Path),
+            help="pyproject.toml to read [tool.mcp-codemod] from (default: the closest one).",
+        ),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
+def run_check(paths, select, ignore, extend_exclude, framework, config, **extra):
+    """Settings, files and the analysis, shared by `check` and `fix`."""
+    settings = _settings(
+        config,
+        select=_codes(select),
+        ignore=_codes(ignore),
+        extend_exclude=list(extend_exclude) or None,
+        framework=framework,
+        **extra,
+    )
+    files = _files(paths, settings)
+    rules = select_rules(
+        list(settings.select) if settings.select is not None else None, list(settings.ignore)
+    )
+    return settings, check_files(files, rules, settings.framework)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="mcp-codemod")
+def main() -> None:
+    """Find and fix MCP tool parameters that the server framework or the client mangles."""
+
+
+@main.command()
+@analysis_options
+@click.option(
+    "--output-format",
+    type=click.Choice(OUTPUT_FORMATS),
+    help="How to print findings (default: text).",
+)
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings are reported.")
+@click.option("--statistics", is_flag=True, help="Print counts per rule instead of each finding.")
+def check(output_format, exit_zero, statistics, **options) -> None:
+    """Report tool parameters that the framework or the client mangles."""
+    settings, result = run_check(output_format=output_format, **options)
+    formatter = report.FORMATTERS.get(settings.output_format)
+    if formatter is None:
+        click.echo(report.text(result, statistics), nl=False)
+    else:
+        click.echo(formatter(result), nl=False)
+        if result.unresolved:
+            click.echo(report.unresolved_note(result), err=True)
+    sys.exit(_exit_code(result, exit_zero))
+
+
+def _exit_code(result: CheckResult, exit_zero: bool) -> int:
+    if result.errors:
+        return 1
+    return 1 if result.findings and not exit_zero else 0
+
+
+@main.command(name="rules")
+def list_rules() -> None:
+    """List the rules."""
+    for rule in RULES:
+        default = "" if rule.enabled_by_default else "  (off by default)"
+        fix = "[*]" if rule.fixable else "   "
+        click.echo(f"{rule.code}  {fix} {rule.name:<36} {rule.summary}{default}")
+
+
+@main.command(name="rule")
+@click.argument("code")
+def explain_rule(code: str) -> None:
+    """Explain one rule: what it finds, why it matters, an example and the fix."""
+    rule = RULES_BY_CODE.get(code.strip().upper())
+    if rule is None:
+        _fail(f"unknown rule {code!r}; `mcp-codemod rules` lists them")
+        return
+    fixable = "fixable with `mcp-codemod fix --write`" if rule.fixable else "not fixable"
+    default = "enabled by default" if rule.enabled_by_default else "off by default"
+    click.echo(
+        f"# {rule.code} ({rule.name})\n\n{rule.summary}. {default.capitalize()}; {fixable}.\n\n"
+        f"## Why is this bad?\n{rule.why}\n\n## Example\n```python\n{rule.before}```\n\n"
+        f"## Fixed\n```python\n{rule.after}```\n\n## Fix\n{rule.fix}\n"
+    )

@@ -1,0 +1,28 @@
+"""Module names ↔ files on disk, so that `from .server import mcp` can be followed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def module_name(path: Path) -> tuple[str, Path, bool]:
+    """The dotted module name of a file, the directory it is importable from, and whether it is
+    a package's `__init__`. A file outside any package is importable from its own directory."""
+    path = path.resolve()
+    is_package = path.name == "__init__.py"
+    parts = [] if is_package else [path.stem]
+    directory = path.parent
+    while (directory / "__init__.py").is_file():
+        parts.insert(0, directory.name)
+        directory = directory.parent
+    return ".".join(parts), directory, is_package
+
+
+def find_module(name: str, roots: list[Path]) -> Path | None:
+    """The file that defines module `name` under one of `roots`, if there is one."""
+    relative = Path(*name.split("."))
+    for root in roots:
+        for candidate in (root / relative.with_suffix(".py"), root / relative / "__init__.py"):
+            if candidate.is_file():
+                return candidate
+    return None

@@ -1,0 +1,109 @@
+"""Servers whose text parameters receive string arguments exactly as sent.
+
+The mcp SDK (`FastMCP` in 1.x, `MCPServer` in 2.x) JSON-decodes every string argument whose
+parameter is not annotated exactly `str` (`FuncMetadata.pre_parse_json`): `"null"` becomes `None`
+for `str | None`, `'["a"]'` a list for `str | list[str]`. The policy here keeps the upstream
+decoding for parameters that cannot take a string (`list[str]` still gets `["a"]` from
+`'["a"]'`) and skips it for every parameter that can (see `guards.admits_str`).
+"""
+
+from __future__ import annotations
+
+import sys
+from types import MethodType
+from typing import Any, TypeVar
+
+from .guards import admits_str
+
+try:
+    from mcp.server.mcpserver import MCPServer as _SdkServer
+    from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
+except ModuleNotFoundError:
+    from mcp.server.fastmcp import FastMCP as _SdkServer
+    from mcp.server.fastmcp.utilities.func_metadata import FuncMetadata
+
+LifespanResultT = TypeVar("LifespanResultT")
+
+_upstream_pre_parse_json = FuncMetadata.pre_parse_json
+
+
+def _pre_parse_json(self: Any, data: dict[str, Any]) -> dict[str, Any]:
+    # Text for a parameter that admits a string is kept; the rest goes through the SDK's own
+    # pre-parse, so its behaviour for those parameters stays whatever the installed SDK does.
+    fields = {}
+    for name, info in self.arg_model.model_fields.items():
+        fields[name] = info
+        if info.alias:
+            fields[info.alias] = info
+    kept = {
+        key: value
+        for key, value in data.items()
+        if isinstance(value, str) and key in fields and admits_str(fields[key].annotation)
+    }
+    parsed = _upstream_pre_parse_json(self, {k: v for k, v in data.items() if k not in kept})
+    return {key: kept[key] if key in kept else parsed[key] for key in data}
+
+
+def install() -> None:
+    """Apply the policy to every mcp server in the process (class-level patch of the SDK)."""
+    FuncMetadata.pre_parse_json = _pre_parse_json
+
+
+def uninstall() -> None:
+    """Restore the SDK's own `pre_parse_json`."""
+    FuncMetadata.pre_parse_json = _upstream_pre_parse_json
+
+
+def guard(server: Any) -> Any:
+    """Apply the policy to one server: its tools registered so far and any added later.
+
+    Takes an mcp `FastMCP` (1.x) or `MCPServer` (2.x) and returns it. A standalone
+    `fastmcp.FastMCP` is returned untouched, because fastmcp does not pre-parse. Idempotent.
+    """
+    fastmcp = sys.modules.get("fastmcp")
+    if fastmcp is not None and isinstance(server, fastmcp.FastMCP):
+        return server
+    if not isinstance(server, _SdkServer):
+        raise TypeError(
+            f"guard() takes an mcp {_SdkServer.__name__} or a fastmcp.FastMCP, "
+            f"not {type(server).__name__}"
+        )
+    manager = server._tool_manager
+    # Every way of registering a tool ends in manager._tools, and every call looks the tool up
+    # through manager.get_tool, so guarding at lookup covers tools registered at any time.
+    # An instance attribute `get_tool` is this wrapper: the SDK only defines it on the class.
+    if "get_tool" not in vars(manager):
+        lookup = manager.get_tool
+
+        def get_tool(name: str) -> Any:
+            tool = lookup(name)
+            if tool is not None and "pre_parse_json" not in vars(tool.fn_metadata):
+                # FuncMetadata is a pydantic model that refuses unknown attributes.
+                object.__setattr__(
+                    tool.fn_metadata,
+                    "pre_parse_json",
+                    MethodType(_pre_parse_json, tool.fn_metadata),
+                )
+            return tool
+
+        manager.get_tool = get_tool
+    return server
+
+
+if _SdkServer.__name__ == "MCPServer":
+
+    class GuardedMCPServer(_SdkServer[LifespanResultT]):
+        """`mcp.server.mcpserver.MCPServer` whose text parameters get string arguments as sent."""
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            guard(self)
+
+else:
+
+    class GuardedFastMCP(_SdkServer[LifespanResultT]):
+        """`mcp.server.fastmcp.FastMCP` whose text parameters get string arguments as sent."""
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            guard(self)

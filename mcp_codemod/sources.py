@@ -1,0 +1,57 @@
+"""Reading and writing Python source files exactly: encoding, BOM and line endings survive."""
+
+from __future__ import annotations
+
+import io
+import os
+import tempfile
+import tokenize
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class SourceError(Exception):
+    """A file that cannot be read or decoded; the message is one line for the user."""
+
+
+@dataclass(frozen=True)
+class Source:
+    text: str  # decoded, with the file's own line endings
+    encoding: str  # as declared or detected, "utf-8-sig" when the file has a BOM
+
+
+def decode(data: bytes) -> Source:
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        text = data.decode(encoding)
+    except (SyntaxError, LookupError) as error:
+        raise SourceError(f"cannot determine the encoding: {error}") from None
+    except UnicodeDecodeError as error:
+        raise SourceError(f"not valid {error.encoding}: {error.reason}") from None
+    return Source(text, encoding)
+
+
+def read_source(path: Path) -> Source:
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise SourceError(f"cannot read: {error.strerror or error}") from None
+    return decode(data)
+
+
+def write_source(path: Path, text: str, encoding: str) -> None:
+    """Replace `path` atomically (temporary file in the same directory, then rename), keeping its
+    permission bits, so that an interrupted write never leaves a truncated file."""
+    data = text.encode(encoding)
+    mode = path.stat().st_mode & 0o7777
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

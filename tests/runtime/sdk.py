@@ -1,0 +1,60 @@
+"""The installed mcp SDK major behind one interface, so the same tests run on mcp 1.x and 2.x."""
+
+from __future__ import annotations
+
+import json
+from importlib.metadata import version
+from typing import Any
+
+MCP_MAJOR = int(version("mcp").split(".")[0])
+
+if MCP_MAJOR >= 2:
+    from mcp import Client
+    from mcp.server.mcpserver import MCPServer as PlainServer
+    from mcp.server.mcpserver.tools import Tool
+
+    from mcp_codemod.runtime import GuardedMCPServer as GuardedServer
+
+    OTHER_GUARDED_CLASS = "GuardedFastMCP"
+
+    def connect(server: Any) -> Any:
+        return Client(server)
+
+    def is_error(result: Any) -> bool:
+        return result.is_error
+
+else:
+    from mcp.server.fastmcp import FastMCP as PlainServer
+    from mcp.server.fastmcp.tools import Tool
+    from mcp.shared.memory import create_connected_server_and_client_session
+
+    from mcp_codemod.runtime import GuardedFastMCP as GuardedServer
+
+    OTHER_GUARDED_CLASS = "GuardedMCPServer"
+
+    def connect(server: Any) -> Any:
+        return create_connected_server_and_client_session(server._mcp_server)
+
+    def is_error(result: Any) -> bool:
+        return result.isError
+
+
+__all__ = ["OTHER_GUARDED_CLASS", "GuardedServer", "PlainServer", "Tool", "call", "connect"]
+
+
+async def call(client: Any, tool: str, arguments: dict[str, Any]) -> str:
+    """The tool's text result, or `error: <message>` when the call failed."""
+    result = await client.call_tool(tool, arguments)
+    text = result.content[0].text
+    return f"error: {text}" if is_error(result) else text
+
+
+async def input_schemas(client: Any) -> dict[str, str]:
+    """Each listed tool's input schema as JSON text, so key order counts too."""
+    tools = (await client.list_tools()).tools
+    return {tool.name: json.dumps(schema_of(tool)) for tool in tools}
+
+
+def schema_of(tool: Any) -> dict[str, Any]:
+    """A listed tool's input schema under either spelling (mcp 2.x renamed inputSchema)."""
+    return getattr(tool, "input_schema", None) or tool.inputSchema

@@ -1,0 +1,84 @@
+"""`check` over the fixture servers: every expected finding, and nothing else."""
+
+from pathlib import Path
+
+from conftest import FIXTURES, expected_findings
+
+from mcp_codemod.analysis.frameworks import Framework
+from mcp_codemod.checker import check_files
+from mcp_codemod.discovery import discover
+from mcp_codemod.rules import RULES, select_rules
+from mcp_codemod.settings import DEFAULT_EXCLUDE
+
+
+def run(paths: list[Path], rules=None, framework=None):
+    files = discover(paths, DEFAULT_EXCLUDE, respect_gitignore=True)
+    return check_files(files, rules or select_rules(None, []), framework)
+
+
+def found(result, base: Path = FIXTURES) -> set[tuple[str, int, str, str]]:
+    return {
+        (Path(f.path).resolve().relative_to(base).as_posix(), f.line, f.code, f.parameter)
+        for f in result.findings
+    }
+
+
+def test_every_expected_finding_and_no_other():
+    result = run([FIXTURES])
+    assert found(result) == expected_findings(FIXTURES)
+    assert result.errors == ()
+
+
+def test_negatives_produce_nothing():
+    negatives = ["fastmcp_server.py", "guarded_server.py"]
+    result = run([FIXTURES / name for name in negatives])
+    # The one finding here is the strict fastmcp server's `page`; `str | None` on fastmcp is fine.
+    assert {(f.tool, f.parameter, f.code) for f in result.findings} == {
+        ("paginate", "page", "MCP002")
+    }
+
+
+def test_unresolved_server_is_counted_not_guessed():
+    result = run([FIXTURES / "unresolved_server.py"])
+    assert result.findings == ()
+    assert result.tools == 1
+    [unresolved] = result.unresolved
+    assert unresolved.line == 13
+    assert "make_server" in unresolved.reason
+
+
+def test_stated_framework_checks_unresolved_servers():
+    result = run([FIXTURES / "unresolved_server.py"], framework=Framework.MCP1)
+    assert [(f.line, f.code, f.parameter) for f in result.findings] == [(14, "MCP001", "query")]
+    assert result.unresolved == ()
+
+
+def test_large_id_rule_only_when_selected():
+    assert not [f for f in run([FIXTURES]).findings if f.code == "MCP003"]
+    result = run([FIXTURES], rules=select_rules(["MCP003"], []))
+    assert {(Path(f.path).name, f.parameter) for f in result.findings} == {
+        ("mcp1_strict_integers.py", "message_id"),
+        ("mcp1_class_based.py", "note_id"),
+    }
+
+
+def test_given_files_still_follow_imports_into_the_project():
+    # Pre-commit passes only the staged file: its server comes from another module on disk.
+    result = run([FIXTURES / "notes_app" / "tools.py"])
+    assert {(f.tool, f.parameter) for f in result.findings} == {
+        ("create_note", "title"),
+        ("delete_note", "title"),
+    }
+    # Findings stay in the files that were given.
+    assert run([FIXTURES / "notes_app" / "server.py"]).findings == ()
+
+
+def test_fixable_and_not_fixable():
+    result = run([FIXTURES / "mcp1_decorators.py"])
+    fixable = {f.parameter: f.fixable for f in result.findings}
+    assert fixable["query"] and fixable["described"] and fixable["d"]
+    assert not fixable["value"] and not fixable["untyped"]
+
+
+def test_all_rules_have_distinct_codes_and_names():
+    assert len({r.code for r in RULES}) == len({r.name for r in RULES}) == len(RULES)
