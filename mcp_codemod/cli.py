@@ -124,6 +124,45 @@ def _exit_code(result: CheckResult, exit_zero: bool) -> int:
     return 1 if result.findings and not exit_zero else 0
 
 
+@main.command()
+@analysis_options
+@click.option("--write", is_flag=True, help="Apply the changes (default: print them as a diff).")
+@click.option("--diff", "show_diff", is_flag=True, help="With --write: print the diff too.")
+def fix(write: bool, show_diff: bool, **options) -> None:
+    """Rewrite fixable findings: guarded annotations and the guarded server class.
+
+    Without --write: print the diff and exit 1 if anything would change. With --write: apply
+    it; exit 0 unless a file could not be checked or fixed.
+    """
+    from mcp_codemod import fixer  # imports libcst only when there is something to fix
+
+    _settings_used, result = run_check(**options)
+    outcome = fixer.fix_findings(result.findings)
+    for error in result.errors:
+        click.echo(f"{error.path}: error: {error.message}", err=True)
+    for failure in outcome.failures:
+        click.echo(f"{failure.path}: error: {failure.message}", err=True)
+    for change in outcome.files:
+        if show_diff or not write:
+            click.echo(change.diff(), nl=False)
+        if write:
+            fixer.write(change)
+    for advice in outcome.advice:
+        click.echo(f"note: {advice}", err=True)
+    fixed = sum(change.fixes for change in outcome.files)
+    left = sum(not finding.fixable for finding in result.findings)
+    verb = "Fixed" if write else "Would fix"
+    message = (
+        f"{verb} {report.plural(fixed, 'issue')} in {report.plural(len(outcome.files), 'file')}."
+    )
+    if left:
+        message += f" {left} not fixable: see `mcp-codemod check`."
+    click.echo(message, err=True)
+    if result.errors or outcome.failures:
+        sys.exit(1)
+    sys.exit(1 if outcome.files and not write else 0)
+
+
 @main.command(name="rules")
 def list_rules() -> None:
     """List the rules."""

@@ -13,7 +13,7 @@ from mcp_codemod.rules import RULES, RULES_BY_CODE
 FIX_COMMAND = "mcp-codemod fix --write"
 
 
-def _plural(count: int, word: str) -> str:
+def plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
@@ -46,14 +46,14 @@ def summary(result: CheckResult) -> str:
     parts = []
     if result.findings:
         fixable = sum(f.fixable for f in result.findings)
-        line = f"Found {_plural(len(result.findings), 'issue')}"
+        line = f"Found {plural(len(result.findings), 'issue')}"
         if fixable:
             line += f" ({fixable} fixable with `{FIX_COMMAND}`)"
         parts.append(line + ".")
     else:
         parts.append("All checks passed!")
     if result.errors:
-        parts.append(f"{_plural(len(result.errors), 'file')} could not be checked.")
+        parts.append(f"{plural(len(result.errors), 'file')} could not be checked.")
     if result.unresolved:
         parts.append(unresolved_note(result))
     return "\n".join(parts)
@@ -61,7 +61,7 @@ def summary(result: CheckResult) -> str:
 
 def unresolved_note(result: CheckResult) -> str:
     lines = [
-        f"{_plural(len(result.unresolved), 'tool')} not checked: set `framework` in "
+        f"{plural(len(result.unresolved), 'tool')} not checked: set `framework` in "
         "[tool.mcp-codemod] (or pass --framework) to check tools on servers it cannot resolve."
     ]
     lines.extend(f"  {u.path}:{u.line}: {u.reason}" for u in result.unresolved)

@@ -38,6 +38,7 @@ from mcp_codemod.analysis.types import (
     TUnion,
     TypeExpr,
 )
+from mcp_codemod.sources import split_lines
 
 _BUILTIN_NAMES = frozenset(dir(builtins))
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.I)
@@ -83,7 +84,7 @@ def noqa_lines(source: str) -> dict[int, frozenset[str] | None]:
     found: dict[int, frozenset[str] | None] = {}
     if "noqa" not in source and "NOQA" not in source:
         return found
-    for number, line in enumerate(source.splitlines(), start=1):
+    for number, line in enumerate(split_lines(source), start=1):
         match = _NOQA.search(line)
         if match:
             codes = match.group("codes")
@@ -95,7 +96,7 @@ def noqa_lines(source: str) -> dict[int, frozenset[str] | None]:
 
 class _Scanner:
     def __init__(self, source: str, module: str, path: str, is_package: bool) -> None:
-        self.lines = source.splitlines()
+        self.lines = split_lines(source)
         self.module = module
         self.path = path
         self.package = module if is_package else module.rpartition(".")[0]

@@ -1,0 +1,144 @@
+"""Apply the fix plans that findings carry: the smallest edits a careful person would make.
+
+Markers and server renames are text edits at the exact spans the analysis recorded, so nothing
+outside them moves. Imports are then added and removed with libcst's `AddImportsVisitor` and
+`RemoveImportsVisitor`, which know where a module's import block is and whether a name is still
+used. A result that does not parse is never written.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mcp_codemod.analysis.facts import AnnotationSite, Position, Span
+from mcp_codemod.analysis.frameworks import GUARDED_CLASS_NAME
+from mcp_codemod.findings import Finding
+from mcp_codemod.sources import SourceError, line_offsets, read_source, write_source
+
+
+class FixError(Exception):
+    """A file the fixer refuses to change; the message is one line."""
+
+
+@dataclass
+class FilePlan:
+    """Everything to change in one file, merged from all its findings."""
+
+    markers: dict[Span, tuple[AnnotationSite, set[str]]] = field(default_factory=dict)
+    swaps: dict[Span, str] = field(default_factory=dict)  # span → guarded class name
+    fixes: int = 0
+
+
+@dataclass(frozen=True)
+class FileFix:
+    path: str
+    original: str
+    fixed: str
+    encoding: str
+    fixes: int
+
+    def diff(self) -> str:
+        return "".join(
+            difflib.unified_diff(
+                self.original.splitlines(keepends=True),
+                self.fixed.splitlines(keepends=True),
+                fromfile=f"a/{self.path}",
+                tofile=f"b/{self.path}",
+            )
+        )
+
+
+@dataclass(frozen=True)
+class FixFailure:
+    path: str
+    message: str
+
+
+@dataclass(frozen=True)
+class FixResult:
+    files: tuple[FileFix, ...]  # only files whose text changes
+    failures: tuple[FixFailure, ...]
+    advice: tuple[str, ...]  # servers the fix cannot reach: what the user has to add
+
+
+def plan(findings: tuple[Finding, ...]) -> tuple[dict[str, FilePlan], tuple[str, ...]]:
+    plans: dict[str, FilePlan] = defaultdict(FilePlan)
+    advice: dict[str, None] = {}
+    for finding in findings:
+        if finding.fix is None:
+            continue
+        marker = finding.fix.marker
+        file_plan = plans[marker.path]
+        _, markers = file_plan.markers.setdefault(marker.site.span, (marker.site, set()))
+        markers.add(marker.marker)
+        file_plan.fixes += 1
+        swap = finding.fix.server
+        if swap is not None:
+            plans[swap.path].swaps[swap.span] = GUARDED_CLASS_NAME[swap.framework]
+        if finding.fix.guard_advice:
+            advice[f"{finding.path}:{finding.line}: {finding.fix.guard_advice}"] = None
+    return dict(plans), tuple(advice)
+
+
+def fix_findings(findings: tuple[Finding, ...]) -> FixResult:
+    plans, advice = plan(findings)
+    files: list[FileFix] = []
+    failures: list[FixFailure] = []
+    for path in sorted(plans):
+        try:
+            source = read_source(Path(path))
+            fixed = apply(source.text, plans[path])
+        except (SourceError, FixError) as error:
+            failures.append(FixFailure(path, str(error)))
+            continue
+        if fixed != source.text:
+            files.append(FileFix(path, source.text, fixed, source.encoding, plans[path].fixes))
+    return FixResult(tuple(files), tuple(failures), advice)
+
+
+def write(fix: FileFix) -> None:
+    write_source(Path(fix.path), fix.fixed, fix.encoding)
+
+
+def apply(text: str, file_plan: FilePlan) -> str:
+    """The text with the plan's edits and the imports they need; raises FixError."""
+    offsets = line_offsets(text)
+
+    def offset(position: Position) -> int:
+        if position.line > len(offsets):
+            raise FixError("the file changed since it was analysed")
+        return offsets[position.line - 1] + position.column
+
+    edits: list[tuple[int, int, str]] = []  # (start, end, replacement)
+    needed: set[str] = set()
+    for site, markers in file_plan.markers.values():
+        names = ", ".join(sorted(markers))
+        needed |= markers
+        if site.append_at is not None:
+            at = offset(site.append_at)
+            edits.append((at, at, f", {names}"))
+        else:
+            needed.add("Annotated")
+            start, end = offset(site.span.start), offset(site.span.end)
+            edits.append((start, start, "Annotated["))
+            edits.append((end, end, f", {names}]"))
+    replaced: set[str] = set()
+    for span, guarded in file_plan.swaps.items():
+        start, end = offset(span.start), offset(span.end)
+        replaced.add(text[start:end])
+        edits.append((start, end, guarded))
+        needed.add(guarded)
+    for start, end, replacement in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
+        text = text[:start] + replacement + text[end:]
+    from mcp_codemod.fix_imports import update_imports  # libcst: only when fixing
+
+    text = update_imports(text, needed, replaced)
+    try:
+        ast.parse(text)
+    except SyntaxError as error:  # a bug of ours: never write it
+        raise FixError(f"the fixed text would not parse ({error.msg}); left unchanged") from None
+    return text
