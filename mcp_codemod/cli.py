@@ -155,6 +155,8 @@ def fix(write: bool, show_diff: bool, **options) -> None:
     message = (
         f"{verb} {report.plural(fixed, 'issue')} in {report.plural(len(outcome.files), 'file')}."
     )
+    if not outcome.files:
+        message = "Nothing to fix."
     if left:
         message += f" {left} not fixable: see `mcp-codemod check`."
     click.echo(message, err=True)

@@ -125,9 +125,8 @@ def search(query: str | None = None) -> str:
     return query or ""
 """,
     after="""\
-from typing import Annotated
-
 from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
+from typing import Annotated
 
 mcp = GuardedFastMCP("search")
 
@@ -169,12 +168,11 @@ def page(number: StrictInt) -> str:
     return str(number)
 """,
     after="""\
-from typing import Annotated
-
-from mcp_codemod.runtime import AcceptWholeFloat
 from pydantic import StrictInt
 
 from mcp.server.fastmcp import FastMCP
+from mcp_codemod.runtime import AcceptWholeFloat
+from typing import Annotated
 
 mcp = FastMCP("pages")
 

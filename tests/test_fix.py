@@ -1,0 +1,443 @@
+"""The codemod, as before/after pairs (libcst's CodemodTest style), and its safety guarantees."""
+
+from __future__ import annotations
+
+import ast
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+from textwrap import dedent
+
+import pytest
+from click.testing import CliRunner
+
+from mcp_codemod.checker import check_files
+from mcp_codemod.cli import main
+from mcp_codemod.fixer import fix_findings
+from mcp_codemod.rules import RULES, select_rules
+
+
+def fix_tree(tmp_path: Path, files: dict[str, str], rules=None) -> dict[str, str]:
+    """Write `files`, fix them once in memory, and return every file's text afterwards."""
+    paths = []
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(dedent(text), encoding="utf-8")
+        paths.append(path)
+    result = check_files(paths, rules or select_rules(None, []))
+    outcome = fix_findings(result.findings)
+    assert outcome.failures == ()
+    fixed = {Path(change.path).resolve(): change.fixed for change in outcome.files}
+    return {
+        name: fixed.get((tmp_path / name).resolve(), dedent(text)) for name, text in files.items()
+    }
+
+
+def assert_fix(tmp_path: Path, before: str, after: str, rules=None) -> None:
+    assert fix_tree(tmp_path, {"server.py": before}, rules)["server.py"] == dedent(after)
+
+
+def test_optional_text_is_wrapped_and_the_server_guarded(tmp_path):
+    assert_fix(
+        tmp_path,
+        """\
+        from mcp.server.fastmcp import FastMCP
+
+        mcp = FastMCP("demo")  # the server
+
+
+        @mcp.tool()
+        def search(query: str | None = None, limit: int = 5) -> str:
+            return query or ""
+        """,
+        """\
+        from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
+        from typing import Annotated
+
+        mcp = GuardedFastMCP("demo")  # the server
+
+
+        @mcp.tool()
+        def search(query: Annotated[str | None, NoPreParse] = None, limit: int = 5) -> str:
+            return query or ""
+        """,
+    )
+
+
+def test_existing_annotated_gets_the_marker_appended(tmp_path):
+    assert_fix(
+        tmp_path,
+        """\
+        from typing import Annotated
+
+        from mcp.server.mcpserver import MCPServer
+        from pydantic import Field
+
+        server = MCPServer("demo")
+
+
+        @server.tool()
+        def search(
+            query: Annotated[
+                str | None,
+                Field(description="text"),
+            ] = None,
+        ) -> str:
+            return query or ""
+        """,
+        """\
+        from typing import Annotated
+
+        from mcp_codemod.runtime import GuardedMCPServer, NoPreParse
+        from pydantic import Field
+
+        server = GuardedMCPServer("demo")
+
+
+        @server.tool()
+        def search(
+            query: Annotated[
+                str | None,
+                Field(description="text"), NoPreParse,
+            ] = None,
+        ) -> str:
+            return query or ""
+        """,
+    )
+
+
+def test_alias_is_rewritten_once_at_its_definition(tmp_path):
+    assert_fix(
+        tmp_path,
+        """\
+        from typing import Annotated, Optional
+
+        from mcp.server.fastmcp import FastMCP, Context
+        from pydantic import Field
+
+        Query = Annotated[Optional[str], Field(description="text")]
+        mcp = FastMCP("demo")
+
+
+        @mcp.tool()
+        def search(ctx: Context, query: Query = None, other: Query = None) -> str:
+            return str((query, other))
+        """,
+        """\
+        from typing import Annotated, Optional
+
+        from mcp.server.fastmcp import Context
+        from pydantic import Field
+        from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
+
+        Query = Annotated[Optional[str], Field(description="text"), NoPreParse]
+        mcp = GuardedFastMCP("demo")
+
+
+        @mcp.tool()
+        def search(ctx: Context, query: Query = None, other: Query = None) -> str:
+            return str((query, other))
+        """,
+    )
+
+
+def test_string_annotations_and_postponed_evaluation(tmp_path):
+    assert_fix(
+        tmp_path,
+        """\
+        from __future__ import annotations
+
+        from typing import TypeAlias
+
+        import mcp.server.fastmcp as fm
+
+        Name: TypeAlias = "str | None"
+        server = fm.FastMCP("demo")
+
+
+        def lookup(name: Name = None, key: "str | None" = None) -> str:
+            return str((name, key))
+
+
+        server.add_tool(lookup)
+        """,
+        """\
+        from __future__ import annotations
+
+        from typing import Annotated, TypeAlias
+
+        from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
+
+        Name: TypeAlias = "Annotated[str | None, NoPreParse]"
+        server = GuardedFastMCP("demo")
+
+
+        def lookup(name: Name = None, key: "Annotated[str | None, NoPreParse]" = None) -> str:
+            return str((name, key))
+
+
+        server.add_tool(lookup)
+        """,
+    )
+
+
+def test_strict_integers_get_the_whole_float_marker(tmp_path):
+    assert_fix(
+        tmp_path,
+        """\
+        from typing import Annotated
+
+        from fastmcp import FastMCP
+        from pydantic import Field, StrictInt
+
+        mcp = FastMCP("demo", strict_input_validation=True)
+
+
+        @mcp.tool
+        def page(
+            number: StrictInt,
+            size: int = Field(default=10, strict=True),
+            offset: Annotated[int, Field(ge=0)] = 0,
+            query: str | None = None,
+        ) -> str:
+            return str((number, size, offset, query))
+        """,
+        """\
+        from typing import Annotated
+
+        from fastmcp import FastMCP
+        from pydantic import Field, StrictInt
+        from mcp_codemod.runtime import AcceptWholeFloat
+
+        mcp = FastMCP("demo", strict_input_validation=True)
+
+
+        @mcp.tool
+        def page(
+            number: Annotated[StrictInt, AcceptWholeFloat],
+            size: Annotated[int, AcceptWholeFloat] = Field(default=10, strict=True),
+            offset: Annotated[int, Field(ge=0), AcceptWholeFloat] = 0,
+            query: str | None = None,
+        ) -> str:
+            return str((number, size, offset, query))
+        """,
+    )
+
+
+def test_subclass_base_becomes_the_guarded_class(tmp_path):
+    assert_fix(
+        tmp_path,
+        """\
+        from mcp.server.fastmcp import FastMCP
+
+
+        class App(FastMCP):
+            pass
+
+
+        app = App("demo")
+
+
+        @app.tool()
+        def search(query: str | None = None) -> str:
+            return query or ""
+
+
+        def is_server(value: object) -> bool:
+            return isinstance(value, FastMCP)
+        """,
+        """\
+        from mcp.server.fastmcp import FastMCP
+        from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
+        from typing import Annotated
+
+
+        class App(GuardedFastMCP):
+            pass
+
+
+        app = App("demo")
+
+
+        @app.tool()
+        def search(query: Annotated[str | None, NoPreParse] = None) -> str:
+            return query or ""
+
+
+        def is_server(value: object) -> bool:
+            return isinstance(value, FastMCP)
+        """,
+    )
+
+
+def test_class_based_tools_on_a_server_passed_in(tmp_path):
+    files = {
+        "tools.py": """\
+            from mcp.server.fastmcp import FastMCP
+
+
+            class Tools:
+                def __init__(self, mcp: FastMCP) -> None:
+                    self.mcp = mcp
+                    self.mcp.tool(name="find")(self.find)
+
+                def find(self, title: str | None = None) -> str:
+                    return title or ""
+            """,
+    }
+    fixed = fix_tree(tmp_path, files)
+    assert "def find(self, title: Annotated[str | None, NoPreParse] = None)" in fixed["tools.py"]
+    # The construction is out of reach: nothing is guessed, the user is told what to add.
+    assert "GuardedFastMCP" not in fixed["tools.py"]
+    result = check_files([tmp_path / "tools.py"], select_rules(None, []))
+    [advice] = fix_findings(result.findings).advice
+    assert "guard(server)" in advice and "tools.py:9" in advice
+
+
+def test_server_module_is_fixed_where_it_lives(tmp_path):
+    fixed = fix_tree(
+        tmp_path,
+        {
+            "app/__init__.py": "",
+            "app/server.py": """\
+                from mcp.server.fastmcp import FastMCP
+
+                mcp = FastMCP("demo")
+                """,
+            "app/tools.py": """\
+                from app.server import mcp
+
+
+                @mcp.tool()
+                def search(query: str | None = None) -> str:
+                    return query or ""
+                """,
+        },
+    )
+    assert fixed["app/server.py"] == dedent("""\
+        from mcp_codemod.runtime import GuardedFastMCP
+
+        mcp = GuardedFastMCP("demo")
+        """)
+    assert "query: Annotated[str | None, NoPreParse] = None" in fixed["app/tools.py"]
+
+
+def test_any_and_unannotated_are_not_rewritten(tmp_path):
+    source = """\
+        from typing import Any
+
+        from mcp.server.fastmcp import FastMCP
+
+        mcp = FastMCP("demo")
+
+
+        @mcp.tool()
+        def echo(value: Any, other=None) -> str:
+            return str((value, other))
+        """
+    assert fix_tree(tmp_path, {"server.py": source})["server.py"] == dedent(source)
+
+
+@pytest.mark.parametrize("rule", [r for r in RULES if r.fixable], ids=lambda r: r.code)
+def test_rule_examples_fix_to_their_after(tmp_path, rule):
+    assert_fix(tmp_path, rule.before, rule.after, rules=(rule,))
+
+
+@pytest.mark.parametrize("rule", RULES, ids=lambda r: r.code)
+def test_rule_examples_fire_before_and_not_after(tmp_path, rule):
+    path = tmp_path / "server.py"
+    path.write_text(rule.before, encoding="utf-8")
+    assert {f.code for f in check_files([path], (rule,)).findings} == {rule.code}
+    path.write_text(rule.after, encoding="utf-8")
+    assert check_files([path], tuple(RULES)).findings == ()
+
+
+# ---- through the command line: safety ------------------------------------------------------
+
+EXPOSED = 'from mcp.server.fastmcp import FastMCP\n\nmcp = FastMCP("x")\n\n\n@mcp.tool()\ndef f(q: str | None = None) -> str:\n    return q or ""\n'
+
+
+def run_cli(*args: str, cwd: Path):
+    previous = os.getcwd()
+    os.chdir(cwd)
+    try:
+        return CliRunner().invoke(main, list(args))
+    finally:
+        os.chdir(previous)
+
+
+def test_without_write_prints_a_diff_and_changes_nothing(tmp_path):
+    (tmp_path / "server.py").write_text(EXPOSED)
+    result = run_cli("fix", "server.py", cwd=tmp_path)
+    assert result.exit_code == 1
+    assert "+def f(q: Annotated[str | None, NoPreParse] = None) -> str:" in result.output
+    assert (tmp_path / "server.py").read_text() == EXPOSED
+
+
+def test_write_then_nothing_left_to_do(tmp_path):
+    (tmp_path / "server.py").write_text(EXPOSED)
+    assert run_cli("fix", "--write", "server.py", cwd=tmp_path).exit_code == 0
+    fixed = (tmp_path / "server.py").read_text()
+    assert "GuardedFastMCP" in fixed
+    second = run_cli("fix", "--write", "--diff", "server.py", cwd=tmp_path)
+    assert second.exit_code == 0 and "Nothing to fix." in second.output
+    assert (tmp_path / "server.py").read_text() == fixed
+    assert run_cli("check", "server.py", cwd=tmp_path).exit_code == 0
+
+
+def test_crlf_bom_and_declared_encoding_survive(tmp_path):
+    crlf = EXPOSED.replace("\n", "\r\n").encode("utf-8")
+    (tmp_path / "crlf.py").write_bytes(b"\xef\xbb\xbf" + crlf)
+    latin = ("# -*- coding: latin-1 -*-\n# caf\u00e9\n" + EXPOSED).encode("latin-1")
+    (tmp_path / "latin.py").write_bytes(latin)
+    assert run_cli("fix", "--write", ".", cwd=tmp_path).exit_code == 0
+    data = (tmp_path / "crlf.py").read_bytes()
+    assert data.startswith(b"\xef\xbb\xbf")
+    assert b"NoPreParse" in data and data.count(b"\r\n") == data.count(b"\n")
+    text = (tmp_path / "latin.py").read_bytes().decode("latin-1")
+    assert "caf\u00e9" in text and "NoPreParse" in text
+
+
+def test_write_keeps_the_mode_and_leaves_no_temporary_file(tmp_path):
+    path = tmp_path / "server.py"
+    path.write_text(EXPOSED)
+    path.chmod(0o750)
+    assert run_cli("fix", "--write", "server.py", cwd=tmp_path).exit_code == 0
+    assert stat.S_IMODE(path.stat().st_mode) == 0o750
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["server.py"]
+
+
+def test_a_file_with_a_syntax_error_is_reported_and_left_alone(tmp_path):
+    broken = "from mcp.server.fastmcp import FastMCP\nmcp = FastMCP(\n@mcp.tool()\ndef f(:\n"
+    (tmp_path / "broken.py").write_text(broken)
+    (tmp_path / "server.py").write_text(EXPOSED)
+    result = run_cli("fix", "--write", ".", cwd=tmp_path)
+    assert result.exit_code == 1
+    assert "broken.py: error: cannot parse (line " in result.output
+    assert "Traceback" not in result.output
+    assert (tmp_path / "broken.py").read_text() == broken
+    assert "NoPreParse" in (tmp_path / "server.py").read_text()
+
+
+def test_fixed_fixtures_parse_pass_ruff_and_are_stable(fixtures_copy):
+    before = {p: p.read_bytes() for p in fixtures_copy.rglob("*.py")}
+    assert run_cli("fix", "--write", ".", cwd=fixtures_copy).exit_code == 0
+    after = {p: p.read_bytes() for p in fixtures_copy.rglob("*.py")}
+    for data in after.values():
+        ast.parse(data)
+    # Only files with fixable findings (or their servers and aliases) change.
+    changed = {p.relative_to(fixtures_copy).as_posix() for p in after if after[p] != before[p]}
+    assert "guarded_server.py" not in changed and "unresolved_server.py" not in changed
+    assert run_cli("fix", "--write", ".", cwd=fixtures_copy).output.endswith("Nothing to fix.\n")
+    check = run_cli("check", "--output-format", "json", ".", cwd=fixtures_copy)
+    assert '"fixable": true' not in check.output
+    lint = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--isolated", "--select", "E4,E7,E9,F", "."],
+        cwd=fixtures_copy,
+        capture_output=True,
+        text=True,
+    )
+    assert lint.returncode == 0, lint.stdout
