@@ -1,7 +1,9 @@
 """`check` over the fixture servers: every expected finding, and nothing else."""
 
+import sys
 from pathlib import Path
 
+import pytest
 from conftest import FIXTURES, expected_findings
 
 from mcp_codemod.analysis.frameworks import Framework
@@ -32,9 +34,10 @@ def test_every_expected_finding_and_no_other():
 def test_negatives_produce_nothing():
     negatives = ["fastmcp_server.py", "guarded_server.py"]
     result = run([FIXTURES / name for name in negatives])
-    # The one finding here is the strict fastmcp server's `page`; `str | None` on fastmcp is fine.
+    # Only the strict fastmcp server's integers; `str | None` on fastmcp is fine.
     assert {(f.tool, f.parameter, f.code) for f in result.findings} == {
-        ("paginate", "page", "MCP002")
+        ("paginate", "page", "MCP002"),
+        ("count_words", "limit", "MCP002"),
     }
 
 
@@ -82,3 +85,20 @@ def test_fixable_and_not_fixable():
 
 def test_all_rules_have_distinct_codes_and_names():
     assert len({r.code for r in RULES}) == len({r.name for r in RULES}) == len(RULES)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="`type X = ...` needs Python 3.12 to parse")
+def test_pep_695_type_alias(tmp_path):
+    path = tmp_path / "server.py"
+    path.write_text(
+        "from mcp.server.mcpserver import MCPServer\n"
+        "type Query = str | None\n"
+        "type Exact = str\n"
+        "server = MCPServer('x')\n"
+        "@server.tool()\n"
+        "def search(query: Query = None, exact: Exact = '') -> str:\n"
+        "    return ''\n"
+    )
+    # A `type` alias reaches pydantic as a TypeAliasType: even `type Exact = str` is not `str`.
+    result = check_files([path], select_rules(None, []))
+    assert {(f.parameter, f.fixable) for f in result.findings} == {("query", True), ("exact", True)}

@@ -67,6 +67,36 @@ def test_optional_text_is_wrapped_and_the_server_guarded(tmp_path):
     )
 
 
+def test_string_annotation_is_rewritten_inside_the_quotes(tmp_path):
+    assert_fix(
+        tmp_path,
+        """\
+        from typing import Annotated
+
+        from mcp.server.fastmcp import FastMCP
+
+        mcp = FastMCP("demo")
+
+
+        @mcp.tool()
+        def lookup(key: "str | None" = None, note: 'Annotated[str | None, "text"]' = None) -> str:
+            return str((key, note))
+        """,
+        """\
+        from typing import Annotated
+
+        from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
+
+        mcp = GuardedFastMCP("demo")
+
+
+        @mcp.tool()
+        def lookup(key: "Annotated[str | None, NoPreParse]" = None, note: 'Annotated[str | None, "text", NoPreParse]' = None) -> str:
+            return str((key, note))
+        """,
+    )
+
+
 def test_existing_annotated_gets_the_marker_appended(tmp_path):
     assert_fix(
         tmp_path,
@@ -171,11 +201,11 @@ def test_string_annotations_and_postponed_evaluation(tmp_path):
 
         from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
 
-        Name: TypeAlias = "Annotated[str | None, NoPreParse]"
+        Name: TypeAlias = Annotated["str | None", NoPreParse]
         server = GuardedFastMCP("demo")
 
 
-        def lookup(name: Name = None, key: "Annotated[str | None, NoPreParse]" = None) -> str:
+        def lookup(name: Name = None, key: Annotated["str | None", NoPreParse] = None) -> str:
             return str((name, key))
 
 

@@ -107,9 +107,16 @@ class _Scanner:
         self.guard_calls: list[ServerRef] = []
         self.installs_guard = False
         self.source = source
+        self.postponed_annotations = False
 
     # ---- entry -----------------------------------------------------------------------------
     def scan(self, tree: ast.Module) -> ModuleFacts:
+        self.postponed_annotations = any(
+            isinstance(node, ast.ImportFrom)
+            and node.module == "__future__"
+            and any(alias.name == "annotations" for alias in node.names)
+            for node in tree.body
+        )
         scope = _Scope("", None)
         self.bind_statements(tree.body, scope, module_level=True)
         self.walk(tree.body, scope, None)
@@ -202,7 +209,9 @@ class _Scanner:
             name = node.name.id  # type: ignore[attr-defined]
             value = node.value  # type: ignore[attr-defined]
             names[name] = _Symbol("alias", f"{self.module}.{name}")
-            self.aliases[name] = Alias(self.type_expr(value, scope), True, self.site(value, scope))
+            self.aliases[name] = Alias(
+                self.type_expr(value, scope), True, self.alias_site(value, scope)
+            )
         else:
             for child in _nested_bodies(node):
                 self.bind_statements(child, scope, module_level)
@@ -218,7 +227,9 @@ class _Scanner:
         annotation_name = self.qualify(annotation, scope) if annotation is not None else None
         if annotation_name in ("typing.TypeAlias", "typing_extensions.TypeAlias") and value:
             scope.names[name] = _Symbol("alias", f"{self.module}.{name}")
-            self.aliases[name] = Alias(self.type_expr(value, scope), False, self.site(value, scope))
+            self.aliases[name] = Alias(
+                self.type_expr(value, scope), False, self.alias_site(value, scope)
+            )
             return
         server = self.server_from_value(value, scope) if value is not None else None
         if server is None and annotation is not None and annotation_name:
@@ -229,7 +240,9 @@ class _Scanner:
             value, ast.Subscript | ast.BinOp | ast.Name | ast.Attribute
         ):
             scope.names[name] = _Symbol("alias", f"{self.module}.{name}")
-            self.aliases[name] = Alias(self.type_expr(value, scope), False, self.site(value, scope))
+            self.aliases[name] = Alias(
+                self.type_expr(value, scope), False, self.alias_site(value, scope)
+            )
         else:
             scope.names[name] = _Symbol("other")
 
@@ -590,6 +603,12 @@ class _Scanner:
             return self.string_site(node, scope)
         return AnnotationSite(self.span(node), self.append_position(node, scope), False)
 
+    def alias_site(self, node: ast.expr, scope: _Scope) -> AnnotationSite:
+        # An alias value is evaluated when the module runs, so the marker goes outside a string
+        # value (`Annotated["str | None", NoPreParse]`): inside it, pydantic would resolve
+        # `NoPreParse` as a nested forward reference, from the SDK's namespace instead of ours.
+        return AnnotationSite(self.span(node), self.append_position(node, scope), False)
+
     def append_position(self, node: ast.expr, scope: _Scope) -> Position | None:
         if isinstance(node, ast.Subscript) and self.qualify(node.value, scope) in ANNOTATED:
             elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
@@ -598,7 +617,14 @@ class _Scanner:
         return None
 
     def string_site(self, node: ast.Constant, scope: _Scope) -> AnnotationSite | None:
-        """The text inside a plain one-line string annotation; None where rewriting it is unsafe."""
+        """The text inside a plain one-line string annotation; None where rewriting it is unsafe.
+
+        Under `from __future__ import annotations` the SDK evaluates the annotation once and
+        gets the string back: names inside it would then be resolved as a nested forward
+        reference, outside the module's namespace. There the marker goes outside the quotes.
+        """
+        if self.postponed_annotations:
+            return self.alias_site(node, scope)
         text = ast.get_source_segment(self.source, node)
         if (
             text is None

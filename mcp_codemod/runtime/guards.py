@@ -15,6 +15,11 @@ def admits_str(annotation: Any) -> bool:
     `Any` counts (an unannotated parameter is `Any` to the SDKs): the tool asked for anything, and
     what was sent is a string.
     """
+    # `type X = ...` (PEP 695, or typing_extensions.TypeAliasType) and NewType hide the real type.
+    if type(annotation).__name__ == "TypeAliasType":
+        return admits_str(annotation.__value__)
+    if hasattr(annotation, "__supertype__"):
+        return admits_str(annotation.__supertype__)
     origin = get_origin(annotation)
     if origin is Annotated:
         return admits_str(get_args(annotation)[0])

@@ -248,6 +248,16 @@ def test_annotations_that_admit_a_string(annotation: Any) -> None:
     assert admits_str(annotation)
 
 
+def test_type_aliases_and_new_types_are_seen_through() -> None:
+    from typing import NewType
+
+    from typing_extensions import TypeAliasType
+
+    assert admits_str(TypeAliasType("Query", str | None))
+    assert admits_str(NewType("UserName", str))
+    assert not admits_str(TypeAliasType("Ids", list[int]))
+
+
 @pytest.mark.parametrize(
     "annotation",
     [list[str], dict | None, int, int | None, Literal[1, 2], Annotated[list[str], "meta"]],

@@ -1,0 +1,168 @@
+"""`mcp-codemod fix --write` on the fixture servers, then their tools called through the real SDK.
+
+Every exposed text parameter must receive "null" and "[1, 2]" as sent, every marked integer 5.0
+as 5, and every tool must publish exactly the input schema it published before the fix.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import shutil
+import sys
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
+from typing import Any
+
+import fastmcp
+import pytest
+from click.testing import CliRunner
+
+from mcp_codemod.checker import check_files
+from mcp_codemod.cli import main
+from mcp_codemod.discovery import discover
+from mcp_codemod.rules import select_rules
+from mcp_codemod.runtime import guard
+from mcp_codemod.settings import DEFAULT_EXCLUDE
+
+from . import sdk
+
+pytestmark = pytest.mark.anyio
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+
+# The fixture modules that import under the installed SDK (each one registers on one SDK).
+MODULES = ["fastmcp_server"] + (
+    ["mcp2_server"]
+    if sdk.MCP_MAJOR >= 2
+    else [
+        "mcp1_decorators",
+        "mcp1_registration_calls",
+        "mcp1_class_based",
+        "mcp1_strict_integers",
+        "mcp1_aliases_future",
+        "mcp1_subclass",
+        "noqa_server",
+        "notes_app",
+    ]
+)
+SERVER_TYPES = (sdk.PlainServer, fastmcp.FastMCP)
+
+
+@contextmanager
+def importable(directory: Path) -> Iterator[None]:
+    """Import fixture modules from `directory`, forgetting them afterwards."""
+    sys.path.insert(0, str(directory))
+    try:
+        yield
+    finally:
+        sys.path.remove(str(directory))
+        for name in [*MODULES, "notes_app.server", "notes_app.tools", "notes_app.annotations"]:
+            sys.modules.pop(name, None)
+
+
+def servers_in(module_name: str) -> dict[str, Any]:
+    module = importlib.import_module(module_name)
+    return {name: value for name, value in vars(module).items() if isinstance(value, SERVER_TYPES)}
+
+
+@asynccontextmanager
+async def client_for(server: Any) -> AsyncIterator[Any]:
+    """`(call, list_tools)` for a server of any framework, in process, through tools/call."""
+    if isinstance(server, fastmcp.FastMCP):
+        async with fastmcp.Client(server) as client:
+
+            async def call(tool: str, arguments: dict[str, Any]) -> str:
+                result = await client.call_tool(tool, arguments, raise_on_error=False)
+                text = result.content[0].text
+                return f"error: {text}" if result.is_error else text
+
+            yield call, client.list_tools
+    else:
+        async with sdk.connect(server) as client:
+
+            async def list_tools() -> list[Any]:
+                return (await client.list_tools()).tools
+
+            yield (lambda tool, arguments: sdk.call(client, tool, arguments)), list_tools
+
+
+async def snapshot(server: Any) -> dict[str, dict[str, Any]]:
+    async with client_for(server) as (_, list_tools):
+        return {tool.name: sdk.schema_of(tool) for tool in await list_tools()}
+
+
+def filler(schema: dict[str, Any]) -> dict[str, Any]:
+    """Valid values for the required parameters, so a call fails only for the one under test."""
+    values = {"integer": 1, "string": "x", "number": 1.0, "boolean": False}
+    return {
+        name: values.get(schema["properties"][name].get("type"), "x")
+        for name in schema.get("required", [])
+    }
+
+
+@pytest.fixture(scope="module")
+def fixed_tree(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, list]:
+    """The fixture servers before and after `fix --write`, and the findings it fixed."""
+    before = tmp_path_factory.mktemp("before") / "fixtures"
+    after = tmp_path_factory.mktemp("after") / "fixtures"
+    for target in (before, after):
+        shutil.copytree(FIXTURES, target, ignore=shutil.ignore_patterns("__pycache__"))
+    files = discover([after], DEFAULT_EXCLUDE, respect_gitignore=False)
+    findings = [f for f in check_files(files, select_rules(None, [])).findings if f.fixable]
+    previous = os.getcwd()
+    os.chdir(after)
+    try:
+        result = CliRunner().invoke(main, ["fix", "--write", "."])
+    finally:
+        os.chdir(previous)
+    assert result.exit_code == 0, result.output
+    return before, after, findings
+
+
+@pytest.mark.parametrize("module_name", MODULES)
+async def test_input_schemas_are_unchanged_by_the_fix(fixed_tree, module_name) -> None:
+    before, after, _ = fixed_tree
+    with importable(before):
+        published = {name: await snapshot(s) for name, s in servers_in(module_name).items()}
+    with importable(after):
+        fixed = {name: await snapshot(s) for name, s in servers_in(module_name).items()}
+    assert fixed == published
+    assert json.dumps(fixed) == json.dumps(published)  # key order too
+
+
+@pytest.mark.parametrize("module_name", MODULES)
+async def test_fixed_tools_receive_arguments_as_sent(fixed_tree, module_name) -> None:
+    _, after, findings = fixed_tree
+    package = after / module_name
+    exposed = [
+        f
+        for f in findings
+        if Path(f.path).resolve() == after / f"{module_name}.py"
+        or Path(f.path).resolve().is_relative_to(package)
+    ]
+    with importable(after):
+        servers = servers_in(module_name)
+        if module_name == "mcp1_class_based":
+            # The one server the fix cannot reach (passed into a class): the note says to guard it.
+            guard(servers["app"])
+        checked = 0
+        for server in servers.values():
+            async with client_for(server) as (call, list_tools):
+                tools = {tool.name: sdk.schema_of(tool) for tool in await list_tools()}
+                for finding in exposed:
+                    if finding.tool not in tools:
+                        continue
+                    arguments = filler(tools[finding.tool])
+                    if finding.code == "MCP001":
+                        for text in ["null", "[1, 2]"]:
+                            sent = {**arguments, finding.parameter: text}
+                            assert repr(text) in await call(finding.tool, sent), finding
+                    else:
+                        sent = {**arguments, finding.parameter: 5.0}
+                        received = await call(finding.tool, sent)
+                        assert not received.startswith("error:") and "5.0" not in received
+                    checked += 1
+    assert checked == len(exposed) > 0
