@@ -37,13 +37,19 @@ class Source:
 
 def decode(data: bytes) -> Source:
     try:
+        # tokenize finds a BOM or a PEP 263 declaration; it reports undecodable first lines
+        # as a SyntaxError, so decoding them below gives the real reason.
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-        text = data.decode(encoding)
-    except (SyntaxError, LookupError) as error:
-        raise SourceError(f"cannot determine the encoding: {error}") from None
+    except SyntaxError as error:
+        encoding = "utf-8"
+        if "encoding problem" in str(error) or "unknown encoding" in str(error):
+            raise SourceError(str(error)) from None
+    try:
+        return Source(data.decode(encoding), encoding)
     except UnicodeDecodeError as error:
         raise SourceError(f"not valid {error.encoding}: {error.reason}") from None
-    return Source(text, encoding)
+    except LookupError as error:
+        raise SourceError(str(error)) from None
 
 
 def read_source(path: Path) -> Source:

@@ -1,0 +1,212 @@
+"""The command line as users meet it: exit codes, output formats, configuration, bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mcp_codemod.cli import main
+
+EXPOSED = """\
+from mcp.server.fastmcp import FastMCP
+from pydantic import StrictInt
+
+mcp = FastMCP("demo")
+
+
+@mcp.tool()
+def search(query: str | None = None, page: StrictInt = 1, user_id: int = 0) -> str:
+    return ""
+"""
+CLEAN = """\
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("demo")
+
+
+@mcp.tool()
+def search(query: str = "") -> str:
+    return query
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "server.py").write_text(EXPOSED)
+    return tmp_path
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def test_findings_exit_1_clean_exit_0(project):
+    result = run("check")
+    assert result.exit_code == 1
+    assert result.output.splitlines()[0] == (
+        "server.py:8:12: MCP001 [*] Tool `search`: `query: str | None` is JSON-pre-parsed by "
+        'mcp 1.x FastMCP: the string "null" arrives as None and "[1, 2]" as a list'
+    )
+    assert "Found 2 issues (2 fixable with `mcp-codemod fix --write`)." in result.output
+    (project / "server.py").write_text(CLEAN)
+    clean = run("check")
+    assert clean.exit_code == 0 and "All checks passed!" in clean.output
+
+
+def test_exit_zero_and_statistics(project):
+    result = run("check", "--exit-zero", "--statistics")
+    assert result.exit_code == 0
+    assert "    1\tMCP001\t[*] json-pre-parsed-parameter" in result.output
+    assert "server.py:8" not in result.output
+
+
+def test_select_and_ignore(project):
+    codes = lambda result: {item["code"] for item in json.loads(result.output)}  # noqa: E731
+    assert codes(run("check", "--output-format", "json", "--select", "MCP003")) == {"MCP003"}
+    assert codes(run("check", "--output-format", "json", "--select", "MCP")) == {
+        "MCP001",
+        "MCP002",
+        "MCP003",
+    }
+    assert codes(run("check", "--output-format", "json", "--ignore", "MCP001")) == {"MCP002"}
+
+
+def test_json_output(project):
+    result = run("check", "--output-format", "json")
+    items = json.loads(result.output)
+    assert items[0] == {
+        "code": "MCP001",
+        "path": "server.py",
+        "line": 8,
+        "column": 12,
+        "tool": "search",
+        "parameter": "query",
+        "annotation": "str | None",
+        "framework": "mcp1",
+        "message": items[0]["message"],
+        "fixable": True,
+    }
+
+
+def test_github_output(project):
+    lines = run("check", "--output-format", "github").output.splitlines()
+    assert lines[0].startswith("::error file=server.py,line=8,col=12,title=MCP001::MCP001 Tool")
+
+
+def test_sarif_output(project):
+    document = json.loads(run("check", "--output-format", "sarif").output)
+    assert document["version"] == "2.1.0"
+    run_ = document["runs"][0]
+    assert [rule["id"] for rule in run_["tool"]["driver"]["rules"]] == [
+        "MCP001",
+        "MCP002",
+        "MCP003",
+    ]
+    result = run_["results"][0]
+    assert result["ruleId"] == "MCP001"
+    location = result["locations"][0]["physicalLocation"]
+    assert location == {
+        "artifactLocation": {"uri": "server.py"},
+        "region": {"startLine": 8, "startColumn": 12},
+    }
+
+
+def test_pyproject_settings(project):
+    (project / "pyproject.toml").write_text(
+        '[tool.mcp-codemod]\nselect = ["MCP002"]\noutput-format = "json"\n'
+    )
+    assert {item["code"] for item in json.loads(run("check").output)} == {"MCP002"}
+    # The command line wins over the file.
+    assert run("check", "--output-format", "text").output.startswith("server.py:8:")
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ('selct = ["MCP001"]', "unknown option(s) in [tool.mcp-codemod]: selct"),
+        ('select = ["MCP999"]', "unknown rule code(s) in `select`: MCP999"),
+        ('output-format = "xml"', "`output-format` must be one of text, json, github, sarif"),
+        ('framework = "flask"', "`framework` must be one of mcp1, mcp2, fastmcp"),
+        ('select = "MCP001"', "`select` must be a list of strings"),
+    ],
+)
+def test_configuration_errors_exit_2_with_one_line(project, table, message):
+    (project / "pyproject.toml").write_text(f"[tool.mcp-codemod]\n{table}\n")
+    result = run("check")
+    assert result.exit_code == 2
+    assert message in result.output
+    assert "Traceback" not in result.output
+
+
+def test_usage_errors_exit_2(project):
+    assert run("check", "--output-format", "xml").exit_code == 2
+    assert run("check", "--select", "NOPE").exit_code == 2
+    missing = run("check", "missing.py")
+    assert missing.exit_code == 2 and "missing.py: no such file or directory" in missing.output
+    assert run("rule", "MCP999").exit_code == 2
+
+
+def test_unreadable_and_undecodable_files_are_one_line_each(project):
+    (project / "latin.py").write_bytes(b"x = '\xe9'  # .tool\n")
+    (project / "broken.py").write_text("@mcp.tool()\ndef f(:\n")
+    result = run("check")
+    assert result.exit_code == 1
+    assert "latin.py: error: not valid utf-8: invalid continuation byte" in result.output
+    assert "broken.py: error: cannot parse (line 2, column 7): " in result.output
+    assert "server.py:8:12: MCP001" in result.output  # the others are still checked
+    assert "2 files could not be checked." in result.output
+
+
+def test_gitignore_and_default_excludes(project):
+    for folder in (".venv", "build", "ignored", "kept"):
+        (project / folder).mkdir()
+        (project / folder / "server.py").write_text(EXPOSED)
+    (project / ".git").mkdir()
+    (project / ".gitignore").write_text("ignored/\n")
+    paths = {item["path"] for item in json.loads(run("check", "--output-format", "json").output)}
+    assert paths == {"server.py", os.path.join("kept", "server.py")}
+    # A path given explicitly is checked even where it is excluded.
+    explicit = run("check", "--output-format", "json", "ignored/server.py")
+    assert {item["path"] for item in json.loads(explicit.output)} == {"ignored/server.py"}
+
+
+def test_extend_exclude(project):
+    (project / "examples").mkdir()
+    (project / "examples" / "demo.py").write_text(EXPOSED)
+    result = run("check", "--output-format", "json", "--extend-exclude", "examples")
+    assert {item["path"] for item in json.loads(result.output)} == {"server.py"}
+
+
+def test_rules_and_rule(project):
+    listing = run("rules").output
+    assert "MCP001  [*] json-pre-parsed-parameter" in listing
+    assert "(off by default)" in listing.splitlines()[2]
+    explained = run("rule", "mcp002").output
+    assert explained.startswith("# MCP002 (strict-integer-rejects-whole-float)")
+    assert "## Why is this bad?" in explained and "AcceptWholeFloat" in explained
+
+
+def test_noqa(project):
+    source = EXPOSED.replace("-> str:", "-> str:  # noqa: MCP001")
+    (project / "server.py").write_text(source)
+    codes = [item["code"] for item in json.loads(run("check", "--output-format", "json").output)]
+    assert codes == ["MCP002"]
+    (project / "server.py").write_text(EXPOSED.replace("-> str:", "-> str:  # noqa"))
+    assert run("check").exit_code == 0
+
+
+def test_console_script_runs(project):
+    result = subprocess.run(
+        [sys.executable, "-m", "mcp_codemod", "check", "--statistics"],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 1
+    assert "MCP001" in result.stdout
