@@ -95,6 +95,9 @@ def fix_findings(findings: tuple[Finding, ...]) -> FixResult:
         except (SourceError, FixError) as error:
             failures.append(FixFailure(path, str(error)))
             continue
+        except Exception as error:  # a bug of ours: report it, leave the file, fix the others
+            failures.append(FixFailure(path, f"internal error, file left unchanged: {error!r}"))
+            continue
         if fixed != source.text:
             files.append(FileFix(path, source.text, fixed, source.encoding, plans[path].fixes))
     return FixResult(tuple(files), tuple(failures), advice)
