@@ -18,9 +18,10 @@ from mcp_codemod.project import find_module, module_name
 from mcp_codemod.rules import Rule
 from mcp_codemod.sources import SourceError, read_source
 
-# A file can hold a tool registration or a guard only if it says one of these; any other module
-# is parsed only when a candidate imports from it.
-CANDIDATE = re.compile(r"\.tool\b|add_tool|mcp_codemod")
+# A file can register a tool, guard a server, or create one (whose callers pass it on to
+# `register_tools(mcp)` functions elsewhere) only if it says one of these. Any other module is
+# parsed only when a candidate imports from it.
+CANDIDATE = re.compile(r"\.tool\b|add_tool|mcp_codemod|FastMCP|MCPServer")
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,9 @@ class Project:
 
     def load(self, name: str, near: ModuleFacts) -> ModuleFacts | None:
         near_root = module_name(Path(near.path))[1]
-        path = find_module(name, [near_root, *self.roots])
+        # Namespace packages (directories without `__init__.py`, as in `awslabs.x.tools`) are
+        # importable from some directory above the one where the `__init__` chain stops.
+        path = find_module(name, [near_root, *self.roots, *list(near_root.parents)[:4]])
         if path is None:
             return None
         path = path.resolve()

@@ -46,13 +46,13 @@ def test_unresolved_server_is_counted_not_guessed():
     assert result.findings == ()
     assert result.tools == 1
     [unresolved] = result.unresolved
-    assert unresolved.line == 13
-    assert "make_server" in unresolved.reason
+    assert unresolved.line == 8
+    assert "company_toolkit.build_server" in unresolved.reason
 
 
 def test_stated_framework_checks_unresolved_servers():
     result = run([FIXTURES / "unresolved_server.py"], framework=Framework.MCP1)
-    assert [(f.line, f.code, f.parameter) for f in result.findings] == [(14, "MCP001", "query")]
+    assert [(f.line, f.code, f.parameter) for f in result.findings] == [(9, "MCP001", "query")]
     assert result.unresolved == ()
 
 

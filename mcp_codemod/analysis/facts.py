@@ -29,6 +29,8 @@ class RefKind(str, Enum):
     LOCAL = "local"  # a function defined in the same module
     ANNOTATED = "annotated"  # a parameter or attribute annotated with a class
     IMPORT = "import"  # a name bound in another module
+    PARAMETER = "parameter"  # an unannotated parameter: whatever its callers pass
+    METHOD = "method"  # `instance.method`: `target` is the instance's class, qualified
     UNKNOWN = "unknown"
 
 
@@ -42,12 +44,24 @@ class ServerRef:
     guarded_by_call: bool = False  # `guard(FastMCP(...))`
     class_span: Span | None = None  # CONSTRUCT: the class expression the fix renames
     line: int = 0  # CONSTRUCT: with the module, identifies one server object
+    argument: tuple[int, str] | None = None  # PARAMETER: its position (counting `self`) and name
 
 
 @dataclass(frozen=True)
 class FunctionRef:
-    kind: RefKind  # LOCAL, IMPORT, or UNKNOWN when the target is not a plain name
-    target: str  # qualname in this module, qualified name elsewhere, or source text
+    kind: RefKind  # LOCAL, IMPORT, METHOD, or UNKNOWN when the target is not a plain name
+    target: str  # qualname here, qualified name elsewhere, a METHOD's class, or source text
+    method: str = ""  # METHOD: the method's name
+
+
+@dataclass(frozen=True)
+class CallSite:
+    """A call that passes a possible server to a function: `register_tools(mcp)`."""
+
+    function: FunctionRef
+    bound: bool  # called on an instance: the function's first parameter is not in `arguments`
+    arguments: tuple[ServerRef | None, ...]
+    keywords: tuple[tuple[str, ServerRef], ...]
 
 
 @dataclass(frozen=True)
@@ -86,6 +100,7 @@ class Function:
     position: Position  # of the `def` keyword's line
     parameters: tuple[Parameter, ...]
     is_method: bool
+    returns: tuple[ServerRef, ...]  # what it may return that may be a server (a factory)
 
 
 @dataclass(frozen=True)
@@ -111,6 +126,7 @@ class ModuleFacts:
     classes: dict[str, tuple[ClassBase, ...]]
     aliases: dict[str, Alias]
     registrations: tuple[Registration, ...]
+    calls: tuple[CallSite, ...]
     guard_calls: tuple[ServerRef, ...]  # `guard(server)`
     installs_guard: bool  # `mcp_codemod.runtime.install()` is called
     noqa: dict[

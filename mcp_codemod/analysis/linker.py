@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from mcp_codemod.analysis.facts import (
     AnnotationSite,
+    CallSite,
     Function,
     FunctionRef,
     ModuleFacts,
@@ -81,6 +82,7 @@ class Linker:
     def __init__(self, load: ModuleLoader, loaded: Callable[[], list[ModuleFacts]]) -> None:
         self.load = load
         self.loaded = loaded
+        self.passed_servers: dict[tuple[str, str, tuple[int, str]], ResolvedServer] = {}
 
     # ---- entry -----------------------------------------------------------------------------
     def link(self, modules: list[ModuleFacts], default: Framework | None) -> LinkResult:
@@ -177,7 +179,80 @@ class Linker:
             if found is not None:
                 owner, name = found
                 return owner, owner.functions[name]
+        if ref.kind is RefKind.METHOD:
+            return self.method(module, ref.target, ref.method)
         return None
+
+    def method(
+        self, module: ModuleFacts, class_name: str, method: str
+    ) -> tuple[ModuleFacts, Function] | None:
+        """A method of a project class, defined there or inherited from a project base."""
+        for _ in range(_MAX_HOPS):
+            found = self.follow(class_name, module, lambda m, name: name in m.classes)
+            if found is None:
+                return None
+            module, name = found
+            function = module.functions.get(f"{name}.{method}")
+            if function is not None:
+                return module, function
+            bases = module.classes[name]
+            if not bases:
+                return None
+            class_name = bases[0].qualified
+        return None
+
+    def callee(
+        self, caller: ModuleFacts, call: CallSite
+    ) -> tuple[ModuleFacts, Function, bool] | None:
+        """The function a call runs, and whether `self` is passed implicitly: a method called on
+        an instance, or `__init__` when a project class is called."""
+        found = self.function(caller, call.function)
+        if found is not None:
+            return found[0], found[1], call.bound
+        if call.function.kind in (RefKind.LOCAL, RefKind.IMPORT):
+            qualified = call.function.target
+            if call.function.kind is RefKind.LOCAL:
+                qualified = f"{caller.module}.{qualified}"
+            constructor = self.method(caller, qualified, "__init__")
+            if constructor is not None:
+                return constructor[0], constructor[1], True
+        return None
+
+    def passed_server(
+        self, module: ModuleFacts, function: str, argument: tuple[int, str], hops: int
+    ) -> ResolvedServer:
+        """The server that callers pass to an unannotated parameter (`register_tools(mcp)`)."""
+        key = (module.path, function, argument)
+        if key not in self.passed_servers:
+            self.passed_servers[key] = ResolvedServer(
+                None, "a parameter: no caller passes a server"
+            )
+            self.passed_servers[key] = self.find_passed_server(module, function, argument, hops)
+        return self.passed_servers[key]
+
+    def find_passed_server(
+        self, module: ModuleFacts, function: str, argument: tuple[int, str], hops: int
+    ) -> ResolvedServer:
+        index, name = argument
+        for caller in self.loaded():
+            for call in caller.calls:
+                callee = self.callee(caller, call)
+                if callee is None:
+                    continue
+                owner, target, bound = callee
+                if owner.path != module.path or target.qualname != function:
+                    continue
+                passed = dict(call.keywords).get(name)
+                position = index - 1 if bound else index
+                if passed is None and 0 <= position < len(call.arguments):
+                    passed = call.arguments[position]
+                if passed is not None:
+                    server = self.server(caller, passed, hops + 1)
+                    if server.framework is not None:
+                        return server
+        return ResolvedServer(
+            None, f"parameter `{name}` of {function}(): no caller passes a server"
+        )
 
     # ---- servers ---------------------------------------------------------------------------
     def server(self, module: ModuleFacts, ref: ServerRef, hops: int = 0) -> ResolvedServer:
@@ -189,9 +264,19 @@ class Linker:
                 return ResolvedServer(None, f"imported from {ref.target}, outside the project")
             owner, name = found
             return self.server(owner, owner.servers[name], hops + 1)
+        if ref.kind is RefKind.PARAMETER and ref.argument is not None:
+            return self.passed_server(module, ref.target, ref.argument, hops)
         if ref.kind is RefKind.UNKNOWN:
             return ResolvedServer(None, "not resolvable statically")
         resolved = self.server_class(ref.target, module)
+        if resolved is None and ref.kind is RefKind.CONSTRUCT:
+            factory = self.follow(ref.target, module, lambda m, name: name in m.functions)
+            if factory is not None:
+                owner, name = factory
+                for returned in owner.functions[name].returns:
+                    server = self.server(owner, returned, hops + 1)
+                    if server.framework is not None:
+                        return server
         if resolved is None:
             kind = "made by" if ref.kind is RefKind.CONSTRUCT else "annotated as"
             return ResolvedServer(None, f"{kind} {ref.target}")

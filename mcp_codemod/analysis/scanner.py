@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from mcp_codemod.analysis.facts import (
     Alias,
     AnnotationSite,
+    CallSite,
     ClassBase,
     Function,
     FunctionRef,
@@ -47,8 +48,9 @@ _COMPOUND_BODIES = ("body", "orelse", "finalbody")
 
 @dataclass(frozen=True)
 class _Symbol:
-    kind: str  # import | function | class | alias | server | other
+    kind: str  # import | function | method | class | alias | server | other
     target: str = ""
+    method: str = ""  # for a method: its name; `target` is the instance's class
     server: ServerRef | None = None
 
 
@@ -104,6 +106,7 @@ class _Scanner:
         self.classes: dict[str, tuple[ClassBase, ...]] = {}
         self.aliases: dict[str, Alias] = {}
         self.registrations: list[Registration] = []
+        self.calls: list[CallSite] = []
         self.guard_calls: list[ServerRef] = []
         self.installs_guard = False
         self.source = source
@@ -130,6 +133,7 @@ class _Scanner:
             classes=self.classes,
             aliases=self.aliases,
             registrations=tuple(self.registrations),
+            calls=tuple(self.calls),
             guard_calls=tuple(self.guard_calls),
             installs_guard=self.installs_guard,
             noqa=noqa_lines(self.source),
@@ -234,8 +238,12 @@ class _Scanner:
         server = self.server_from_value(value, scope) if value is not None else None
         if server is None and annotation is not None and annotation_name:
             server = ServerRef(RefKind.ANNOTATED, annotation_name)
+        method = self.bound_method(value, scope) if value is not None else None
         if server is not None:
             scope.names[name] = _Symbol("server", server=server)
+        elif method is not None:
+            # `list_tables = backend.list_tables`: registered later under the alias.
+            scope.names[name] = _Symbol("method", method.target, method.method)
         elif module_level and isinstance(
             value, ast.Subscript | ast.BinOp | ast.Name | ast.Attribute
         ):
@@ -308,17 +316,33 @@ class _Scanner:
             isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list
         )
         local = _Scope(qualname, scope)
+        self.bind_parameters(node, local)
+        self.bind_statements(node.body, local, module_level=False)
         self.functions[qualname] = Function(
             qualname=qualname,
             position=self.def_position(node),
             parameters=self.parameters(node, scope, skip_first=cls is not None and not is_static),
             is_method=cls is not None,
+            returns=self.returned_servers(node.body, local),
         )
         for decorator in node.decorator_list:
             self.decorator(decorator, qualname, scope, cls)
-        self.bind_parameters(node, local)
-        self.bind_statements(node.body, local, module_level=False)
         self.walk(node.body, local, cls)
+
+    def returned_servers(self, body: list[ast.stmt], local: _Scope) -> tuple[ServerRef, ...]:
+        """What a factory function (`def create_server(): ... return FastMCP(...)`) returns."""
+        found = []
+        pending = list(body)
+        while pending:
+            statement = pending.pop(0)
+            if isinstance(statement, ast.Return) and statement.value is not None:
+                server = self.server_from_value(statement.value, local)
+                if server is not None:
+                    found.append(server)
+            elif not isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                for nested in _nested_bodies(statement):
+                    pending.extend(nested)
+        return tuple(found)
 
     def def_position(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> Position:
         # `lineno` is the `def` line (decorators have their own); the column points at `def`/`async`.
@@ -326,16 +350,18 @@ class _Scanner:
 
     def bind_parameters(self, node: ast.FunctionDef | ast.AsyncFunctionDef, local: _Scope) -> None:
         arguments = node.args
-        for arg in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]:
+        positional = [*arguments.posonlyargs, *arguments.args]
+        for index, arg in enumerate([*positional, *arguments.kwonlyargs]):
             annotation = self.qualify(arg.annotation, local.parent) if arg.annotation else None
             if annotation is None and isinstance(arg.annotation, ast.Constant):
                 annotation = self.string_annotation_name(arg.annotation, local)
             if annotation and not annotation.startswith("?"):
-                local.names[arg.arg] = _Symbol(
-                    "server", server=ServerRef(RefKind.ANNOTATED, annotation)
-                )
+                server = ServerRef(RefKind.ANNOTATED, annotation)
             else:
-                local.names[arg.arg] = _Symbol("other")
+                # `def register(mcp): ...`: the server is what the callers pass.
+                where = index if index < len(positional) else -1
+                server = ServerRef(RefKind.PARAMETER, local.qualname, argument=(where, arg.arg))
+            local.names[arg.arg] = _Symbol("server", server=server)
 
     def string_annotation_name(self, node: ast.Constant, scope: _Scope) -> str | None:
         if not isinstance(node.value, str):
@@ -348,9 +374,11 @@ class _Scanner:
 
     def class_def(self, node: ast.ClassDef, scope: _Scope) -> None:
         qualname = f"{scope.qualname}.{node.name}" if scope.qualname else node.name
+        # `FastMCP[LifespanT]`: the class is the subscripted value, and that is what a fix renames.
+        bases = [base.value if isinstance(base, ast.Subscript) else base for base in node.bases]
         self.classes[node.name] = tuple(
             ClassBase(name, self.span(base))
-            for base in node.bases
+            for base in bases
             if (name := self.qualify(base, scope)) is not None
         )
         body_scope = _Scope(qualname, scope)
@@ -375,7 +403,7 @@ class _Scanner:
             if not positional:
                 continue
             self_name = positional[0].arg
-            local = _Scope(method.name, scope)
+            local = _Scope(f"{cls.qualname}.{method.name}", scope)
             self.bind_parameters(method, local)
             self.bind_statements(method.body, local, module_level=False)
             for statement in ast.walk(method):
@@ -406,7 +434,11 @@ class _Scanner:
     ) -> None:
         call = node if isinstance(node, ast.Call) else None
         target = call.func if call else node
-        if isinstance(target, ast.Attribute) and target.attr == "tool":
+        if (
+            isinstance(target, ast.Attribute)
+            and target.attr == "tool"
+            and not _is_super(target.value)
+        ):
             self.registrations.append(
                 Registration(
                     server=self.server_ref(target.value, scope, cls),
@@ -455,6 +487,54 @@ class _Scanner:
                 self.guard_calls.append(self.server_ref(node.args[0], scope, cls))
             elif qualified in INSTALL_FUNCTIONS:
                 self.installs_guard = True
+            else:
+                self.call_site(node, scope, cls)
+
+    def call_site(self, node: ast.Call, scope: _Scope, cls: _ClassContext | None) -> None:
+        """Record a call that passes a possible server, so that a callee's unannotated
+        parameter can be resolved to it."""
+        arguments = tuple(self.argument_server(a, scope, cls) for a in node.args)
+        keywords = tuple(
+            (k.arg, server)
+            for k in node.keywords
+            if k.arg and (server := self.argument_server(k.value, scope, cls)) is not None
+        )
+        if not keywords and all(a is None for a in arguments):
+            return
+        function = self.function_ref(node.func, scope, cls)
+        if function.kind is not RefKind.UNKNOWN:
+            self.calls.append(
+                CallSite(function, function.kind is RefKind.METHOD, arguments, keywords)
+            )
+
+    def bound_method(
+        self, node: ast.expr, scope: _Scope, cls: _ClassContext | None = None
+    ) -> FunctionRef | None:
+        """`instance.method` where the instance was made by calling a class, or is annotated."""
+        if not isinstance(node, ast.Attribute):
+            return None
+        instance = self.argument_server(node.value, scope, cls)
+        if instance is not None and instance.kind in (RefKind.CONSTRUCT, RefKind.ANNOTATED):
+            # `tools = LogsTools(); tools.register(mcp)`, or `LogsTools().register(mcp)`
+            return FunctionRef(RefKind.METHOD, instance.target, node.attr)
+        return None
+
+    def argument_server(
+        self, node: ast.expr, scope: _Scope, cls: _ClassContext | None
+    ) -> ServerRef | None:
+        if isinstance(node, ast.Name):
+            symbol = scope.lookup(node.id)
+            return symbol.server if symbol is not None else None
+        if (
+            isinstance(node, ast.Attribute)
+            and cls is not None
+            and isinstance(node.value, ast.Name)
+            and node.value.id == cls.self_name
+        ):
+            return cls.attributes.get(node.attr)
+        if isinstance(node, ast.Call):
+            return self.server_from_value(node, scope)
+        return None
 
     def register(
         self,
@@ -466,6 +546,8 @@ class _Scanner:
         scope: _Scope,
         cls: _ClassContext | None,
     ) -> None:
+        if _is_super(server):
+            return  # a server subclass forwarding its own `tool()` to the framework
         self.registrations.append(
             Registration(
                 server=self.server_ref(server, scope, cls),
@@ -478,6 +560,9 @@ class _Scanner:
         )
 
     def server_ref(self, node: ast.expr, scope: _Scope, cls: _ClassContext | None) -> ServerRef:
+        if cls is not None and isinstance(node, ast.Name) and node.id == cls.self_name:
+            # `self.tool(...)` in a method: the server is an instance of this class.
+            return ServerRef(RefKind.ANNOTATED, f"{self.module}.{cls.qualname}")
         if isinstance(node, ast.Name):
             symbol = scope.lookup(node.id)
             if symbol is not None and symbol.server is not None:
@@ -503,10 +588,15 @@ class _Scanner:
         return ServerRef(RefKind.UNKNOWN, self.text(node))
 
     def function_ref(self, node: ast.expr, scope: _Scope, cls: _ClassContext | None) -> FunctionRef:
+        if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
+            # `wrap(fn)`: the SDKs read the signature through `functools.wraps`' `__wrapped__`.
+            return self.function_ref(node.args[0], scope, cls)
         if isinstance(node, ast.Name):
             symbol = scope.lookup(node.id)
             if symbol is not None and symbol.kind == "function":
                 return FunctionRef(RefKind.LOCAL, symbol.target)
+            if symbol is not None and symbol.kind == "method":
+                return FunctionRef(RefKind.METHOD, symbol.target, symbol.method)
             if symbol is not None and symbol.kind == "import":
                 return FunctionRef(RefKind.IMPORT, symbol.target)
         elif isinstance(node, ast.Attribute):
@@ -516,6 +606,9 @@ class _Scanner:
                 and node.value.id == cls.self_name
             ):
                 return FunctionRef(RefKind.LOCAL, f"{cls.qualname}.{node.attr}")
+            method = self.bound_method(node, scope, cls)
+            if method is not None:
+                return method
             qualified = self.qualify(node, scope)
             if qualified and not qualified.startswith("?"):
                 return FunctionRef(RefKind.IMPORT, qualified)
@@ -689,6 +782,12 @@ def _constant_keyword(call: ast.Call, name: str) -> str | None:
     if isinstance(value, ast.Constant) and isinstance(value.value, str):
         return value.value
     return None
+
+
+def _is_super(node: ast.expr) -> bool:
+    return (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
+    )
 
 
 def _is_from_function(call: ast.Call) -> bool:

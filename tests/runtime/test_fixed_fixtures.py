@@ -44,8 +44,10 @@ MODULES = ["fastmcp_server"] + (
         "mcp1_strict_integers",
         "mcp1_aliases_future",
         "mcp1_subclass",
+        "mcp1_factory",
         "noqa_server",
         "notes_app",
+        "registrar_app",
     ]
 )
 SERVER_TYPES = (sdk.PlainServer, fastmcp.FastMCP)
@@ -59,8 +61,9 @@ def importable(directory: Path) -> Iterator[None]:
         yield
     finally:
         sys.path.remove(str(directory))
-        for name in [*MODULES, "notes_app.server", "notes_app.tools", "notes_app.annotations"]:
-            sys.modules.pop(name, None)
+        for name in list(sys.modules):
+            if name.split(".")[0] in MODULES:
+                del sys.modules[name]
 
 
 def servers_in(module_name: str) -> dict[str, Any]:
