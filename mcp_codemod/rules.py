@@ -148,8 +148,8 @@ MCP002 = Rule(
         "Some clients pass tool arguments through a protobuf `Struct`, whose numbers are all\n"
         "float64: the integer 5 arrives as 5.0. Lax pydantic turns 5.0 into 5, but strict\n"
         "validation (`StrictInt`, `Annotated[int, Strict()]`, `Field(strict=True)`,\n"
-        "`conint(strict=True)`, a fastmcp server with `strict_input_validation=True`) rejects it,\n"
-        "so the tool fails for those clients."
+        "`conint(strict=True)`, a fastmcp 3+ server with `strict_input_validation=True`) rejects\n"
+        "it, so the tool fails for those clients."
     ),
     fix=(
         "`mcp-codemod fix --write` adds the `AcceptWholeFloat` marker: 5.0 becomes 5 before\n"

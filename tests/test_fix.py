@@ -471,3 +471,32 @@ def test_fixed_fixtures_parse_pass_ruff_and_are_stable(fixtures_copy):
         text=True,
     )
     assert lint.returncode == 0, lint.stdout
+
+
+def test_tools_registered_on_self_in_a_server_subclass(tmp_path):
+    assert_fix(
+        tmp_path,
+        """\
+        from mcp.server.fastmcp import FastMCP
+
+
+        class App(FastMCP):
+            def setup(self) -> None:
+                self.tool(name="find")(self.find)
+
+            def find(self, q: str | None = None) -> str:
+                return q or ""
+        """,
+        """\
+        from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
+        from typing import Annotated
+
+
+        class App(GuardedFastMCP):
+            def setup(self) -> None:
+                self.tool(name="find")(self.find)
+
+            def find(self, q: Annotated[str | None, NoPreParse] = None) -> str:
+                return q or ""
+        """,
+    )

@@ -284,9 +284,11 @@ class Linker:
         if ref.guarded_by_call:
             framework = framework.guarded
         if ref.kind is RefKind.ANNOTATED:
-            # A parameter or attribute typed as a server: its construction is out of sight.
+            # Typed as a server class: the construction is out of sight, but a project subclass
+            # can still be given the guarded base, which guards every instance.
+            swap = base if framework in (Framework.MCP1, Framework.MCP2) else None
             return ResolvedServer(
-                framework, f"a {ref.target} passed in", ref.strict_input_validation
+                framework, f"an instance of {ref.target}", ref.strict_input_validation, None, swap
             )
         swap = None
         if framework in (Framework.MCP1, Framework.MCP2) and ref.class_span is not None:
