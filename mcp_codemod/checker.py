@@ -13,9 +13,11 @@ from mcp_codemod.analysis.frameworks import Framework
 from mcp_codemod.analysis.linker import Linker, ToolParameter, UnresolvedTool
 from mcp_codemod.analysis.scanner import scan_module
 from mcp_codemod.analysis.types import ACCEPT_WHOLE_FLOAT, NO_PRE_PARSE
+from mcp_codemod.discovery import discover
 from mcp_codemod.findings import FileError, Finding, FixPlan, MarkerEdit
-from mcp_codemod.project import find_module, module_name
+from mcp_codemod.project import find_module, module_name, project_root
 from mcp_codemod.rules import Rule
+from mcp_codemod.settings import DEFAULT_EXCLUDE
 from mcp_codemod.sources import SourceError, read_source
 
 # A file can register a tool, guard a server, or create one (whose callers pass it on to
@@ -65,6 +67,7 @@ class Project:
     def __init__(self) -> None:
         self.by_path: dict[Path, ModuleFacts | None] = {}
         self.roots: list[Path] = []
+        self.project_files: dict[Path, list[Path]] = {}
 
     def add(self, path: Path, facts: ModuleFacts | None) -> None:
         path = path.resolve()
@@ -91,6 +94,29 @@ class Project:
     def loaded(self) -> list[ModuleFacts]:
         return [facts for facts in self.by_path.values() if facts is not None]
 
+    def load_callers(self, name: str, near: ModuleFacts) -> list[ModuleFacts]:
+        """Load the project's modules that may call `name` (a registrar taking the server as an
+        argument), when they were not among the files given: pre-commit passes the staged ones."""
+        root = project_root(Path(near.path).resolve())
+        if root not in self.project_files:
+            self.project_files[root] = discover([root], DEFAULT_EXCLUDE, respect_gitignore=True)
+        mention = re.compile(rf"\b{re.escape(name)}\b")
+        found = []
+        for path in self.project_files[root]:
+            path = path.resolve()
+            if path in self.by_path:
+                continue
+            try:
+                text = read_source(path).text
+                if not (mention.search(text) and CANDIDATE.search(text)):
+                    continue
+                self.by_path[path] = facts = parse_facts(path, text)
+            except (SourceError, SyntaxError):
+                self.by_path[path] = None
+                continue
+            found.append(facts)
+        return found
+
 
 def check_files(
     files: list[Path], rules: tuple[Rule, ...], framework: Framework | None = None
@@ -109,7 +135,7 @@ def check_files(
             continue
         project.add(path, facts)
         candidates.append(facts)
-    linked = Linker(project.load, project.loaded).link(candidates, framework)
+    linked = Linker(project.load, project.loaded, project.load_callers).link(candidates, framework)
     reported = {facts.path for facts in candidates}
     noqa = {facts.path: facts.noqa for facts in project.loaded()}
     findings = {

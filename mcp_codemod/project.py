@@ -26,3 +26,15 @@ def find_module(name: str, roots: list[Path]) -> Path | None:
             if candidate.is_file():
                 return candidate
     return None
+
+
+_PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+
+
+def project_root(path: Path) -> Path:
+    """The directory of the project a file belongs to: the closest one above it with a
+    pyproject.toml, setup.py, setup.cfg or .git; else the directory it is importable from."""
+    for directory in path.parents:
+        if any((directory / marker).exists() for marker in _PROJECT_MARKERS):
+            return directory
+    return module_name(path)[1]

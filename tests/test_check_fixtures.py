@@ -76,6 +76,19 @@ def test_given_files_still_follow_imports_into_the_project():
     assert run([FIXTURES / "notes_app" / "server.py"]).findings == ()
 
 
+def test_given_registrar_files_still_find_the_callers_that_pass_the_server():
+    # `register_lookup_tools(mcp)` is called from server.py, which was not given.
+    result = run(
+        [FIXTURES / "registrar_app" / "tools.py", FIXTURES / "registrar_app" / "handlers.py"]
+    )
+    assert {(f.tool, f.parameter) for f in result.findings} == {
+        ("lookup", "key"),
+        ("search", "query"),
+        ("append_note", "text"),
+    }
+    assert result.unresolved == ()
+
+
 def test_fixable_and_not_fixable():
     result = run([FIXTURES / "mcp1_decorators.py"])
     fixable = {f.parameter: f.fixable for f in result.findings}

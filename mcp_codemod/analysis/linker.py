@@ -79,9 +79,15 @@ class LinkResult:
 
 
 class Linker:
-    def __init__(self, load: ModuleLoader, loaded: Callable[[], list[ModuleFacts]]) -> None:
+    def __init__(
+        self,
+        load: ModuleLoader,
+        loaded: Callable[[], list[ModuleFacts]],
+        load_callers: Callable[[str, ModuleFacts], list[ModuleFacts]],
+    ) -> None:
         self.load = load
         self.loaded = loaded
+        self.load_callers = load_callers
         self.passed_servers: dict[tuple[str, str, tuple[int, str]], ResolvedServer] = {}
 
     # ---- entry -----------------------------------------------------------------------------
@@ -233,8 +239,27 @@ class Linker:
     def find_passed_server(
         self, module: ModuleFacts, function: str, argument: tuple[int, str], hops: int
     ) -> ResolvedServer:
+        server = self.server_passed_by(self.loaded(), module, function, argument, hops)
+        if server is None:
+            # Only when none of the files given calls it: look for callers in the project.
+            callers = self.load_callers(_called_name(function), module)
+            server = self.server_passed_by(callers, module, function, argument, hops)
+        if server is None:
+            return ResolvedServer(
+                None, f"parameter `{argument[1]}` of {function}(): no caller passes a server"
+            )
+        return server
+
+    def server_passed_by(
+        self,
+        callers: list[ModuleFacts],
+        module: ModuleFacts,
+        function: str,
+        argument: tuple[int, str],
+        hops: int,
+    ) -> ResolvedServer | None:
         index, name = argument
-        for caller in self.loaded():
+        for caller in callers:
             for call in caller.calls:
                 callee = self.callee(caller, call)
                 if callee is None:
@@ -250,9 +275,7 @@ class Linker:
                     server = self.server(caller, passed, hops + 1)
                     if server.framework is not None:
                         return server
-        return ResolvedServer(
-            None, f"parameter `{name}` of {function}(): no caller passes a server"
-        )
+        return None
 
     # ---- servers ---------------------------------------------------------------------------
     def server(self, module: ModuleFacts, ref: ServerRef, hops: int = 0) -> ResolvedServer:
@@ -333,3 +356,9 @@ class Linker:
                 if origin is not None:
                     origins.add(origin)
         return origins
+
+
+def _called_name(qualname: str) -> str:
+    """The name a call of this function spells: the class for a constructor."""
+    parts = qualname.split(".")
+    return parts[-2] if parts[-1] == "__init__" and len(parts) > 1 else parts[-1]
