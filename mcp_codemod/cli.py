@@ -14,6 +14,7 @@ import click
 from mcp_codemod import __version__, report
 from mcp_codemod.checker import CheckResult, check_files
 from mcp_codemod.discovery import PathError, discover
+from mcp_codemod.probe import probe_command
 from mcp_codemod.rules import RULES, RULES_BY_CODE, select_rules
 from mcp_codemod.settings import OUTPUT_FORMATS, ConfigError, Settings, load_settings
 
@@ -189,3 +190,6 @@ def explain_rule(code: str) -> None:
         f"## Why is this bad?\n{rule.why}\n\n## Example\n```python\n{rule.before}```\n\n"
         f"## Fixed\n```python\n{rule.after}```\n\n## Fix\n{rule.fix}\n"
     )
+
+
+main.add_command(probe_command)

@@ -1,0 +1,432 @@
+"""`mcp-codemod probe`: a live server's own argument handling, run on values it is known to mangle.
+
+Static analysis cannot see tools registered at run time or shipped by other packages. The probe
+imports the server and, for every registered tool and parameter, runs what the framework does to
+a tools/call argument before the tool is called: the mcp SDK's JSON pre-parse as the server has it
+(so `guard()`, the guarded classes and `install()` count), then the validator pydantic compiled
+for that parameter. Each parameter is validated alone, so required parameters need no filler
+values, and the tool body is never called. See docs/probe.md for what counts as a problem.
+
+The command line imports this module, so at import time it needs only click: the frameworks and
+pydantic are imported when a server is probed (a pre-commit hook's environment has neither).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import json
+import math
+import sys
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import click
+
+from mcp_codemod.project import module_name
+
+TEXT_PROBES = ("null", "[1]", '{"a": 1}')
+"""Sent to every parameter that takes them as text: the mcp SDK decodes each into None/list/dict."""
+
+WHOLE_NUMBER = 5
+"""Sent as `5.0` to every integer parameter, as clients that hold numbers as float64 do."""
+
+
+class TargetError(Exception):
+    """The probe target cannot be imported, or names nothing."""
+
+
+class NotAServerError(TypeError):
+    """The object is not a server the probe knows."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One argument that does not reach the tool as sent."""
+
+    tool: str
+    parameter: str
+    sent: Any
+    """The argument as the client sends it (a JSON value)."""
+    received: Any = None
+    """What the tool would receive, when validation accepted the argument."""
+    error: str | None = None
+    """Why validation rejected the argument; None when it was accepted but changed."""
+
+    @property
+    def outcome(self) -> str:
+        return "changed" if self.error is None else "rejected"
+
+    def describe(self) -> str:
+        return repr(self.received) if self.error is None else f"rejected: {self.error}"
+
+
+@dataclass(frozen=True)
+class ProbeReport:
+    """What probing one server found."""
+
+    server: str
+    framework: str
+    tools: tuple[str, ...]
+    """The tools that were probed, in registration order."""
+    problems: tuple[Problem, ...]
+    not_probed: tuple[tuple[str, str], ...] = ()
+    """(tool, reason) for tools whose argument handling the probe cannot reproduce."""
+
+    def summary(self) -> str:
+        return f"probed {_count(len(self.tools), 'tool')} of {self.server!r}, {self.framework}"
+
+
+@dataclass(frozen=True)
+class _Parameter:
+    key: str
+    """The argument name clients send: the input schema's property."""
+    schema: dict[str, Any]
+    prepare: Callable[[Any], Any]
+    """What the framework does to the raw argument before validation."""
+    validate: Callable[[Any], Any]
+    """The parameter's compiled validator: the value the tool gets, or an exception."""
+
+
+class _NotProbed(Exception):
+    """Why the probe cannot reproduce a tool's argument handling."""
+
+
+def probe_server(server: Any) -> ProbeReport:
+    """Probe every registered tool of an mcp `FastMCP` / `MCPServer` or a `fastmcp.FastMCP`."""
+    framework, tools, parameters_of = _inspect(server)
+    probed: list[str] = []
+    problems: list[Problem] = []
+    not_probed: list[tuple[str, str]] = []
+    for name, tool in tools:
+        try:
+            parameters = parameters_of(tool)
+        except _NotProbed as reason:
+            not_probed.append((name, str(reason)))
+            continue
+        probed.append(name)
+        for parameter in parameters:
+            problems.extend(_probe(name, parameter))
+    return ProbeReport(
+        str(getattr(server, "name", type(server).__name__)),
+        framework,
+        tuple(probed),
+        tuple(problems),
+        tuple(not_probed),
+    )
+
+
+def _probe(tool: str, parameter: _Parameter) -> Iterator[Problem]:
+    # Each probe is (sent, intended): what the client sends, and the value it means. The tool
+    # should get what the parameter's own validator makes of the intended value; a value the
+    # validator refuses anyway (a string for list[str], text outside a Literal) is not probed.
+    probes = [(text, text) for text in TEXT_PROBES]
+    integer = _integer_schema(parameter.schema)
+    if integer is not None:
+        number = _whole_number(integer)
+        probes.append((float(number), number))
+    for sent, intended in probes:
+        try:
+            expected = parameter.validate(intended)
+        except Exception:
+            continue
+        prepared = sent
+        try:
+            prepared = parameter.prepare(sent)
+            received = parameter.validate(prepared)
+        except Exception as error:
+            message = _error_message(error)
+            if not _same(prepared, sent):
+                message += f" (the validator got {prepared!r})"
+            yield Problem(tool, parameter.key, sent, error=message)
+            continue
+        if not _same(received, expected):
+            yield Problem(tool, parameter.key, sent, received=received)
+
+
+def _same(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and a == b
+
+
+def _error_message(error: Exception) -> str:
+    from pydantic import ValidationError
+
+    if isinstance(error, ValidationError):
+        first = error.errors(include_url=False)[0]
+        return f"{first['msg']} [{first['type']}]"
+    return f"{type(error).__name__}: {error}"
+
+
+def _integer_schema(schema: dict[str, Any]) -> dict[str, Any] | None:
+    """The branch of a property's schema that takes integers, unless it takes any number."""
+    branches = [schema, *schema.get("anyOf", ()), *schema.get("oneOf", ())]
+    typed = [(branch, kind) for branch in branches for kind in _types(branch)]
+    if any(kind == "number" for _, kind in typed):
+        return None
+    return next((branch for branch, kind in typed if kind == "integer"), None)
+
+
+def _types(schema: dict[str, Any]) -> list[str]:
+    kind = schema.get("type", [])
+    return [kind] if isinstance(kind, str) else list(kind)
+
+
+def _whole_number(schema: dict[str, Any]) -> int:
+    # Within the parameter's bounds, so that `Field(ge=10)` is probed with 10.0, not refused 5.0.
+    number = WHOLE_NUMBER
+    if "minimum" in schema:
+        number = max(number, math.ceil(schema["minimum"]))
+    if "exclusiveMinimum" in schema:
+        number = max(number, math.floor(schema["exclusiveMinimum"]) + 1)
+    if "maximum" in schema:
+        number = min(number, math.floor(schema["maximum"]))
+    if "exclusiveMaximum" in schema:
+        number = min(number, math.ceil(schema["exclusiveMaximum"]) - 1)
+    return number
+
+
+# Frameworks. Their classes are looked up in sys.modules: a server's module has imported its
+# framework already, and importing the others could fail (mcp 2.x has no mcp.server.fastmcp).
+
+
+_Inspection = tuple[str, list[tuple[str, Any]], Callable[[Any], list[_Parameter]]]
+"""The framework's name, the (name, tool) pairs, and how to get a tool's parameters."""
+
+
+def _inspect(server: Any) -> _Inspection:
+    fastmcp = sys.modules.get("fastmcp")
+    if fastmcp is not None and isinstance(server, fastmcp.FastMCP):
+        return _inspect_fastmcp(server, fastmcp)
+    for module, class_name, framework in (
+        ("mcp.server.fastmcp", "FastMCP", "mcp 1.x FastMCP"),
+        ("mcp.server.mcpserver", "MCPServer", "mcp 2.x MCPServer"),
+    ):
+        server_class = getattr(sys.modules.get(module), class_name, None)
+        if server_class is not None and isinstance(server, server_class):
+            manager = server._tool_manager
+            # Calls look a tool up through get_tool, which is where guard() installs its policy.
+            tools = [(tool.name, manager.get_tool(tool.name)) for tool in manager.list_tools()]
+            return framework, tools, _mcp_parameters
+    raise NotAServerError(
+        f"{type(server).__module__}.{type(server).__qualname__} is not an mcp FastMCP, "
+        "an mcp MCPServer or a fastmcp.FastMCP"
+    )
+
+
+def _mcp_parameters(tool: Any) -> list[_Parameter]:
+    # The SDK runs metadata.pre_parse_json(arguments), then arg_model.model_validate(...)
+    # (call_fn_with_arg_validation in 1.x, validate_arguments in 2.x). The pre-parse treats each
+    # argument on its own, and each field has its own compiled validator.
+    metadata = tool.fn_metadata
+    model = metadata.arg_model
+    names = {info.alias or name: name for name, info in model.model_fields.items()}
+    return [
+        _Parameter(
+            key,
+            schema,
+            partial(_mcp_pre_parse, metadata, key),
+            partial(_mcp_validate_field, model, names[key]),
+        )
+        for key, schema in tool.parameters.get("properties", {}).items()
+    ]
+
+
+def _mcp_pre_parse(metadata: Any, key: str, value: Any) -> Any:
+    return metadata.pre_parse_json({key: value})[key]
+
+
+def _mcp_validate_field(model: Any, name: str, value: Any) -> Any:
+    # Assigning to an unvalidated instance runs that one field's validator, as model_validate would.
+    instance = model.__pydantic_validator__.validate_assignment(
+        model.model_construct(), name, value
+    )
+    return getattr(instance, name)
+
+
+def _inspect_fastmcp(server: Any, fastmcp: Any) -> _Inspection:
+    from fastmcp.tools import FunctionTool
+
+    strict = bool(server.strict_input_validation)
+    framework = f"fastmcp {fastmcp.__version__}" + (" (strict input validation)" if strict else "")
+    # fastmcp 2.x's strict mode is a JSON-schema check in the wire handler, and pydantic stays
+    # lax. Draft 2020-12 counts 5.0 as an integer, and the probe's text goes only where text is
+    # allowed, so that check passes every probe: only later versions validate strictly.
+    pydantic_strict = strict and int(fastmcp.__version__.split(".")[0]) >= 3
+    tools = _run(partial(_fastmcp_tools, server))
+
+    def parameters_of(tool: Any) -> list[_Parameter]:
+        if not isinstance(tool, FunctionTool):
+            raise _NotProbed(f"a {type(tool).__name__}, not a FunctionTool")
+        return _fastmcp_parameters(tool, pydantic_strict)
+
+    return framework, tools, parameters_of
+
+
+async def _fastmcp_tools(server: Any) -> list[tuple[str, Any]]:
+    if hasattr(server, "get_tools"):  # fastmcp 2.x: keyed by the name clients call
+        return list((await server.get_tools()).items())
+    return [(tool.name, tool) for tool in await server.list_tools()]
+
+
+def _fastmcp_parameters(tool: Any, strict: bool) -> list[_Parameter]:
+    # fastmcp validates with a TypeAdapter built from the function (FunctionTool.run). Its call
+    # schema calls the function; each parameter's own schema inside it does not.
+    from fastmcp.server.dependencies import without_injected_parameters
+    from fastmcp.utilities.types import get_cached_typeadapter
+    from pydantic_core import SchemaValidator
+
+    core = get_cached_typeadapter(without_injected_parameters(tool.fn)).core_schema
+    call = core["schema"] if core["type"] == "definitions" else core
+    if call["type"] != "call" or call["arguments_schema"]["type"] != "arguments":
+        raise _NotProbed(f"its validator is a {call['type']!r} schema, not a function call")
+    schemas = {}
+    for argument in call["arguments_schema"]["arguments_schema"]:
+        alias = argument.get("alias")
+        schemas[alias if isinstance(alias, str) else argument["name"]] = argument["schema"]
+    parameters = []
+    for key, schema in tool.parameters.get("properties", {}).items():
+        if key not in schemas:
+            raise _NotProbed(f"its input schema has {key!r}, which its function does not take")
+        part = dict(core, schema=schemas[key]) if core["type"] == "definitions" else schemas[key]
+        validate = partial(_fastmcp_validate, SchemaValidator(part), strict)
+        parameters.append(_Parameter(key, schema, _unchanged, validate))
+    return parameters
+
+
+def _unchanged(value: Any) -> Any:
+    return value
+
+
+def _fastmcp_validate(validator: Any, strict: bool, value: Any) -> Any:
+    # As fastmcp 4.x's function_tool._validate_input: a strict server validates JSON data as
+    # JSON in strict mode; otherwise Python validation keeps the parameters' own strictness.
+    from pydantic_core import to_json
+
+    if strict:
+        return validator.validate_json(to_json(value), strict=True)
+    return validator.validate_python(value)
+
+
+def _run(coroutine_function: Callable[[], Any]) -> Any:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine_function())
+    # Called from async code, such as an async test: its loop is busy running the caller.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine_function()).result()
+
+
+# Loading a target.
+
+
+def load_target(target: str) -> Any:
+    """The object named by `path/to/server.py:attr` or `package.module:attr`."""
+    where, _, attribute = target.rpartition(":")
+    if not where or not attribute:
+        raise TargetError(f"{target!r} is not MODULE:ATTRIBUTE or PATH.py:ATTRIBUTE")
+    if where.endswith(".py") or "/" in where or "\\" in where:
+        path = Path(where)
+        if not path.is_file():
+            raise TargetError(f"{where}: no such file")
+        name, root, _ = module_name(path)
+        # The package root makes relative imports work; the file's own directory, the sibling
+        # imports of a script that is run directly.
+        for directory in (str(path.resolve().parent), str(root)):
+            if directory not in sys.path:
+                sys.path.insert(0, directory)
+    else:
+        path, name = None, where
+    try:
+        module = importlib.import_module(name)
+    except (Exception, SystemExit) as error:
+        raise TargetError(f"cannot import {name}: {type(error).__name__}: {error}") from error
+    if path is not None and Path(getattr(module, "__file__", "") or "").resolve() != path.resolve():
+        raise TargetError(f"{where}: the module name {name!r} is taken by {module.__file__}")
+    found = module
+    for part in attribute.split("."):
+        try:
+            found = getattr(found, part)
+        except AttributeError:
+            raise TargetError(f"module {name} has no attribute {attribute!r}") from None
+    return found
+
+
+# The command.
+
+
+@click.command(name="probe")
+@click.argument("target")
+@click.option(
+    "--output-format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="How to print the arguments that do not arrive as sent.",
+)
+def probe_command(target: str, output_format: str) -> None:
+    """Run every tool's argument validation on values the framework is known to mangle.
+
+    TARGET names a server object: path/to/server.py:attr or package.module:attr (an mcp
+    FastMCP or MCPServer, or a fastmcp.FastMCP). For every registered tool, "null", "[1]" and
+    '{"a": 1}' go to each parameter that takes text, and 5.0 to each integer parameter. Tool
+    bodies are never run. Exit 1 when an argument arrives changed or is rejected, 2 when TARGET
+    cannot be loaded.
+    """
+    try:
+        report = probe_server(load_target(target))
+    except (TargetError, NotAServerError) as error:
+        click.echo(f"mcp-codemod: error: {error}", err=True)
+        sys.exit(2)
+    for tool, reason in report.not_probed:
+        click.echo(f"mcp-codemod: tool {tool!r} not probed: {reason}", err=True)
+    if not report.tools and not report.not_probed:
+        click.echo(f"mcp-codemod: {report.server!r} has no tools registered", err=True)
+    click.echo(_json(report) if output_format == "json" else _text(report))
+    sys.exit(1 if report.problems else 0)
+
+
+def _json(report: ProbeReport) -> str:
+    return json.dumps(
+        [
+            {
+                "tool": problem.tool,
+                "parameter": problem.parameter,
+                "sent": problem.sent,
+                "outcome": problem.outcome,
+                "received": None if problem.error is not None else repr(problem.received),
+                "error": problem.error,
+            }
+            for problem in report.problems
+        ],
+        indent=2,
+    )
+
+
+def _text(report: ProbeReport) -> str:
+    if not report.problems:
+        return f"Every argument arrives as sent ({report.summary()})."
+    rows = [("TOOL", "PARAMETER", "SENT", "RECEIVED")]
+    rows += [(p.tool, p.parameter, repr(p.sent), p.describe()) for p in report.problems]
+    widths = [max(len(row[column]) for row in rows) for column in range(3)]
+    lines = [
+        "  ".join(
+            [*(cell.ljust(width) for cell, width in zip(row[:3], widths, strict=True)), row[3]]
+        )
+        for row in rows
+    ]
+    parameters = len({(p.tool, p.parameter) for p in report.problems})
+    tools = len({p.tool for p in report.problems})
+    lines.append(
+        f"{_count(len(report.problems), 'argument')} changed or rejected, in "
+        f"{_count(parameters, 'parameter')} of {_count(tools, 'tool')} ({report.summary()})."
+    )
+    return "\n".join(lines)
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"

@@ -1,0 +1,63 @@
+"""Assertions for a project's own test suite.
+
+```python
+from mcp_codemod.testing import assert_tools_keep_arguments
+from myserver import mcp
+
+
+def test_tools_keep_their_arguments():
+    assert_tools_keep_arguments(mcp)
+```
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from mcp_codemod.probe import ProbeReport, probe_server
+
+__all__ = ["assert_tools_keep_arguments"]
+
+
+def assert_tools_keep_arguments(server: Any) -> None:
+    """Fail when a tool of `server` would receive a probe argument changed, or not at all.
+
+    The probe of `mcp-codemod probe`: for every registered tool, the strings "null", "[1]" and
+    '{"a": 1}' go to each parameter that takes them, and 5.0 to each integer parameter, through
+    the framework's own argument handling; tool bodies are never run. In the suite, a new tool or
+    parameter cannot bring the problem back unnoticed. Tools the probe cannot reproduce (not
+    plain function tools) are named in a warning.
+    """
+    __tracebackhide__ = True
+    report = probe_server(server)
+    for tool, reason in report.not_probed:
+        warnings.warn(f"tool {tool!r} not probed: {reason}", stacklevel=2)
+    if not report.tools and not report.not_probed:
+        warnings.warn(f"{report.server!r} has no tools registered", stacklevel=2)
+    if report.problems:
+        raise AssertionError(_message(report))
+
+
+def _message(report: ProbeReport) -> str:
+    lines = [
+        f"Tool arguments that do not arrive as sent ({report.summary()}):",
+        *(
+            f"  {p.tool}({p.parameter}): sent {p.sent!r}, "
+            + (f"received {p.received!r}" if p.error is None else f"rejected: {p.error}")
+            for p in report.problems
+        ),
+    ]
+    if any(isinstance(p.sent, str) for p in report.problems):
+        lines.append(
+            "Text parameters: guard the server (mcp_codemod.runtime.guard(server), or the "
+            "GuardedFastMCP / GuardedMCPServer class)."
+        )
+    if any(isinstance(p.sent, float) for p in report.problems):
+        lines.append(
+            "Integer parameters: annotate them Annotated[..., mcp_codemod.runtime.AcceptWholeFloat]."
+        )
+    lines.append(
+        "`mcp-codemod fix --write` makes these changes for the tools it sees in the source."
+    )
+    return "\n".join(lines)

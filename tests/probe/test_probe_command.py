@@ -1,0 +1,216 @@
+"""`mcp-codemod probe TARGET`: loading the target, the table, JSON, and the exit codes."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from mcp_codemod.probe import probe_command
+
+from .servers import FASTMCP_MAJOR, MCP_FRAMEWORK, MCP_MAJOR, NOTES, NOTES_FASTMCP, server_source
+
+needs_mcp = pytest.mark.skipif(MCP_MAJOR is None, reason="mcp is not installed")
+
+
+@pytest.fixture(autouse=True)
+def restore_sys_path(monkeypatch):
+    # Loading a file target puts its directories on sys.path, for the life of the process.
+    monkeypatch.setattr(sys, "path", list(sys.path))
+
+
+def probe(*args: str):
+    return CliRunner().invoke(probe_command, list(args))
+
+
+@needs_mcp
+def test_table_of_the_arguments_that_do_not_arrive_as_sent():
+    result = probe(f"{NOTES}:mcp")
+
+    assert result.exit_code == 1, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == ["TOOL", "PARAMETER", "SENT", "RECEIVED"]
+    assert lines[1].split() == ["search", "query", "'null'", "None"]
+    assert lines[2].split(maxsplit=3) == [
+        "search",
+        "query",
+        "'[1]'",
+        "rejected: Input should be a valid string [string_type] (the validator got [1])",
+    ]
+    assert {line.split()[0] for line in lines[1:-1]} == {
+        "search",
+        "annotate",
+        "set_title",
+        "set_body",
+    }
+    assert lines[-1] == (
+        "12 arguments changed or rejected, in 4 parameters of 4 tools "
+        f"(probed 4 tools of 'notes', {MCP_FRAMEWORK})."
+    )
+
+
+@needs_mcp
+def test_json_output():
+    result = probe(f"{NOTES}:counters", "--output-format", "json")
+
+    assert result.exit_code == 1, result.output
+    assert json.loads(result.stdout) == [
+        {
+            "tool": "goto",
+            "parameter": "line",
+            "sent": 5.0,
+            "outcome": "rejected",
+            "received": None,
+            "error": "Input should be a valid integer [int_type]",
+        }
+    ]
+
+
+@needs_mcp
+def test_json_output_of_a_changed_argument():
+    [first, *_] = json.loads(probe(f"{NOTES}:mcp", "--output-format", "json").stdout)
+
+    assert first == {
+        "tool": "search",
+        "parameter": "query",
+        "sent": "null",
+        "outcome": "changed",
+        "received": "None",
+        "error": None,
+    }
+
+
+@needs_mcp
+def test_guarded_server_exits_zero(tmp_path):
+    path = tmp_path / "guarded_echo.py"
+    path.write_text(server_source(guarded=True), encoding="utf-8")
+
+    result = probe(f"{path}:server")
+
+    assert result.exit_code == 0, result.output
+    assert (
+        result.stdout
+        == f"Every argument arrives as sent (probed 1 tool of 'echo', {MCP_FRAMEWORK}).\n"
+    )
+    assert probe(f"{path}:server", "--output-format", "json").stdout == "[]\n"
+
+
+@pytest.mark.skipif(FASTMCP_MAJOR is None, reason="fastmcp is not installed")
+def test_fastmcp_server_exits_zero():
+    result = probe(f"{NOTES_FASTMCP}:mcp")
+
+    assert result.exit_code == 0, result.output
+    assert (
+        "Every argument arrives as sent (probed 1 tool of 'standalone', fastmcp " in result.stdout
+    )
+
+
+@needs_mcp
+def test_dotted_module_target(tmp_path, monkeypatch):
+    package = tmp_path / "dotted_probe_app"
+    package.mkdir()
+    (package / "__init__.py").write_text(
+        "from types import SimpleNamespace\n\nfrom .server import server\n\n"
+        "holder = SimpleNamespace(server=server)\n",
+        encoding="utf-8",
+    )
+    (package / "server.py").write_text(server_source(guarded=False), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    for target in ("dotted_probe_app.server:server", "dotted_probe_app:holder.server"):
+        result = probe(target)
+
+        assert result.exit_code == 1, result.output
+        assert result.stdout.splitlines()[1].split()[:2] == ["echo", "text"]
+
+
+@needs_mcp
+def test_file_inside_a_package_is_imported_as_part_of_it(tmp_path):
+    # The relative import only works when app.py is imported as path_probe_app.app.
+    package = tmp_path / "path_probe_app"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "tools.py").write_text(server_source(guarded=False), encoding="utf-8")
+    (package / "app.py").write_text("from .tools import server as mcp\n", encoding="utf-8")
+
+    result = probe(f"{package / 'app.py'}:mcp")
+
+    assert result.exit_code == 1, result.output
+    assert "echo" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [
+        ("server.py", "'server.py' is not MODULE:ATTRIBUTE or PATH.py:ATTRIBUTE"),
+        ("missing/server.py:mcp", "missing/server.py: no such file"),
+        (
+            "no_such_probe_module:mcp",
+            "cannot import no_such_probe_module: ModuleNotFoundError: "
+            "No module named 'no_such_probe_module'",
+        ),
+    ],
+)
+def test_target_errors_exit_2_with_one_line(target, message):
+    result = probe(target)
+
+    assert result.exit_code == 2
+    assert result.stderr == f"mcp-codemod: error: {message}\n"
+    assert result.stdout == ""
+
+
+def test_module_that_fails_at_import(tmp_path):
+    path = tmp_path / "broken_probe_server.py"
+    path.write_text("raise RuntimeError('no database')\n", encoding="utf-8")
+
+    result = probe(f"{path}:mcp")
+
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "mcp-codemod: error: cannot import broken_probe_server: RuntimeError: no database\n"
+    )
+
+
+@needs_mcp
+def test_missing_attribute_and_not_a_server():
+    missing = probe(f"{NOTES}:nothing")
+    not_a_server = probe(f"{NOTES}:CALLS")
+
+    assert (missing.exit_code, not_a_server.exit_code) == (2, 2)
+    assert missing.stderr == f"mcp-codemod: error: module {NOTES.stem} has no attribute 'nothing'\n"
+    assert not_a_server.stderr == (
+        "mcp-codemod: error: builtins.list is not an mcp FastMCP, an mcp MCPServer "
+        "or a fastmcp.FastMCP\n"
+    )
+
+
+def test_module_name_taken_by_another_file(tmp_path):
+    path = tmp_path / "json.py"
+    path.write_text("mcp = None\n", encoding="utf-8")
+
+    result = probe(f"{path}:mcp")
+
+    assert result.exit_code == 2
+    assert result.stderr.startswith("mcp-codemod: error: ")
+    assert "the module name 'json' is taken by" in result.stderr
+
+
+@needs_mcp
+def test_server_without_tools_says_so(tmp_path):
+    path = tmp_path / "empty_probe_server.py"
+    source = server_source(guarded=False)
+    path.write_text(source[: source.index("\n\n\n@")] + "\n", encoding="utf-8")
+
+    result = probe(f"{path}:server")
+
+    assert result.exit_code == 0
+    assert result.stderr == "mcp-codemod: 'echo' has no tools registered\n"
+
+
+def test_help_names_the_target_forms():
+    result = probe("--help")
+
+    assert result.exit_code == 0
+    assert "path/to/server.py:attr or package.module:attr" in result.stdout

@@ -1,0 +1,102 @@
+"""The pre-commit hooks, run by the real pre-commit on a throwaway repository.
+
+`pre-commit try-repo` installs the hooks from this repository's HEAD (plus uncommitted changes to
+tracked files, but not untracked files) into a fresh virtualenv on every run, so each test takes a
+while.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+EXPOSED = """\
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("demo")
+
+
+@mcp.tool()
+def search(query: str | None = None) -> str:
+    return query or ""
+"""
+
+pytestmark = [
+    pytest.mark.skipif(
+        importlib.util.find_spec("pre_commit") is None, reason="pre-commit is not installed"
+    ),
+    pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed"),
+    pytest.mark.skipif(
+        not (ROOT / ".git").exists(),
+        reason=f"{ROOT} is not a git repository, and pre-commit try-repo installs hooks from one",
+    ),
+]
+
+
+def environment(**extra: str) -> dict[str, str]:
+    # Without the GIT_* variables a surrounding git hook sets (GIT_INDEX_FILE, GIT_DIR...), which
+    # would point these git commands at the repository being committed to.
+    kept = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
+    return {**kept, **extra}
+
+
+@pytest.fixture(scope="module")
+def pre_commit_home(tmp_path_factory) -> Path:
+    """Keeps pre-commit's database and log out of the user's cache, once for both hook runs.
+
+    try-repo builds the hooks' environments in a temporary store of its own, not here.
+    """
+    return tmp_path_factory.mktemp("pre-commit-home")
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    """A git repository whose one staged file is an mcp 1.x server with a `str | None` tool."""
+    repo = tmp_path / "project"
+    repo.mkdir()
+    (repo / "server.py").write_text(EXPOSED, encoding="utf-8")
+    for command in (["init", "--quiet"], ["add", "server.py"]):
+        subprocess.run(["git", *command], cwd=repo, env=environment(), check=True)
+    return repo
+
+
+def try_repo(project: Path, hook: str, home: Path) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "try-repo", str(ROOT), hook, "--all-files"],
+        cwd=project,
+        env=environment(PRE_COMMIT_HOME=str(home)),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    if "An error has occurred" in result.stdout + result.stderr:
+        pytest.fail(f"pre-commit could not run {hook}:\n{result.stdout}{result.stderr}")
+    return result
+
+
+def test_check_hook_fails_the_commit_on_findings(project, pre_commit_home):
+    result = try_repo(project, "mcp-codemod-check", pre_commit_home)
+
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "mcp-codemod check" in result.stdout
+    assert "Failed" in result.stdout
+    assert "server.py:7:12: MCP001" in result.stdout
+    assert (project / "server.py").read_text(encoding="utf-8") == EXPOSED
+
+
+def test_fix_hook_rewrites_the_server_and_fails_the_commit(project, pre_commit_home):
+    result = try_repo(project, "mcp-codemod-fix", pre_commit_home)
+
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "files were modified by this hook" in result.stdout
+    fixed = (project / "server.py").read_text(encoding="utf-8")
+    assert "GuardedFastMCP" in fixed
+    assert "query: Annotated[str | None, NoPreParse] = None" in fixed
