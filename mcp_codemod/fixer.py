@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -122,8 +123,7 @@ def apply(text: str, file_plan: FilePlan) -> str:
         names = ", ".join(sorted(markers))
         needed |= markers
         if site.append_at is not None:
-            at = offset(site.append_at)
-            edits.append((at, at, f", {names}"))
+            edits.append(_append(text, offset(site.append_at), names))
         else:
             needed.add("Annotated")
             start, end = offset(site.span.start), offset(site.span.end)
@@ -145,3 +145,23 @@ def apply(text: str, file_plan: FilePlan) -> str:
     except SyntaxError as error:  # a bug of ours: never write it
         raise FixError(f"the fixed text would not parse ({error.msg}); left unchanged") from None
     return text
+
+
+# After the last element of a multi-line `Annotated[...]`: a trailing comma (and maybe a comment)
+# ending the line, or a line break before the closing bracket.
+_TRAILING_COMMA_LINE = re.compile(r",[ \t]*(?:#[^\r\n]*)?(\r\n|\r|\n)")
+_BREAK_BEFORE_BRACKET = re.compile(r"[ \t]*(\r\n|\r|\n)[ \t]*\]")
+
+
+def _append(text: str, at: int, names: str) -> tuple[int, int, str]:
+    """The edit that appends `names` to the `Annotated[...]` metadata ending at `at`, laid out
+    as the surrounding elements are: one per line where they are one per line."""
+    indent = re.match(r"[ \t]*", text[text.rfind("\n", 0, at) + 1 :]).group()
+    trailing = _TRAILING_COMMA_LINE.match(text, at)
+    if trailing:
+        end = trailing.end()
+        return end, end, f"{indent}{names},{trailing.group(1)}"
+    if _BREAK_BEFORE_BRACKET.match(text, at):
+        newline = _BREAK_BEFORE_BRACKET.match(text, at).group(1)
+        return at, at, f",{newline}{indent}{names}"
+    return at, at, f", {names}"

@@ -115,13 +115,18 @@ def test_existing_annotated_gets_the_marker_appended(tmp_path):
                 str | None,
                 Field(description="text"),
             ] = None,
+            limit: Annotated[
+                int,
+                Field(strict=True)
+            ] = 1,
+            short: Annotated[str | None, Field(description="text")] = None,
         ) -> str:
             return query or ""
         """,
         """\
         from typing import Annotated
 
-        from mcp_codemod.runtime import GuardedMCPServer, NoPreParse
+        from mcp_codemod.runtime import AcceptWholeFloat, GuardedMCPServer, NoPreParse
         from pydantic import Field
 
         server = GuardedMCPServer("demo")
@@ -131,8 +136,15 @@ def test_existing_annotated_gets_the_marker_appended(tmp_path):
         def search(
             query: Annotated[
                 str | None,
-                Field(description="text"), NoPreParse,
+                Field(description="text"),
+                NoPreParse,
             ] = None,
+            limit: Annotated[
+                int,
+                Field(strict=True),
+                AcceptWholeFloat
+            ] = 1,
+            short: Annotated[str | None, Field(description="text"), NoPreParse] = None,
         ) -> str:
             return query or ""
         """,
