@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from mcp_codemod import __version__, report
+from mcp_codemod.cache import default_cache_dir
 from mcp_codemod.checker import CheckResult, check_files
 from mcp_codemod.discovery import PathError, discover
 from mcp_codemod.probe import probe_command
@@ -68,13 +69,34 @@ def analysis_options(function):
             type=click.Path(path_type=Path),
             help="pyproject.toml to read [tool.mcp-codemod] from (default: the closest one).",
         ),
+        click.option(
+            "--jobs",
+            "-j",
+            type=click.IntRange(min=1),
+            help="Processes that parse files (default: one per core).",
+        ),
+        click.option(
+            "--no-cache",
+            is_flag=True,
+            envvar="MCP_CODEMOD_NO_CACHE",
+            help="Neither read nor write the cache.",
+        ),
+        click.option(
+            "--cache-dir",
+            type=click.Path(path_type=Path),
+            envvar="MCP_CODEMOD_CACHE_DIR",
+            help="Where to cache facts (default: .mcp-codemod-cache beside the configuration "
+            "file, or in the working directory).",
+        ),
     ]
     for option in reversed(options):
         function = option(function)
     return function
 
 
-def run_check(paths, select, ignore, extend_exclude, framework, config, **extra):
+def run_check(
+    paths, select, ignore, extend_exclude, framework, config, jobs, no_cache, cache_dir, **extra
+):
     """Settings, files and the analysis, shared by `check` and `fix`."""
     settings = _settings(
         config,
@@ -88,7 +110,10 @@ def run_check(paths, select, ignore, extend_exclude, framework, config, **extra)
     rules = select_rules(
         list(settings.select) if settings.select is not None else None, list(settings.ignore)
     )
-    return settings, check_files(files, rules, settings.framework)
+    cache = None
+    if not no_cache:
+        cache = cache_dir or settings.cache_dir or default_cache_dir(settings.config_file)
+    return settings, check_files(files, rules, settings.framework, jobs=jobs, cache_dir=cache)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

@@ -19,7 +19,7 @@ class MarkerEdit:
 
 @dataclass(frozen=True)
 class FixPlan:
-    marker: MarkerEdit
+    marker: MarkerEdit | None  # None when the parameter is marked and only its server is not
     server: ServerSwap | None  # make the server guarded, where its construction is in reach
     guard_advice: str | None  # otherwise: the line the user has to add
 

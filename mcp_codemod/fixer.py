@@ -68,21 +68,23 @@ class FixResult:
 
 def plan(findings: tuple[Finding, ...]) -> tuple[dict[str, FilePlan], tuple[str, ...]]:
     plans: dict[str, FilePlan] = defaultdict(FilePlan)
-    advice: dict[str, None] = {}
+    advice: dict[str, str] = {}  # note → where it applies first
     for finding in findings:
         if finding.fix is None:
             continue
         marker = finding.fix.marker
-        file_plan = plans[marker.path]
-        _, markers = file_plan.markers.setdefault(marker.site.span, (marker.site, set()))
-        markers.add(marker.marker)
-        file_plan.fixes += 1
+        if marker is not None:
+            file_plan = plans[marker.path]
+            _, markers = file_plan.markers.setdefault(marker.site.span, (marker.site, set()))
+            markers.add(marker.marker)
         swap = finding.fix.server
         if swap is not None:
             plans[swap.path].swaps[swap.span] = GUARDED_CLASS_NAME[swap.framework]
+        plans[finding.path].fixes += 1
         if finding.fix.guard_advice:
-            advice[f"{finding.path}:{finding.line}: {finding.fix.guard_advice}"] = None
-    return dict(plans), tuple(advice)
+            # One note per server, at its first tool, however many parameters it exposes.
+            advice.setdefault(finding.fix.guard_advice, f"{finding.path}:{finding.line}")
+    return dict(plans), tuple(f"{where}: {text}" for text, where in advice.items())
 
 
 def fix_findings(findings: tuple[Finding, ...]) -> FixResult:

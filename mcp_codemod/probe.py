@@ -13,13 +13,11 @@ pydantic are imported when a server is probed (a pre-commit hook's environment h
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import json
 import math
 import sys
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -312,6 +310,10 @@ def _fastmcp_validate(validator: Any, strict: bool, value: Any) -> Any:
 
 
 def _run(coroutine_function: Callable[[], Any]) -> Any:
+    # Imported here: the CLI loads this module for every command, and only `probe` runs loops.
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:

@@ -30,7 +30,11 @@ class Rule:
     ]  # the message, or None when the rule does not apply
 
     def is_fixable(self, parameter: ToolParameter) -> bool:
-        return self.fixable and _fix_site(parameter) is not None and _fixable_shape(self, parameter)
+        if not self.fixable:
+            return False
+        if self.code == "MCP001" and NO_PRE_PARSE in parameter.facts.markers:
+            return parameter.server.swap is not None  # only the server is left to guard
+        return _fix_site(parameter) is not None and _fixable_shape(self, parameter)
 
 
 def _fix_site(parameter: ToolParameter):
@@ -57,7 +61,15 @@ def _pre_parsed(parameter: ToolParameter) -> str | None:
     if parameter.facts.text not in (Text.ADMITS_STR, Text.ANY):
         return None
     if NO_PRE_PARSE in parameter.facts.markers:
-        return None
+        # The marker cannot stop the SDK; only a guarded server can. Where the server's
+        # construction is in sight and unguarded, the marker is a false promise.
+        if server.origin is None:
+            return None
+        return (
+            f"Tool `{parameter.tool}`: {_describe(parameter)} is marked NoPreParse, but its "
+            f"server ({server.description}) is not guarded: {server.framework.title} still "
+            "JSON-pre-parses it"
+        )
     return (
         f"Tool `{parameter.tool}`: {_describe(parameter)} is JSON-pre-parsed by "
         f'{server.framework.title}: the string "null" arrives as None and "[1, 2]" as a list'
@@ -104,7 +116,7 @@ MCP001 = Rule(
     why=(
         "mcp 1.x `FastMCP` and mcp 2.x `MCPServer` run `json.loads` on every string argument whose\n"
         "annotation is not exactly `str`. For `str | None`, `Optional[str]`, `str | list[str]`,\n"
-        '`Literal[...]`, `Any` and unannotated parameters the string "null" arrives as None (as if\n'
+        '`Literal["null", ...]`, `Any` and unannotated parameters the string "null" arrives as None (as if\n'
         'it had not been sent), and "[1, 2]" or \'{"a": 1}\' arrive as a list or dict and fail\n'
         "validation. Free text (queries, file contents, names) cannot carry those values at all.\n"
         "The standalone `fastmcp` package does not pre-parse: its tools are not reported."

@@ -53,6 +53,7 @@ class Settings:
     output_format: str = "text"
     framework: Framework | None = None  # for servers whose framework cannot be resolved
     respect_gitignore: bool = True
+    cache_dir: Path | None = None
     config_file: Path | None = None
 
     @property
@@ -68,6 +69,7 @@ _KEYS = {
     "output-format",
     "framework",
     "respect-gitignore",
+    "cache-dir",
 }
 
 
@@ -140,4 +142,10 @@ def _validate(values: dict, path: Path | None) -> Settings:
         if not isinstance(values["respect_gitignore"], bool):
             raise ConfigError(f"{where}`respect-gitignore` must be true or false")
         settings = replace(settings, respect_gitignore=values["respect_gitignore"])
+    if "cache_dir" in values:
+        if not isinstance(values["cache_dir"], str | Path) or not str(values["cache_dir"]):
+            raise ConfigError(f"{where}`cache-dir` must be a path")
+        # Relative to the configuration file, as ruff's `cache-dir` is.
+        base = path.parent if path is not None else Path.cwd()
+        settings = replace(settings, cache_dir=base / values["cache_dir"])
     return settings

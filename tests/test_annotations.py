@@ -47,6 +47,7 @@ def facts_of(annotation: str):
         ("Annotated[str | None, Field()]", Text.ADMITS_STR),
         ("str | list[str]", Text.ADMITS_STR),
         ("Literal['a', 'null']", Text.ADMITS_STR),
+        ("Literal['[]', 'b']", Text.ADMITS_STR),
         ("'str | None'", Text.ADMITS_STR),
         ("Alias", Text.ADMITS_STR),
         ("Any", Text.ANY),
@@ -55,6 +56,9 @@ def facts_of(annotation: str):
         ("list[str]", Text.NO_STR),
         ("dict[str, Any] | None", Text.NO_STR),
         ("Literal[1, 2]", Text.NO_STR),
+        # Members that do not decode to null, an array or an object pass the pre-parse intact.
+        ("Literal['ASC', 'DESC'] | None", Text.NO_STR),
+        ("Literal['1', 'true']", Text.NO_STR),
         ("SomeModel | None", Text.UNKNOWN),
     ],
 )

@@ -449,7 +449,7 @@ def test_write_keeps_the_mode_and_leaves_no_temporary_file(tmp_path):
     path.chmod(0o750)
     assert run_cli("fix", "--write", "server.py", cwd=tmp_path).exit_code == 0
     assert stat.S_IMODE(path.stat().st_mode) == 0o750
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["server.py"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".mcp-codemod-cache", "server.py"]
 
 
 def test_a_file_with_a_syntax_error_is_reported_and_left_alone(tmp_path):

@@ -44,7 +44,10 @@ class ServerRef:
     guarded_by_call: bool = False  # `guard(FastMCP(...))`
     class_span: Span | None = None  # CONSTRUCT: the class expression the fix renames
     line: int = 0  # CONSTRUCT: with the module, identifies one server object
-    argument: tuple[int, str] | None = None  # PARAMETER: its position (counting `self`) and name
+    # A parameter (PARAMETER, or ANNOTATED with a server class): the function it belongs to, and
+    # its position (counting `self`) and name, so that callers can tell which server it is.
+    function: str = ""
+    argument: tuple[int, str] | None = None
 
 
 @dataclass(frozen=True)

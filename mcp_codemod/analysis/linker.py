@@ -287,8 +287,10 @@ class Linker:
                 return ResolvedServer(None, f"imported from {ref.target}, outside the project")
             owner, name = found
             return self.server(owner, owner.servers[name], hops + 1)
-        if ref.kind is RefKind.PARAMETER and ref.argument is not None:
-            return self.passed_server(module, ref.target, ref.argument, hops)
+        if ref.argument is not None:
+            passed = self.passed_server(module, ref.function, ref.argument, hops)
+            if passed.framework is not None or ref.kind is RefKind.PARAMETER:
+                return passed
         if ref.kind is RefKind.UNKNOWN:
             return ResolvedServer(None, "not resolvable statically")
         resolved = self.server_class(ref.target, module)

@@ -151,8 +151,20 @@ class _Scanner:
     def span(self, node: ast.AST) -> Span:
         return Span(self.start(node), self.position(node.end_lineno, node.end_col_offset))
 
+    def segment(self, node: ast.AST) -> str:
+        """The node's source text (`ast.get_source_segment` re-splits the whole file per call)."""
+        first, last = node.lineno - 1, node.end_lineno - 1
+        lines = [line.encode("utf-8") for line in self.lines[first : last + 1]]
+        if first == last:
+            return lines[0][node.col_offset : node.end_col_offset].decode("utf-8", "replace")
+        lines[0], lines[-1] = lines[0][node.col_offset :], lines[-1][: node.end_col_offset]
+        return b"\n".join(lines).decode("utf-8", "replace")
+
     def text(self, node: ast.AST) -> str:
-        return ast.get_source_segment(self.source, node) or ast.unparse(node)
+        """The node's source as one line, for messages."""
+        if node.lineno == node.end_lineno:
+            return self.segment(node)
+        return ast.unparse(node)
 
     # ---- names -----------------------------------------------------------------------------
     def qualify(self, node: ast.expr, scope: _Scope) -> str | None:
@@ -307,10 +319,16 @@ class _Scanner:
                     self.calls_in(node, scope, cls)
 
     def function(
-        self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: _Scope, cls: _ClassContext | None
+        self,
+        node: ast.FunctionDef | ast.AsyncFunctionDef,
+        scope: _Scope,
+        cls: _ClassContext | None,
+        is_method: bool = False,
     ) -> None:
+        # A function nested in a method is no method: it keeps the method's `self` in reach
+        # (`cls`) but its own name and all its parameters.
         qualname = f"{scope.qualname}.{node.name}" if scope.qualname else node.name
-        if cls is not None:
+        if is_method and cls is not None:
             qualname = f"{cls.qualname}.{node.name}"
         is_static = any(
             isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list
@@ -321,8 +339,8 @@ class _Scanner:
         self.functions[qualname] = Function(
             qualname=qualname,
             position=self.def_position(node),
-            parameters=self.parameters(node, scope, skip_first=cls is not None and not is_static),
-            is_method=cls is not None,
+            parameters=self.parameters(node, scope, skip_first=is_method and not is_static),
+            is_method=is_method,
             returns=self.returned_servers(node.body, local),
         )
         for decorator in node.decorator_list:
@@ -355,12 +373,15 @@ class _Scanner:
             annotation = self.qualify(arg.annotation, local.parent) if arg.annotation else None
             if annotation is None and isinstance(arg.annotation, ast.Constant):
                 annotation = self.string_annotation_name(arg.annotation, local)
+            # `def register(mcp): ...`: the server is what the callers pass; an annotation
+            # names its class, for when no caller is in sight.
+            where = (index if index < len(positional) else -1, arg.arg)
             if annotation and not annotation.startswith("?"):
-                server = ServerRef(RefKind.ANNOTATED, annotation)
+                server = ServerRef(
+                    RefKind.ANNOTATED, annotation, function=local.qualname, argument=where
+                )
             else:
-                # `def register(mcp): ...`: the server is what the callers pass.
-                where = index if index < len(positional) else -1
-                server = ServerRef(RefKind.PARAMETER, local.qualname, argument=(where, arg.arg))
+                server = ServerRef(RefKind.PARAMETER, "", function=local.qualname, argument=where)
             local.names[arg.arg] = _Symbol("server", server=server)
 
     def string_annotation_name(self, node: ast.Constant, scope: _Scope) -> str | None:
@@ -388,7 +409,7 @@ class _Scanner:
         # Methods resolve names in the enclosing scope, not the class body: Python's own rule.
         for statement in node.body:
             if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
-                self.function(statement, scope, context)
+                self.function(statement, scope, context, is_method=True)
             elif isinstance(statement, ast.ClassDef):
                 self.class_def(statement, scope)
             else:
@@ -453,8 +474,11 @@ class _Scanner:
             self.calls_in(call, scope, cls)
 
     def calls_in(self, node: ast.AST, scope: _Scope, cls: _ClassContext | None) -> None:
-        for call in ast.walk(node):
-            if isinstance(call, ast.Call):
+        calls = [call for call in ast.walk(node) if isinstance(call, ast.Call)]
+        # In `server.tool(name)(fn)` the inner call is part of the outer registration.
+        inner = {id(call.func) for call in calls if isinstance(call.func, ast.Call)}
+        for call in calls:
+            if id(call) not in inner:
                 self.call(call, scope, cls)
 
     def call(self, node: ast.Call, scope: _Scope, cls: _ClassContext | None) -> None:
@@ -718,7 +742,7 @@ class _Scanner:
         """
         if self.postponed_annotations:
             return self.alias_site(node, scope)
-        text = ast.get_source_segment(self.source, node)
+        text = self.segment(node)
         if (
             text is None
             or node.lineno != node.end_lineno

@@ -7,6 +7,7 @@ without keeping syntax trees around. `classify` then answers the questions the r
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
@@ -127,6 +128,18 @@ AliasResolver = Callable[[str], "tuple[TypeExpr, bool] | None"]
 """Maps a qualified name to (the aliased type, whether it is a PEP 695 `type` alias), if it is one."""
 
 
+def _pre_parse_changes(value: object) -> bool:
+    """Whether the SDK's pre-parse replaces this string: only when it decodes to JSON null, an
+    array or an object (numbers and booleans are put back as the string)."""
+    if not isinstance(value, str):
+        return False
+    try:
+        decoded = json.loads(value)
+    except (ValueError, RecursionError):
+        return False
+    return decoded is None or isinstance(decoded, list | dict)
+
+
 def classify(expr: TypeExpr | None, resolve_alias: AliasResolver) -> AnnotationFacts:
     if expr is None:
         return AnnotationFacts(Text.ANY, Integer.NONE)
@@ -207,7 +220,7 @@ class _Classifier:
         if base in _UNION:
             return self.union(args)
         if base in LITERAL:
-            if any(isinstance(a, TConst) and isinstance(a.value, str) for a in args):
+            if any(isinstance(a, TConst) and _pre_parse_changes(a.value) for a in args):
                 return AnnotationFacts(Text.ADMITS_STR, Integer.NONE)
             return AnnotationFacts(Text.NO_STR, Integer.NONE)
         if base in _KNOWN_NON_STR or base.startswith(("collections.abc.", "typing.")):

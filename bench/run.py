@@ -1,0 +1,412 @@
+"""Measure `mcp-codemod check` and `fix` against reading the files and against ruff.
+
+    python bench/run.py [--cache DIR] [--repeat N] [--results FILE]
+
+Builds a corpus from pinned registry distributions (`pip download --no-deps`, wheels unzipped)
+in a cache folder outside the repository (default ~/.cache/mcp-codemod-bench, or
+$MCP_CODEMOD_BENCH_CACHE), then measures, as medians of N runs, in one go:
+
+- Python start-up (`python -c pass`) and `mcp-codemod --version`;
+- reading every file (the floor) and `ruff check --no-cache --select E,F --exit-zero` (the
+  reference), over the same trees;
+- `mcp-codemod check --no-cache` with 1 job and with every core, `check` on a warm cache, and
+  `fix` (no write) without cache, each with its peak memory;
+- on a synthetic tree where every file registers tools: `ast.parse`, libcst's parse, the
+  analysis (scan + link) and `check` with 1 and 2 jobs;
+- where a process pool starts to pay (the `jobs` threshold).
+
+It prints the figures and writes them to bench/RESULTS.md. The commands run as subprocesses, so
+the numbers include start-up, as a user sees them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import gc
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from collections.abc import Callable
+from datetime import date
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+DEFAULT_CACHE = Path(
+    os.environ.get("MCP_CODEMOD_BENCH_CACHE", Path.home() / ".cache" / "mcp-codemod-bench")
+)
+# MCP server distributions, as a project of servers looks.
+SERVERS = [
+    "mcp-server-fetch==2026.10.24",
+    "mcp-server-git==2026.10.19",
+    "mcp-server-time==2026.10.19",
+    "mcp-atlassian==0.23.1",
+    "awslabs-aws-documentation-mcp-server==1.2.3",
+    "awslabs-postgres-mcp-server==1.2.2",
+    "awslabs-aws-api-mcp-server==1.5.6",
+    "awslabs-dynamodb-mcp-server==2.1.8",
+    "excel-mcp-server==2.2.2",
+    "chroma-mcp==0.2.6",
+    "mcp-clickhouse==0.7.0",
+    "duckduckgo-mcp-server==0.7.0",
+]
+# The frameworks and a repository's worth of their dependencies: the scale of a monorepo or a
+# vendored tree, where most files cannot hold a tool.
+LIBRARIES = [
+    "fastmcp==4.2.3",
+    "fastmcp-slim==4.2.3",
+    "mcp==2.3.0",
+    "pydantic==2.14.4",
+    "pydantic-settings==2.16.3",
+    "starlette==1.10.0",
+    "sse-starlette==3.7.0",
+    "uvicorn==0.54.0",
+    "httpx==0.28.1",
+    "httpcore==1.0.9",
+    "anyio==4.16.0",
+    "authlib==1.9.10",
+    "cyclopts==5.5.2",
+    "typer==0.29.2",
+    "click==8.5.1",
+    "rich==15.0.0",
+    "pygments==2.21.0",
+    "jsonschema==4.26.0",
+    "jinja2==3.1.6",
+    "openpyxl==3.1.5",
+    "docutils==0.23",
+    "botocore==1.44.8",
+    "sqlalchemy==2.1.9",
+    "websockets==17.4",
+    "setuptools==84.2.1",
+    "pip==25.3",
+]
+
+
+# ---- the corpus ----------------------------------------------------------------------------
+
+
+def build_tree(cache: Path, group: str, requirements: list[str]) -> Path:
+    """`cache/tree/<group>/<distribution>/`: each wheel unpacked; downloads are kept."""
+    downloads = cache / "downloads"
+    downloads.mkdir(parents=True, exist_ok=True)
+    tree = cache / "tree" / group
+    for requirement in requirements:
+        name = requirement.split("==")[0].replace("-", "_").lower()
+        target = tree / name
+        if target.is_dir():
+            continue
+        wheel = _wheel(downloads, requirement)
+        with zipfile.ZipFile(wheel) as archive:
+            archive.extractall(target.with_suffix(".partial"))
+        target.with_suffix(".partial").rename(target)
+    return tree
+
+
+def _wheel(downloads: Path, requirement: str) -> Path:
+    name, version = requirement.split("==")
+    prefix = f"{name.replace('-', '_').lower()}-{version}-"
+    for existing in downloads.glob("*.whl"):
+        if existing.name.lower().startswith(prefix):
+            return existing
+    subprocess.run(
+        [
+            *(sys.executable, "-m", "pip", "download", "--quiet", "--no-deps"),
+            *(
+                "--only-binary=:all:",
+                "--python-version",
+                f"{sys.version_info[0]}.{sys.version_info[1]}",
+            ),
+            *("-d", str(downloads), requirement),
+        ],
+        check=True,
+    )
+    return _wheel(downloads, requirement)
+
+
+def python_files(tree: Path) -> list[Path]:
+    return sorted(tree.rglob("*.py"))
+
+
+def synthetic_tree(target: Path, count: int) -> Path:
+    """`count` modules, each the fixture servers' code run together: every file registers tools
+    (on mcp 1.x, mcp 2.x and fastmcp servers, through every registration form)."""
+    shutil.rmtree(target, ignore_errors=True)
+    target.mkdir(parents=True)
+    sources = [
+        path.read_text(encoding="utf-8")
+        for path in sorted((REPO / "fixtures").glob("*.py"))
+        if "__future__" not in path.read_text(encoding="utf-8")  # must come first in a module
+    ]
+    module = "\n\n".join(sources)
+    for index in range(count):
+        (target / f"server_{index:04d}.py").write_text(module, encoding="utf-8")
+    return target
+
+
+# ---- measuring -----------------------------------------------------------------------------
+
+
+def run(command: list[str], cwd: Path) -> tuple[float, int, int]:
+    """Wall seconds, peak resident memory (MB) and exit code of one command."""
+    start = time.perf_counter()
+    process = subprocess.Popen(
+        command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    _pid, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    # ru_maxrss is in KB on Linux and in bytes on macOS.
+    scale = 1 if sys.platform == "darwin" else 1024
+    return elapsed, usage.ru_maxrss * scale // 2**20, process.returncode
+
+
+def median_run(command: list[str], cwd: Path, repeat: int) -> tuple[float, int]:
+    runs = [run(command, cwd) for _ in range(repeat)]
+    codes = {code for _, _, code in runs}
+    if codes - {0, 1}:
+        raise SystemExit(f"{' '.join(command)} failed with exit code {codes}")
+    return statistics.median(t for t, _, _ in runs), max(m for _, m, _ in runs)
+
+
+def median_time(function: Callable[[], object], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def codemod_command() -> list[str]:
+    script = Path(sys.executable).with_name("mcp-codemod")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "mcp_codemod"]
+
+
+def ruff_command() -> list[str]:
+    script = Path(sys.executable).with_name("ruff")
+    return [str(script) if script.exists() else "ruff"]
+
+
+def supports(command: list[str], *words: str) -> bool:
+    result = subprocess.run([*command, "--help"], capture_output=True, text=True)
+    return result.returncode == 0 and all(word in result.stdout for word in words)
+
+
+class Report:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def heading(self, text: str) -> None:
+        print(f"\n{text}")
+        self.lines += ["", f"## {text}", ""]
+
+    def table(self, header: list[str], rows: list[list[str]]) -> None:
+        widths = [max(len(str(c)) for c in column) for column in zip(header, *rows, strict=True)]
+        for row in [header, *rows]:
+            print("  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)))
+        self.lines.append("| " + " | ".join(header) + " |")
+        self.lines.append("|" + "---|" * len(header))
+        self.lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+
+    def note(self, text: str) -> None:
+        print(text)
+        self.lines += ["", text]
+
+
+def measure_tree(report: Report, name: str, tree: Path, repeat: int, fix_works: bool) -> None:
+    files = python_files(tree)
+    size = sum(path.stat().st_size for path in files)
+    codemod = codemod_command()
+    read = median_time(lambda: [path.read_bytes() for path in files], repeat)
+    ruff, ruff_memory = median_run(
+        [*ruff_command(), "check", "--no-cache", "--select", "E,F", "--exit-zero", "."],
+        tree,
+        repeat,
+    )
+    rows: list[list[str]] = []
+
+    def row(label: str, seconds: float, memory: int | str) -> None:
+        rows.append(
+            [
+                label,
+                f"{seconds:.3f}",
+                f"{len(files) / seconds:,.0f}",
+                f"{seconds / ruff:.2f}×",
+                f"{seconds / read:.0f}×",
+                str(memory),
+            ]
+        )
+
+    row("read every file (in process)", read, "")
+    row("ruff check --no-cache --select E,F", ruff, ruff_memory)
+    check = [*codemod, "check", "--exit-zero", "."]
+    for label, options in (("1 job", ["--jobs", "1"]), ("every core", [])):
+        seconds, memory = median_run([*check, "--no-cache", *options], tree, repeat)
+        row(f"mcp-codemod check, cold, {label}", seconds, memory)
+    with tempfile.TemporaryDirectory() as cache:
+        run([*check, "--cache-dir", cache], tree)
+        seconds, memory = median_run([*check, "--cache-dir", cache], tree, repeat)
+        row("mcp-codemod check, warm cache", seconds, memory)
+    if fix_works:
+        seconds, memory = median_run([*codemod, "fix", "--no-cache", "."], tree, repeat)
+        row("mcp-codemod fix (diff, no write), cold", seconds, memory)
+    report.heading(f"{name}: {len(files):,} files, {size / 2**20:.1f} MB")
+    report.table(["step", "wall s", "files/s", "vs ruff", "vs read", "peak MB"], rows)
+    if not fix_works:
+        report.note("`fix` skipped: `mcp-codemod fix --help` failed.")
+
+
+def measure_every_file_holds_tools(report: Report, scratch: Path, repeat: int) -> None:
+    """Parse and analysis cost where the prefilter passes everything, in this process."""
+    from mcp_codemod.checker import Sources, check_files, scan_source
+    from mcp_codemod.rules import select_rules
+
+    # check_files runs without the cycle collector; so do these measurements, to compare alike.
+    gc.disable()
+    tree = synthetic_tree(scratch / "every-file-holds-tools", 500)
+    files = python_files(tree)
+    rules = select_rules(None, [])
+    sources = Sources(None)
+    tasks = [sources.examine(path, prefilter=True).task for path in files]
+    texts = [task.text for task in tasks]
+    parse = median_time(lambda: [ast.parse(text) for text in texts], repeat)
+    scan_and_parse = median_time(lambda: [scan_source(task) for task in tasks], repeat)
+    serial = median_time(lambda: check_files(files, rules, jobs=1), repeat)
+    parallel = median_time(lambda: check_files(files, rules, jobs=2), repeat)
+    analysis = serial - parse  # reading, prefilter, scan and link: all but the parse
+    scan = scan_and_parse - parse
+    try:
+        import libcst
+    except ImportError:
+        libcst_parse = None
+    else:
+        libcst_parse = median_time(lambda: [libcst.parse_module(text) for text in texts], 1)
+    codemod = [*codemod_command(), "check", "--exit-zero", "--no-cache", "."]
+    wall_1, _ = median_run([*codemod, "--jobs", "1"], tree, repeat)
+    wall_2, _ = median_run([*codemod, "--jobs", "2"], tree, repeat)
+    size = sum(len(text) for text in texts)
+    report.heading(
+        f"Every file holds tools: {len(files)} files, {size / 2**20:.1f} MB (the fixture servers"
+        " run together)"
+    )
+    rows = [
+        ["ast.parse", f"{parse:.3f}", ""],
+        ["scan (facts from the tree)", f"{scan:.3f}", f"{scan / parse:.0%} of ast.parse"],
+        [
+            "check_files, 1 job, minus ast.parse (read, scan, link, rules)",
+            f"{analysis:.3f}",
+            f"{analysis / parse:.0%} of ast.parse",
+        ],
+    ]
+    if libcst_parse is not None:
+        rows.append(
+            [
+                "libcst.parse_module (1 run)",
+                f"{libcst_parse:.3f}",
+                f"analysis is {analysis / libcst_parse:.0%} of it",
+            ]
+        )
+    rows += [
+        ["check_files, 1 job", f"{serial:.3f}", ""],
+        ["check_files, 2 jobs", f"{parallel:.3f}", f"{serial / parallel:.2f}× faster"],
+        ["mcp-codemod check, 1 job (wall)", f"{wall_1:.3f}", ""],
+        ["mcp-codemod check, 2 jobs (wall)", f"{wall_2:.3f}", f"{wall_1 / wall_2:.2f}× faster"],
+    ]
+    report.table(["step", "s", "ratio"], rows)
+    gc.enable()
+
+
+def measure_pool_threshold(report: Report, scratch: Path, repeat: int) -> None:
+    """Serial against a 2-process pool over growing amounts of source: where the pool pays."""
+    from mcp_codemod import parallel
+    from mcp_codemod.checker import Sources, scan_source
+
+    gc.disable()
+    files = python_files(scratch / "every-file-holds-tools")
+    sources = Sources(None)
+    tasks = [sources.examine(path, prefilter=True).task for path in files]
+    sizes = [len(task.text) for task in tasks]
+    rows = []
+    saved = parallel.POOL_THRESHOLD_BYTES
+    try:
+        parallel.POOL_THRESHOLD_BYTES = 0
+        for count in (8, 16, 32, 64, 128, 256):
+            some, some_sizes = tasks[:count], sizes[:count]
+            serial = median_time(lambda: [scan_source(t) for t in some], repeat)  # noqa: B023
+            pooled = median_time(
+                lambda: parallel.map_ordered(scan_source, some, some_sizes, 2),  # noqa: B023
+                repeat,
+            )
+            rows.append(
+                [
+                    f"{sum(some_sizes) / 1000:,.0f}",
+                    f"{serial * 1000:.0f}",
+                    f"{pooled * 1000:.0f}",
+                    "pool" if pooled < serial else "serial",
+                ]
+            )
+    finally:
+        parallel.POOL_THRESHOLD_BYTES = saved
+        gc.enable()
+    report.heading("Pool threshold: parse and scan, serial against 2 processes")
+    report.table(["source KB", "serial ms", "pool ms", "faster"], rows)
+    report.note(f"`parallel.POOL_THRESHOLD_BYTES` is {saved:,} bytes.")
+
+
+def measure_start_up(report: Report, repeat: int) -> None:
+    python, _ = median_run([sys.executable, "-c", "pass"], REPO, repeat)
+    version, _ = median_run([*codemod_command(), "--version"], REPO, repeat)
+    report.heading("Start-up")
+    report.table(
+        ["command", "wall s"],
+        [["python -c pass", f"{python:.3f}"], ["mcp-codemod --version", f"{version:.3f}"]],
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--results", type=Path, default=HERE / "RESULTS.md")
+    parser.add_argument("--note", default="", help="a line for the results (what was measured)")
+    options = parser.parse_args()
+    codemod = codemod_command()
+    if not supports([*codemod, "check"], "--no-cache", "--jobs", "--cache-dir"):
+        print("`mcp-codemod check` lacks --no-cache, --jobs or --cache-dir", file=sys.stderr)
+        return 2
+    fix_works = supports([*codemod, "fix"])
+    servers = build_tree(options.cache, "servers", SERVERS)
+    build_tree(options.cache, "libraries", LIBRARIES)
+    report = Report()
+    if options.note:
+        report.note(options.note)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    report.note(
+        f"{date.today()}, {platform.python_implementation()} {platform.python_version()}, "
+        f"{os.cpu_count()} cores, load average {load:.2f} at the start; medians of "
+        f"{options.repeat} runs. Corpus in {options.cache}."
+    )
+    measure_start_up(report, options.repeat)
+    measure_tree(report, "Corpus", options.cache / "tree", options.repeat, fix_works)
+    measure_tree(report, "MCP servers only", servers, options.repeat, fix_works)
+    with tempfile.TemporaryDirectory() as scratch:
+        measure_every_file_holds_tools(report, Path(scratch), options.repeat)
+        measure_pool_threshold(report, Path(scratch), options.repeat)
+    options.results.write_text(
+        "# Benchmark results\n\nWritten by `python bench/run.py`; see docs/speed.md.\n"
+        + "\n".join(report.lines)
+        + "\n",
+        encoding="utf-8",
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,207 @@
+"""What each file's analysis found, kept between runs by content, as ruff's `.ruff_cache`.
+
+One pickle per tool version and Python version holds, per absolute path: the file's stat stamp,
+the hash of its bytes, whether it passed the textual prefilter, and the outcome of parsing it (its
+`ModuleFacts`, pickled separately so a run unpickles only the modules it links, or the one-line
+error). A file whose stamp is unchanged is not even read; one whose bytes hash the same is not
+parsed. Anything unreadable, of another format, or produced by other analysis code is ignored and
+rewritten: the cache can only make a run faster, never change what it finds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import os
+import pickle
+import sys
+import time
+from pathlib import Path
+from typing import NamedTuple
+
+import mcp_codemod
+from mcp_codemod.analysis.facts import ModuleFacts
+
+CACHE_DIR_NAME = ".mcp-codemod-cache"
+_FORMAT = 1
+# A file changed within this long of being stamped may change again without moving its mtime
+# (timestamps have a coarse granularity): its entry is trusted only after hashing it again.
+_RACY_NS = 2_000_000_000
+# Unpickling a planted cache file must not run code: only these classes and constants may be
+# built (annotations hold `...` and, in literals, any constant).
+_ALLOWED_MODULES = frozenset(
+    {
+        "mcp_codemod.analysis.facts",
+        "mcp_codemod.analysis.types",
+        "mcp_codemod.analysis.frameworks",
+    }
+)
+_ALLOWED_BUILTINS = frozenset({"Ellipsis", "complex", "frozenset", "set"})
+_CACHEDIR_TAG = (
+    "Signature: 8a477f597d28d172789f06886806bc55\n"
+    "# This file is a cache directory tag created by mcp-codemod.\n"
+    "# For information about cache directory tags, see https://bford.info/cachedir/\n"
+)
+
+Stamp = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode
+
+
+def default_cache_dir(config_file: Path | None) -> Path:
+    """`.mcp-codemod-cache` beside the configuration file, or in the working directory."""
+    return (config_file.parent if config_file is not None else Path.cwd()) / CACHE_DIR_NAME
+
+
+def stamp(stat: os.stat_result) -> Stamp:
+    return (stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino)
+
+
+def digest(data: bytes) -> bytes:
+    return hashlib.sha1(data, usedforsecurity=False).digest()
+
+
+class Parsed(NamedTuple):
+    """A parse outcome as stored: facts (pickled) for one module name and display path, or an
+    error message. Facts name their module and path, so they are reused only for the same ones."""
+
+    module: str
+    display: str
+    is_package: bool
+    facts: bytes | None  # pickled ModuleFacts
+    error: str | None
+
+
+class Entry(NamedTuple):
+    stamp: Stamp | None  # None: too recent to be trusted without hashing
+    digest: bytes
+    candidate: bool | None  # None: never prefiltered (loaded only because a candidate imports it)
+    parsed: Parsed | None
+
+
+class _RestrictedUnpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str):
+        if module in _ALLOWED_MODULES or (module == "builtins" and name in _ALLOWED_BUILTINS):
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"{module}.{name} is not cached data")
+
+
+def _analysis_fingerprint() -> str:
+    """Facts change when the code that computes them does, even without a new version number
+    (an editable install under development): hash that code into the key."""
+    package = Path(mcp_codemod.__file__).parent
+    sources = sorted((package / "analysis").glob("*.py"))
+    sources += [package / name for name in ("checker.py", "project.py", "sources.py", "cache.py")]
+    hasher = hashlib.sha1(usedforsecurity=False)
+    for source in sources:
+        with contextlib.suppress(OSError):
+            hasher.update(source.read_bytes())
+    return hasher.hexdigest()
+
+
+def _cache_key() -> tuple:
+    return (_FORMAT, mcp_codemod.__version__, sys.implementation.cache_tag, _analysis_fingerprint())
+
+
+class FactsCache:
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.file = directory / mcp_codemod.__version__ / f"facts-{sys.implementation.cache_tag}"
+        self.key = _cache_key()
+        # Stored as plain tuples, which unpickle fast and need no class of this module.
+        self.entries: dict[str, tuple] = self._read()
+        self.touched: set[str] = set()
+        self.changed = False
+
+    def _read(self) -> dict[str, tuple]:
+        try:
+            with open(self.file, "rb") as stream:
+                key, entries = _RestrictedUnpickler(stream).load()
+        except Exception:  # missing, truncated, garbage, another format: start afresh
+            return {}
+        return entries if key == self.key and isinstance(entries, dict) else {}
+
+    def get(self, path: str) -> Entry | None:
+        self.touched.add(path)
+        raw = self.entries.get(path)
+        return _entry(raw) if raw is not None else None
+
+    def put(self, path: str, entry: Entry) -> None:
+        self.touched.add(path)
+        raw = (entry.stamp, entry.digest, entry.candidate, entry.parsed and tuple(entry.parsed))
+        if self.entries.get(path) != raw:
+            self.entries[path] = raw
+            self.changed = True
+
+    def save(self) -> None:
+        """Write the entries, without those of files that no longer exist. A cache that cannot be
+        written (read-only tree, full disk) only makes the next run slower."""
+        if not self.changed:
+            return
+        entries = {
+            path: raw
+            for path, raw in self.entries.items()
+            if path in self.touched or os.path.exists(path)
+        }
+        import tempfile  # only runs that changed something write
+
+        with contextlib.suppress(OSError):
+            self._create_directory()
+            handle, temporary = tempfile.mkstemp(dir=self.file.parent, suffix=".tmp")
+            try:
+                with os.fdopen(handle, "wb") as stream:
+                    pickle.dump((self.key, entries), stream, protocol=pickle.HIGHEST_PROTOCOL)
+                os.replace(temporary, self.file)
+            except BaseException:
+                Path(temporary).unlink(missing_ok=True)
+                raise
+
+    def _create_directory(self) -> None:
+        self.file.parent.mkdir(parents=True, exist_ok=True)
+        for name, text in ((".gitignore", "*\n"), ("CACHEDIR.TAG", _CACHEDIR_TAG)):
+            marker = self.directory / name
+            if not marker.exists():
+                marker.write_text(text, encoding="utf-8")
+
+
+def _entry(raw: object) -> Entry | None:
+    """An entry checked field by field: a damaged one is a miss, never a crash later."""
+    try:
+        stamp_, digest_, candidate, parsed = raw  # type: ignore[misc]
+        if parsed is not None:
+            parsed = Parsed(*parsed)
+            if not (
+                isinstance(parsed.module, str)
+                and isinstance(parsed.display, str)
+                and isinstance(parsed.facts, bytes | None)
+                and isinstance(parsed.error, str | None)
+            ):
+                return None
+    except (TypeError, ValueError):
+        return None
+    if not (
+        isinstance(digest_, bytes)
+        and (candidate is None or isinstance(candidate, bool))
+        and (stamp_ is None or isinstance(stamp_, tuple))
+    ):
+        return None
+    return Entry(stamp_, digest_, candidate, parsed)
+
+
+def trusted_stamp(stat: os.stat_result) -> Stamp | None:
+    """The stamp to store for a file just read, or None while it is too recent to rely on."""
+    if time.time_ns() - max(stat.st_mtime_ns, stat.st_ctime_ns) < _RACY_NS:
+        return None
+    return stamp(stat)
+
+
+def dump_facts(facts: ModuleFacts) -> bytes:
+    return pickle.dumps(facts, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def load_facts(data: bytes) -> ModuleFacts | None:
+    """The facts in a cache entry; None when they cannot be restored (then the file is parsed)."""
+    try:
+        facts = _RestrictedUnpickler(io.BytesIO(data)).load()
+    except Exception:
+        return None
+    return facts if isinstance(facts, ModuleFacts) else None

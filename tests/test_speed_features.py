@@ -1,0 +1,336 @@
+"""The prefilter, the cache and the process pool make `check` fast; none of them may change what
+it finds."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import FIXTURES
+
+import mcp_codemod
+from mcp_codemod import cache as cache_module
+from mcp_codemod import checker, parallel
+from mcp_codemod.checker import check_files, is_candidate
+from mcp_codemod.cli import main
+from mcp_codemod.discovery import discover
+from mcp_codemod.rules import select_rules
+from mcp_codemod.settings import DEFAULT_EXCLUDE
+
+ALL = select_rules(["ALL"], [])
+CORPUS = Path(
+    os.environ.get("MCP_CODEMOD_CORPUS_CACHE", Path.home() / ".cache" / "mcp-codemod-corpus")
+)
+
+
+def files_of(*paths: Path) -> list[Path]:
+    return discover(list(paths), DEFAULT_EXCLUDE, respect_gitignore=True)
+
+
+def same(first: checker.CheckResult, second: checker.CheckResult) -> None:
+    assert first.findings == second.findings
+    assert [f.fix for f in first.findings] == [f.fix for f in second.findings]
+    assert first.errors == second.errors
+    assert first.unresolved == second.unresolved
+    assert first.tools == second.tools
+
+
+@pytest.fixture
+def parses(monkeypatch) -> list[str]:
+    """The modules parsed in this process (jobs=1 keeps every parse here)."""
+    seen: list[str] = []
+    scan = checker.scan_source
+
+    def counting(task):
+        seen.append(task.display)
+        return scan(task)
+
+    monkeypatch.setattr(checker, "scan_source", counting)
+    return seen
+
+
+# ---- prefilter -----------------------------------------------------------------------------
+
+TRICKY = {
+    "server.py": "from mcp.server.fastmcp import FastMCP\nmcp = FastMCP('s')\n",
+    # Python allows blanks, continuations and comments between the dot and the attribute; these
+    # modules name nothing else the prefilter looks for.
+    "spaced.py": (
+        "from server import mcp\n@mcp. tool()\ndef spaced(query: str | None = None) -> str: ...\n"
+    ),
+    "commented.py": (
+        "from server import mcp\n"
+        "@(mcp  # the server\n"
+        "    .  # its method\n"
+        "    tool)()\n"
+        "def commented(query: str | None = None) -> str: ...\n"
+    ),
+    "continued.py": (
+        "from server import mcp\n"
+        "def continued(query: str | None = None) -> str: ...\n"
+        "mcp.\\\n"
+        "tool()(continued)\n"
+    ),
+    # Identifiers are NFKC-normalized: this is `mcp.tool`.
+    "fullwidth.py": (
+        "from server import mcp\n@mcp.ｔｏｏｌ()\ndef wide(query: str | None = None) -> str: ...\n"
+    ),
+    # The tool function lives in a module that names nothing the prefilter looks for.
+    "impl.py": "def search(query: str | None = None) -> str: ...\n",
+    "register.py": "from server import mcp\nfrom impl import search\nmcp.add_tool(search)\n",
+}
+
+
+@pytest.fixture
+def tricky(tmp_path: Path) -> Path:
+    for name, text in TRICKY.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+def test_prefilter_loses_nothing_on_the_fixtures():
+    files = files_of(FIXTURES)
+    same(check_files(files, ALL), check_files(files, ALL, prefilter=False))
+
+
+def test_prefilter_loses_nothing_on_odd_spellings(tricky: Path):
+    files = files_of(tricky)
+    with_prefilter = check_files(files, ALL)
+    same(with_prefilter, check_files(files, ALL, prefilter=False))
+    assert {(Path(f.path).name, f.parameter) for f in with_prefilter.findings} == {
+        ("spaced.py", "query"),
+        ("commented.py", "query"),
+        ("continued.py", "query"),
+        ("fullwidth.py", "query"),
+        ("impl.py", "query"),
+    }
+
+
+def test_candidates_by_their_bytes():
+    assert is_candidate(b"app.tool()")
+    assert is_candidate(b"app.\n  # why\n  tool")
+    assert is_candidate("mcp.ｔｏｏｌ()".encode())
+    assert is_candidate("# ünïcode\nx.add_tool(f)".encode())
+    assert not is_candidate(b"toolbox = tools.tooling()")
+    assert not is_candidate("# ünïcode\nmcp.tools".encode())
+
+
+@pytest.mark.skipif(not (CORPUS / "src").is_dir(), reason="no ecosystem corpus (corpus/run.py)")
+def test_prefilter_loses_nothing_on_the_ecosystem_corpus(request):
+    # Parsing every file of the corpus takes a while: pytest's cache keeps the facts between
+    # sessions (the cache tests below show that cached facts are the facts).
+    cache_dir = request.config.cache.mkdir("mcp-codemod-facts")
+    files = files_of(CORPUS / "src")
+    same(
+        check_files(files, ALL, cache_dir=cache_dir),
+        check_files(files, ALL, prefilter=False, cache_dir=cache_dir),
+    )
+
+
+# ---- cache ---------------------------------------------------------------------------------
+
+
+def test_a_second_run_parses_nothing(fixtures_copy: Path, tmp_path: Path, parses):
+    files = files_of(fixtures_copy)
+    first = check_files(files, ALL, jobs=1, cache_dir=tmp_path / "cache")
+    assert parses
+    parses.clear()
+    second = check_files(files, ALL, jobs=1, cache_dir=tmp_path / "cache")
+    assert parses == []
+    same(first, second)
+
+
+def test_an_unchanged_stamp_is_not_even_read(
+    fixtures_copy: Path, tmp_path: Path, monkeypatch, parses
+):
+    # Files written a moment ago are hashed again until their timestamps are old enough.
+    monkeypatch.setattr(cache_module, "_RACY_NS", 0)
+    files = files_of(fixtures_copy)
+    first = check_files(files, ALL, jobs=1, cache_dir=tmp_path / "cache")
+    read: list[Path] = []
+    read_bytes = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: read.append(self) or read_bytes(self))
+    same(first, check_files(files, ALL, jobs=1, cache_dir=tmp_path / "cache"))
+    assert [path for path in read if fixtures_copy in path.parents] == []
+
+
+def test_a_changed_file_is_parsed_again(fixtures_copy: Path, tmp_path: Path, parses):
+    files = files_of(fixtures_copy)
+    before = check_files(files, ALL, jobs=1, cache_dir=tmp_path / "cache")
+    server = fixtures_copy / "mcp2_server.py"
+    server.write_text(server.read_text().replace("str | None", "str"), encoding="utf-8")
+    parses.clear()
+    after = check_files(files, ALL, jobs=1, cache_dir=tmp_path / "cache")
+    assert parses == [checker.display_path(server)]
+    assert after == check_files(files, ALL)
+    assert len(after.findings) < len(before.findings)
+
+
+def test_another_version_does_not_trust_the_cache(
+    fixtures_copy: Path, tmp_path: Path, monkeypatch, parses
+):
+    files = files_of(fixtures_copy)
+    first = check_files(files, ALL, jobs=1, cache_dir=tmp_path / "cache")
+    count = len(parses)
+    monkeypatch.setattr(mcp_codemod, "__version__", "999.0")
+    parses.clear()
+    same(first, check_files(files, ALL, jobs=1, cache_dir=tmp_path / "cache"))
+    assert len(parses) == count
+
+
+def test_a_moved_working_directory_does_not_reuse_paths(
+    fixtures_copy: Path, tmp_path: Path, monkeypatch
+):
+    files = [path.resolve() for path in files_of(fixtures_copy)]
+    monkeypatch.chdir(fixtures_copy)
+    check_files(files, ALL, cache_dir=tmp_path / "cache")
+    monkeypatch.chdir(fixtures_copy / "notes_app")
+    found = check_files(files, ALL, cache_dir=tmp_path / "cache")
+    assert found == check_files(files, ALL)
+    assert any(f.path.startswith("..") for f in found.findings)
+
+
+def _cache_file(directory: Path) -> Path:
+    [found] = [path for path in directory.rglob("facts-*") if path.is_file()]
+    return found
+
+
+class _Exploit:
+    def __init__(self, target: Path) -> None:
+        self.target = target
+
+    def __reduce__(self):
+        return (Path.touch, (self.target,))
+
+
+@pytest.mark.parametrize("damage", ["empty", "truncated", "garbage", "wrong-shapes", "code"])
+def test_a_damaged_cache_is_ignored(fixtures_copy: Path, tmp_path: Path, damage: str):
+    files = files_of(fixtures_copy)
+    first = check_files(files, ALL, cache_dir=tmp_path / "cache")
+    cache_file = _cache_file(tmp_path / "cache")
+    data = cache_file.read_bytes()
+    key, entries = pickle.loads(data)
+    damaged = {
+        "empty": b"",
+        "truncated": data[: len(data) // 2],
+        "garbage": b"not a pickle at all" * 10,
+        "wrong-shapes": pickle.dumps((key, dict.fromkeys(entries, ("wrong", "shape")))),
+        # A planted cache file must not run code when it is read.
+        "code": pickle.dumps((key, _Exploit(tmp_path / "exploited"))),
+    }[damage]
+    cache_file.write_bytes(damaged)
+    same(first, check_files(files, ALL, cache_dir=tmp_path / "cache"))
+    assert not (tmp_path / "exploited").exists()
+
+
+def test_damaged_facts_inside_a_valid_cache_are_parsed_again(
+    fixtures_copy: Path, tmp_path: Path, parses
+):
+    files = files_of(fixtures_copy)
+    first = check_files(files, ALL, jobs=1, cache_dir=tmp_path / "cache")
+    store = cache_module.FactsCache(tmp_path / "cache")
+    for path, raw in store.entries.items():
+        if raw[3] is not None and raw[3][3] is not None:
+            store.entries[path] = (*raw[:3], (*raw[3][:3], b"\x80\x05garbage", None))
+    store.changed = True
+    store.save()
+    parses.clear()
+    same(first, check_files(files, ALL, jobs=1, cache_dir=tmp_path / "cache"))
+    assert parses
+
+
+def test_no_cache_writes_nothing(fixtures_copy: Path, monkeypatch):
+    monkeypatch.chdir(fixtures_copy)
+    before = sorted(fixtures_copy.rglob("*"))
+    check_files(files_of(fixtures_copy), ALL)
+    assert sorted(fixtures_copy.rglob("*")) == before
+
+
+def test_the_cache_directory_is_tagged_and_ignored(tmp_path: Path):
+    directory = cache_module.default_cache_dir(tmp_path / "pyproject.toml")
+    assert directory == tmp_path / ".mcp-codemod-cache"
+    check_files(files_of(FIXTURES), ALL, cache_dir=directory)
+    assert (directory / ".gitignore").read_text() == "*\n"
+    assert (
+        (directory / "CACHEDIR.TAG")
+        .read_text()
+        .startswith("Signature: 8a477f597d28d172789f06886806bc55")
+    )
+
+
+def test_unparsable_candidates_are_cached_too(tmp_path: Path, parses):
+    (tmp_path / "broken.py").write_text("mcp.tool(\n", encoding="utf-8")
+    files = [tmp_path / "broken.py"]
+    first = check_files(files, ALL, jobs=1, cache_dir=tmp_path / "cache")
+    parses.clear()
+    assert check_files(files, ALL, jobs=1, cache_dir=tmp_path / "cache") == first
+    assert parses == []
+    assert "cannot parse" in first.errors[0].message
+
+
+# ---- processes -----------------------------------------------------------------------------
+
+
+def test_processes_find_what_one_process_finds(fixtures_copy: Path, tricky: Path, monkeypatch):
+    monkeypatch.setattr(parallel, "POOL_THRESHOLD_BYTES", 0)  # a pool even for a few files
+    files = files_of(fixtures_copy, tricky)
+    serial = check_files(files, ALL, jobs=1)
+    pooled = check_files(files, ALL, jobs=2)
+    same(serial, pooled)
+    same(pooled, check_files(files, ALL, jobs=2))
+
+
+def test_results_keep_the_input_order(monkeypatch):
+    monkeypatch.setattr(parallel, "POOL_THRESHOLD_BYTES", 0)
+    items = list(range(40))
+    sizes = [item % 7 for item in items]  # sorted by size for the workers, not by index
+    assert parallel.map_ordered(abs, items, sizes, 2) == items
+
+
+def test_check_never_imports_libcst(fixtures_copy: Path):
+    script = (
+        "import sys\n"
+        "from mcp_codemod.cli import main\n"
+        "for _ in range(2):\n"
+        "    try:\n"
+        "        main(['check', '.'])\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "assert 'libcst' not in sys.modules, 'libcst was imported'\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=fixtures_copy, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    assert "MCP001" in result.stdout
+
+
+# ---- command line --------------------------------------------------------------------------
+
+CLI_HAS_CACHE_OPTIONS = "--no-cache" in CliRunner().invoke(main, ["check", "--help"]).output
+needs_cache_options = pytest.mark.skipif(
+    not CLI_HAS_CACHE_OPTIONS, reason="cli.py does not have --no-cache yet (docs/speed.md)"
+)
+
+
+@needs_cache_options
+def test_the_cli_caches_beside_the_configuration(fixtures_copy: Path, monkeypatch):
+    (fixtures_copy / "pyproject.toml").write_text("[tool.mcp-codemod]\n", encoding="utf-8")
+    monkeypatch.chdir(fixtures_copy / "notes_app")
+    first = CliRunner().invoke(main, ["check", "."])
+    assert (fixtures_copy / ".mcp-codemod-cache" / ".gitignore").is_file()
+    assert CliRunner().invoke(main, ["check", "."]).output == first.output
+
+
+@needs_cache_options
+def test_the_cli_without_cache_writes_nothing(fixtures_copy: Path, monkeypatch):
+    monkeypatch.chdir(fixtures_copy)
+    before = sorted(fixtures_copy.rglob("*"))
+    result = CliRunner().invoke(main, ["check", "--no-cache", "--jobs", "2", "."])
+    assert result.exit_code == 1
+    assert sorted(fixtures_copy.rglob("*")) == before
