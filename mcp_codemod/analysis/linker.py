@@ -89,6 +89,10 @@ class Linker:
         self.loaded = loaded
         self.load_callers = load_callers
         self.passed_servers: dict[tuple[str, str, tuple[int, str]], ResolvedServer] = {}
+        # Calls that pass a possible server, by the name they call, so that finding the callers
+        # of one registrar does not resolve every call of every module.
+        self.calls_by_name: dict[str, list[tuple[ModuleFacts, CallSite]]] = {}
+        self.indexed: set[str] = set()
 
     # ---- entry -----------------------------------------------------------------------------
     def link(self, modules: list[ModuleFacts], default: Framework | None) -> LinkResult:
@@ -260,21 +264,25 @@ class Linker:
     ) -> ResolvedServer | None:
         index, name = argument
         for caller in callers:
-            for call in caller.calls:
-                callee = self.callee(caller, call)
-                if callee is None:
-                    continue
-                owner, target, bound = callee
-                if owner.path != module.path or target.qualname != function:
-                    continue
-                passed = dict(call.keywords).get(name)
-                position = index - 1 if bound else index
-                if passed is None and 0 <= position < len(call.arguments):
-                    passed = call.arguments[position]
-                if passed is not None:
-                    server = self.server(caller, passed, hops + 1)
-                    if server.framework is not None:
-                        return server
+            if caller.path not in self.indexed:
+                self.indexed.add(caller.path)
+                for call in caller.calls:
+                    self.calls_by_name.setdefault(_call_name(call), []).append((caller, call))
+        for caller, call in self.calls_by_name.get(_called_name(function), ()):
+            callee = self.callee(caller, call)
+            if callee is None:
+                continue
+            owner, target, bound = callee
+            if owner.path != module.path or target.qualname != function:
+                continue
+            passed = dict(call.keywords).get(name)
+            position = index - 1 if bound else index
+            if passed is None and 0 <= position < len(call.arguments):
+                passed = call.arguments[position]
+            if passed is not None:
+                server = self.server(caller, passed, hops + 1)
+                if server.framework is not None:
+                    return server
         return None
 
     # ---- servers ---------------------------------------------------------------------------
@@ -358,6 +366,13 @@ class Linker:
                 if origin is not None:
                     origins.add(origin)
         return origins
+
+
+def _call_name(call: CallSite) -> str:
+    """The name a call spells: `register` in `tools.register(mcp)`, `Handler` in `Handler(mcp)`."""
+    if call.function.kind is RefKind.METHOD:
+        return call.function.method
+    return call.function.target.rsplit(".", 1)[-1]
 
 
 def _called_name(qualname: str) -> str:

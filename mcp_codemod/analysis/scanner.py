@@ -621,7 +621,8 @@ class _Scanner:
                 return FunctionRef(RefKind.LOCAL, symbol.target)
             if symbol is not None and symbol.kind == "method":
                 return FunctionRef(RefKind.METHOD, symbol.target, symbol.method)
-            if symbol is not None and symbol.kind == "import":
+            if symbol is not None and symbol.kind in ("import", "class"):
+                # A class is "called" through its `__init__`: `Handler(mcp)`.
                 return FunctionRef(RefKind.IMPORT, symbol.target)
         elif isinstance(node, ast.Attribute):
             if (
