@@ -124,7 +124,9 @@ MCP001 = Rule(
     fix=(
         "`mcp-codemod fix --write` wraps the annotation as `Annotated[..., NoPreParse]` and makes\n"
         "the server a `GuardedFastMCP` / `GuardedMCPServer`, which never pre-parses a string for a\n"
-        "parameter that admits strings. `Any` and unannotated parameters need a real type first."
+        "parameter that admits strings. `Any` and unannotated parameters need a real type first.\n"
+        "A parameter already marked `NoPreParse` whose server is built in sight and unguarded is\n"
+        "reported too: the marker alone cannot stop the SDK, so the fix guards the server."
     ),
     before="""\
 from mcp.server.fastmcp import FastMCP
