@@ -111,6 +111,8 @@ def scan_source(task: ScanTask) -> ModuleFacts | str:
         return scan_module(task.text, tree, task.module, task.display, task.is_package)
     except RecursionError as error:  # a valid module can nest deeper than the scanner recurses
         return _syntax_message(error)
+    except Exception as error:  # a bug of ours: one file's error, reported, not a traceback
+        return f"internal error while analysing ({type(error).__name__}: {error}); please report it"
 
 
 def _syntax_message(error: BaseException) -> str:

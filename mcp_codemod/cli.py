@@ -113,7 +113,11 @@ def run_check(
     cache = None
     if not no_cache:
         cache = cache_dir or settings.cache_dir or default_cache_dir(settings.config_file)
-    return settings, check_files(files, rules, settings.framework, jobs=jobs, cache_dir=cache)
+    try:
+        return settings, check_files(files, rules, settings.framework, jobs=jobs, cache_dir=cache)
+    except Exception as error:  # a bug of ours: one line and exit 2, never a traceback
+        _fail(f"internal error ({type(error).__name__}: {error}); please report it")
+        raise AssertionError("unreachable") from None
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

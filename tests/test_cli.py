@@ -210,3 +210,16 @@ def test_console_script_runs(project):
     )
     assert result.returncode == 1
     assert "MCP001" in result.stdout
+
+
+def test_an_internal_error_in_one_file_is_one_line(project, monkeypatch):
+    import mcp_codemod.analysis.scanner as scanner
+
+    def broken(*args, **kwargs):
+        raise ValueError("boom")
+
+    monkeypatch.setattr(scanner, "scan_module", broken)
+    result = run("check", "--no-cache", "--jobs", "1")
+    assert result.exit_code == 1
+    assert "server.py: error: internal error while analysing (ValueError: boom)" in result.output
+    assert "Traceback" not in result.output

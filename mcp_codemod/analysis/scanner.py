@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import builtins
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from mcp_codemod.analysis.facts import (
@@ -44,6 +45,9 @@ from mcp_codemod.sources import split_lines
 _BUILTIN_NAMES = frozenset(dir(builtins))
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.I)
 _COMPOUND_BODIES = ("body", "orelse", "finalbody")
+# Text without which a statement holds no registration, guard or install call. (`.tool` may be
+# split from its dot by blanks or a line break: `tool` alone is enough.)
+_REGISTERS = re.compile(r"tool|guard|install")
 
 
 @dataclass(frozen=True)
@@ -427,7 +431,7 @@ class _Scanner:
             local = _Scope(f"{cls.qualname}.{method.name}", scope)
             self.bind_parameters(method, local)
             self.bind_statements(method.body, local, module_level=False)
-            for statement in ast.walk(method):
+            for statement in _statements(method.body):
                 targets: list[ast.expr] = []
                 value: ast.expr | None = None
                 annotation: ast.expr | None = None
@@ -474,12 +478,24 @@ class _Scanner:
             self.calls_in(call, scope, cls)
 
     def calls_in(self, node: ast.AST, scope: _Scope, cls: _ClassContext | None) -> None:
-        calls = [call for call in ast.walk(node) if isinstance(call, ast.Call)]
+        if self.may_register(node):
+            calls = [call for call in ast.walk(node) if isinstance(call, ast.Call)]
+        else:
+            # No registration or guard can be in here: only a call passing a server on
+            # (`register_tools(mcp)`, `Handler(mcp)`) matters, and such a call is the statement
+            # itself or its value. Walking every expression would cost more than parsing.
+            calls = _root_calls(node)
         # In `server.tool(name)(fn)` the inner call is part of the outer registration.
         inner = {id(call.func) for call in calls if isinstance(call.func, ast.Call)}
         for call in calls:
             if id(call) not in inner:
                 self.call(call, scope, cls)
+
+    def may_register(self, node: ast.AST) -> bool:
+        if not hasattr(node, "lineno"):  # a `with` item: no position of its own
+            return True
+        first, last = node.lineno - 1, node.end_lineno
+        return any(_REGISTERS.search(line) for line in self.lines[first:last])
 
     def call(self, node: ast.Call, scope: _Scope, cls: _ClassContext | None) -> None:
         func = node.func
@@ -768,6 +784,24 @@ class _Scanner:
             elements = inner.slice.elts if isinstance(inner.slice, ast.Tuple) else [inner.slice]
             append_at = Position(start.line, start.column + 1 + elements[-1].end_col_offset)
         return AnnotationSite(span, append_at, True)
+
+
+def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement of a body, also inside compound statements and nested functions."""
+    pending = list(body)
+    while pending:
+        statement = pending.pop()
+        yield statement
+        for nested in _nested_bodies(statement):
+            pending.extend(nested)
+
+
+def _root_calls(node: ast.AST) -> list[ast.Call]:
+    """The call a simple statement makes: `f(x)`, `y = f(x)`, `return f(x)`, `await f(x)`."""
+    value = getattr(node, "value", node)
+    if isinstance(value, ast.Await):
+        value = value.value
+    return [value] if isinstance(value, ast.Call) else []
 
 
 def _nested_bodies(node: ast.stmt) -> list[list[ast.stmt]]:
