@@ -61,8 +61,9 @@ def summary(result: CheckResult) -> str:
 
 def unresolved_note(result: CheckResult) -> str:
     lines = [
-        f"{plural(len(result.unresolved), 'tool')} not checked: set `framework` in "
-        "[tool.mcp-codemod] (or pass --framework) to check tools on servers it cannot resolve."
+        f"{plural(len(result.unresolved), 'tool')} not checked: a server or function that cannot "
+        "be resolved statically. State the framework of such servers with `framework` in "
+        "[tool.mcp-codemod] (or --framework); `mcp-codemod probe` checks any server at run time."
     ]
     lines.extend(f"  {u.path}:{u.line}: {u.reason}" for u in result.unresolved)
     return "\n".join(lines)
