@@ -45,6 +45,20 @@ from mcp_codemod.sources import split_lines
 _BUILTIN_NAMES = frozenset(dir(builtins))
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.I)
 _COMPOUND_BODIES = ("body", "orelse", "finalbody")
+_COMPOUND = (
+    ast.If,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.With,
+    ast.AsyncWith,
+    ast.Try,
+    ast.Match,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    *([ast.TryStar] if hasattr(ast, "TryStar") else []),  # Python 3.11+
+)
 # Text without which a statement holds no registration, guard or install call. (`.tool` may be
 # split from its dot by blanks or a line break: `tool` alone is enough.)
 _REGISTERS = re.compile(r"tool|guard|install")
@@ -805,6 +819,8 @@ def _root_calls(node: ast.AST) -> list[ast.Call]:
 
 
 def _nested_bodies(node: ast.stmt) -> list[list[ast.stmt]]:
+    if not isinstance(node, _COMPOUND):  # most statements: asked for every one, so decided fast
+        return []
     bodies = [getattr(node, name) for name in _COMPOUND_BODIES if getattr(node, name, None)]
     bodies += [handler.body for handler in getattr(node, "handlers", [])]
     bodies += [case.body for case in getattr(node, "cases", [])]
