@@ -223,3 +223,17 @@ def test_an_internal_error_in_one_file_is_one_line(project, monkeypatch):
     assert result.exit_code == 1
     assert "server.py: error: internal error while analysing (ValueError: boom)" in result.output
     assert "Traceback" not in result.output
+
+
+def test_columns_count_characters_not_bytes(project):
+    source = EXPOSED.replace(
+        "def search(query: str | None = None,", 'def search(é: str = "ü", query: str | None = None,'
+    )
+    (project / "server.py").write_text(source, encoding="utf-8")
+    [finding] = [
+        i
+        for i in json.loads(run("check", "--output-format", "json").output)
+        if i["parameter"] == "query"
+    ]
+    line = source.splitlines()[finding["line"] - 1]
+    assert line[finding["column"] - 1 :].startswith("query:")

@@ -512,3 +512,30 @@ def test_tools_registered_on_self_in_a_server_subclass(tmp_path):
                 return q or ""
         """,
     )
+
+
+def test_non_ascii_text_before_the_annotation(tmp_path):
+    assert_fix(
+        tmp_path,
+        """\
+        from mcp.server.fastmcp import FastMCP
+
+        mcp = FastMCP("démo")
+
+
+        @mcp.tool()
+        def recherche(clé: str = "€", requête: str | None = None) -> str:
+            return requête or clé
+        """,
+        """\
+        from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
+        from typing import Annotated
+
+        mcp = GuardedFastMCP("démo")
+
+
+        @mcp.tool()
+        def recherche(clé: str = "€", requête: Annotated[str | None, NoPreParse] = None) -> str:
+            return requête or clé
+        """,
+    )

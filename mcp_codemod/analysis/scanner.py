@@ -161,6 +161,8 @@ class _Scanner:
     def position(self, line: int, byte_column: int) -> Position:
         # ast columns count UTF-8 bytes; findings and the fixer count characters.
         text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        if text.isascii():
+            return Position(line, byte_column)
         return Position(line, len(text.encode("utf-8")[:byte_column].decode("utf-8", "replace")))
 
     def start(self, node: ast.AST) -> Position:
