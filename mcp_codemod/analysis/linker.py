@@ -3,7 +3,7 @@ runs, and what each parameter's annotation admits once aliases in any module are
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from mcp_codemod.analysis.facts import (
@@ -197,19 +197,27 @@ class Linker:
         self, module: ModuleFacts, class_name: str, method: str
     ) -> tuple[ModuleFacts, Function] | None:
         """A method of a project class, defined there or inherited from a project base."""
-        for _ in range(_MAX_HOPS):
-            found = self.follow(class_name, module, lambda m, name: name in m.classes)
-            if found is None:
-                return None
-            module, name = found
-            function = module.functions.get(f"{name}.{method}")
+        for owner, name in self.project_classes(class_name, module):
+            function = owner.functions.get(f"{name}.{method}")
             if function is not None:
-                return module, function
+                return owner, function
+        return None
+
+    def project_classes(
+        self, qualified: str, near: ModuleFacts
+    ) -> Iterator[tuple[ModuleFacts, str]]:
+        """A class of the project and, up the chain of first bases, those of its ancestors that
+        are project classes too: each with the module that defines it."""
+        for _ in range(_MAX_HOPS):
+            found = self.follow(qualified, near, lambda m, name: name in m.classes)
+            if found is None:
+                return
+            yield found
+            module, name = found
             bases = module.classes[name]
             if not bases:
-                return None
-            class_name = bases[0].qualified
-        return None
+                return
+            qualified, near = bases[0].qualified, module
 
     def callee(
         self, caller: ModuleFacts, call: CallSite
@@ -338,21 +346,13 @@ class Linker:
         self, qualified: str, near: ModuleFacts
     ) -> tuple[Framework, ServerSwap | None] | None:
         """The framework of a server class, and for a project subclass, the base to rename."""
-        for _ in range(_MAX_HOPS):
-            if qualified in SERVER_CLASSES:
-                return SERVER_CLASSES[qualified], None
-            found = self.follow(qualified, near, lambda m, name: name in m.classes)
-            if found is None:
-                return None
-            module, name = found
+        if qualified in SERVER_CLASSES:
+            return SERVER_CLASSES[qualified], None
+        for module, name in self.project_classes(qualified, near):
             for base in module.classes[name]:
                 if base.qualified in SERVER_CLASSES:
                     framework = SERVER_CLASSES[base.qualified]
                     return framework, ServerSwap(module.path, base.span, framework)
-            bases = module.classes[name]
-            if not bases:
-                return None
-            qualified, near = bases[0].qualified, module
         return None
 
     def guarded_origins(self, modules: list[ModuleFacts]) -> set[tuple[str, int]] | bool:

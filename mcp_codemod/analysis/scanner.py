@@ -619,28 +619,16 @@ class _Scanner:
         if cls is not None and isinstance(node, ast.Name) and node.id == cls.self_name:
             # `self.tool(...)` in a method: the server is an instance of this class.
             return ServerRef(RefKind.ANNOTATED, f"{self.module}.{cls.qualname}")
-        if isinstance(node, ast.Name):
-            symbol = scope.lookup(node.id)
-            if symbol is not None and symbol.server is not None:
-                return symbol.server
-            if symbol is not None and symbol.kind == "import":
-                return ServerRef(RefKind.IMPORT, symbol.target)
-        elif (
-            isinstance(node, ast.Attribute)
-            and cls is not None
-            and isinstance(node.value, ast.Name)
-            and node.value.id == cls.self_name
+        server = self.argument_server(node, scope, cls)
+        if server is not None:
+            return server
+        if isinstance(node, ast.Attribute) or (
+            isinstance(node, ast.Name) and getattr(scope.lookup(node.id), "kind", "") == "import"
         ):
-            if node.attr in cls.attributes:
-                return cls.attributes[node.attr]
-        elif isinstance(node, ast.Attribute):
+            # A name bound elsewhere: `from .server import mcp`, `app_module.mcp`.
             qualified = self.qualify(node, scope)
             if qualified and not qualified.startswith("?"):
                 return ServerRef(RefKind.IMPORT, qualified)
-        elif isinstance(node, ast.Call):
-            server = self.server_from_value(node, scope)
-            if server is not None:
-                return server
         return ServerRef(RefKind.UNKNOWN, self.text(node))
 
     def function_ref(self, node: ast.expr, scope: _Scope, cls: _ClassContext | None) -> FunctionRef:
