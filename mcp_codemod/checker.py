@@ -452,10 +452,7 @@ def _finding(rule: Rule, parameter: ToolParameter) -> Finding | None:
 
 
 def _fix_plan(rule: Rule, parameter: ToolParameter) -> FixPlan:
-    if parameter.alias is not None and parameter.alias.site is not None:
-        marker_path, site = parameter.alias.path, parameter.alias.site
-    else:
-        marker_path, site = parameter.path, parameter.parameter.site
+    marker_path, site = parameter.fix_site
     marker = NO_PRE_PARSE if rule.code == "MCP001" else ACCEPT_WHOLE_FLOAT
     edit = MarkerEdit(marker_path, site, marker) if marker not in parameter.facts.markers else None
     server = parameter.server

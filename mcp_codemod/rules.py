@@ -34,13 +34,7 @@ class Rule:
             return False
         if self.code == "MCP001" and NO_PRE_PARSE in parameter.facts.markers:
             return parameter.server.swap is not None  # only the server is left to guard
-        return _fix_site(parameter) is not None and _fixable_shape(self, parameter)
-
-
-def _fix_site(parameter: ToolParameter):
-    if parameter.alias is not None:
-        return parameter.alias.site
-    return parameter.parameter.site
+        return parameter.fix_site[1] is not None and _fixable_shape(self, parameter)
 
 
 def _fixable_shape(rule: Rule, parameter: ToolParameter) -> bool:

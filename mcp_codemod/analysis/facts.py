@@ -110,7 +110,7 @@ class Function:
 class Alias:
     value: TypeExpr
     type_statement: bool
-    site: AnnotationSite | None
+    site: AnnotationSite
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,7 @@ class ResolvedServer:
 class AliasSite:
     path: str
     name: str
-    site: AnnotationSite | None
+    site: AnnotationSite
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,13 @@ class ToolParameter:
     facts: AnnotationFacts
     server: ResolvedServer
     alias: AliasSite | None  # the annotation is this module-level alias: fix it there
+
+    @property
+    def fix_site(self) -> tuple[str, AnnotationSite | None]:
+        """Where a marker goes: at the alias's definition when the annotation is one."""
+        if self.alias is not None:
+            return self.alias.path, self.alias.site
+        return self.path, self.parameter.site
 
 
 @dataclass(frozen=True)
