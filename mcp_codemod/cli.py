@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
@@ -25,7 +26,7 @@ def _codes(values: tuple[str, ...]) -> list[str] | None:
     return codes or None
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     click.echo(f"mcp-codemod: error: {message}", err=True)
     sys.exit(2)
 
@@ -35,7 +36,6 @@ def _settings(config: Path | None, **overrides) -> Settings:
         return load_settings(config, overrides)
     except ConfigError as error:
         _fail(str(error))
-        raise AssertionError("unreachable") from None
 
 
 def _files(paths: tuple[Path, ...], settings: Settings) -> list[Path]:
@@ -43,7 +43,6 @@ def _files(paths: tuple[Path, ...], settings: Settings) -> list[Path]:
         return discover(list(paths) or [Path(".")], settings.excludes, settings.respect_gitignore)
     except PathError as error:
         _fail(str(error))
-        raise AssertionError("unreachable") from None
 
 
 def analysis_options(function):
@@ -117,7 +116,6 @@ def run_check(
         return settings, check_files(files, rules, settings.framework, jobs=jobs, cache_dir=cache)
     except Exception as error:  # a bug of ours: one line and exit 2, never a traceback
         _fail(f"internal error ({type(error).__name__}: {error}); please report it")
-        raise AssertionError("unreachable") from None
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -166,7 +164,7 @@ def fix(write: bool, show_diff: bool, **options) -> None:
     """
     from mcp_codemod import fixer  # imports libcst only when there is something to fix
 
-    _settings_used, result = run_check(**options)
+    _, result = run_check(**options)
     outcome = fixer.fix_findings(result.findings)
     for error in result.errors:
         click.echo(f"{error.path}: error: {error.message}", err=True)
@@ -211,7 +209,6 @@ def explain_rule(code: str) -> None:
     rule = RULES_BY_CODE.get(code.strip().upper())
     if rule is None:
         _fail(f"unknown rule {code!r}; `mcp-codemod rules` lists them")
-        return
     fixable = "fixable with `mcp-codemod fix --write`" if rule.fixable else "not fixable"
     default = "enabled by default" if rule.enabled_by_default else "off by default"
     click.echo(
