@@ -1,9 +1,10 @@
 """Apply the fix plans that findings carry: the smallest edits a careful person would make.
 
 Markers and server renames are text edits at the exact spans the analysis recorded, so nothing
-outside them moves. Imports are then added and removed with libcst's `AddImportsVisitor` and
-`RemoveImportsVisitor`, which know where a module's import block is and whether a name is still
-used. A result that does not parse is never written.
+outside them moves. Imports are then updated with libcst (`fix_imports`): added with
+`AddImportsVisitor`, which knows where a module's import block is, and the import of a renamed
+server class replaced in place when nothing uses it any more. A result that does not parse is
+never written.
 """
 
 from __future__ import annotations
@@ -163,7 +164,7 @@ def _append(text: str, at: int, names: str) -> tuple[int, int, str]:
     if trailing:
         end = trailing.end()
         return end, end, f"{indent}{names},{trailing.group(1)}"
-    if _BREAK_BEFORE_BRACKET.match(text, at):
-        newline = _BREAK_BEFORE_BRACKET.match(text, at).group(1)
-        return at, at, f",{newline}{indent}{names}"
+    closing = _BREAK_BEFORE_BRACKET.match(text, at)
+    if closing:
+        return at, at, f",{closing.group(1)}{indent}{names}"
     return at, at, f", {names}"
