@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from enum import Enum
 
 from mcp_codemod.analysis.facts import (
     AnnotationSite,
@@ -71,11 +72,24 @@ class ToolParameter:
         return self.path, self.parameter.site
 
 
+class Unseen(str, Enum):
+    """Why the analysis cannot check a registration's tool."""
+
+    UNKNOWN_FRAMEWORK = "unknown-framework"  # the server's class cannot be resolved
+    HELPER_PARAMETER = "helper-parameter"  # the tool is a parameter of a project helper
+    LOOP_VARIABLE = "loop-variable"  # the tool comes from a loop over what cannot be resolved
+    THIRD_PARTY = "third-party"  # imported from outside the project, source not found
+    GENERATED_SIGNATURE = "generated-signature"  # `fn.__signature__ = ...` at run time
+    NOT_FOUND = "not-found"  # any other expression the analysis cannot follow
+
+
 @dataclass(frozen=True)
 class UnresolvedTool:
     path: str
     line: int
     reason: str
+    kind: Unseen
+    server: ResolvedServer  # the server it lands on, as far as it is known
 
 
 @dataclass(frozen=True)
@@ -119,7 +133,15 @@ class Linker:
                 reason = (
                     f"server `{registration.server_text}` ({server.description}): framework unknown"
                 )
-                unresolved.append(UnresolvedTool(module.path, registration.position.line, reason))
+                unresolved.append(
+                    UnresolvedTool(
+                        module.path,
+                        registration.position.line,
+                        reason,
+                        Unseen.UNKNOWN_FRAMEWORK,
+                        server,
+                    )
+                )
                 continue
             if guarded is True or server.origin in guarded:
                 server = ResolvedServer(
@@ -128,7 +150,12 @@ class Linker:
             found = self.function(module, registration.function)
             if found is None:
                 reason = f"tool function `{registration.function.target}` not found"
-                unresolved.append(UnresolvedTool(module.path, registration.position.line, reason))
+                kind = Unseen.NOT_FOUND
+                if registration.function.kind is RefKind.IMPORT:
+                    kind = Unseen.THIRD_PARTY
+                unresolved.append(
+                    UnresolvedTool(module.path, registration.position.line, reason, kind, server)
+                )
                 continue
             owner, function = found
             parameters.extend(self.parameters(owner, function, registration, server))
