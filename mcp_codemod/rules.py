@@ -133,8 +133,9 @@ def search(query: str | None = None) -> str:
     return query or ""
 """,
     after="""\
-from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
 from typing import Annotated
+
+from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
 
 mcp = GuardedFastMCP("search")
 
@@ -164,9 +165,8 @@ MCP002 = Rule(
         "validation, 5.5, nan, inf and booleans are still rejected, the JSON schema is unchanged."
     ),
     before="""\
-from pydantic import StrictInt
-
 from mcp.server.fastmcp import FastMCP
+from pydantic import StrictInt
 
 mcp = FastMCP("pages")
 
@@ -176,11 +176,11 @@ def page(number: StrictInt) -> str:
     return str(number)
 """,
     after="""\
-from pydantic import StrictInt
+from typing import Annotated
 
 from mcp.server.fastmcp import FastMCP
 from mcp_codemod.runtime import AcceptWholeFloat
-from typing import Annotated
+from pydantic import StrictInt
 
 mcp = FastMCP("pages")
 
