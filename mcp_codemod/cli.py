@@ -162,7 +162,7 @@ def fix(write: bool, show_diff: bool, **options) -> None:
     Without --write: print the diff and exit 1 if anything would change. With --write: apply
     it; exit 0 unless a file could not be checked or fixed.
     """
-    from mcp_codemod import fixer  # imports libcst only when there is something to fix
+    from mcp_codemod import fixer
 
     _, result = run_check(**options)
     outcome = fixer.fix_findings(result.findings)
