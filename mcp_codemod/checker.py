@@ -11,18 +11,25 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from mcp_codemod.analysis.facts import ModuleFacts
 from mcp_codemod.analysis.frameworks import Framework
-from mcp_codemod.analysis.linker import Linker, ToolParameter, UnresolvedTool
-from mcp_codemod.analysis.types import ACCEPT_WHOLE_FLOAT, NO_PRE_PARSE
+from mcp_codemod.analysis.linker import (
+    Linker,
+    LinkResult,
+    ServerTools,
+    ToolParameter,
+    UnresolvedTool,
+)
 from mcp_codemod.cache import FactsCache
-from mcp_codemod.findings import FileError, Finding, FixPlan, MarkerEdit
+from mcp_codemod.findings import FileError, Finding
 from mcp_codemod.module_facts import Pending, Sources, display_path
 from mcp_codemod.project_modules import Project
-from mcp_codemod.rules import Rule
+from mcp_codemod.rules.model import Rule
 
 
 @dataclass(frozen=True)
@@ -31,7 +38,17 @@ class CheckResult:
     errors: tuple[FileError, ...]
     files: int  # files considered
     tools: int  # tool registrations found
-    unresolved: tuple[UnresolvedTool, ...]
+    unresolved: tuple[UnresolvedTool, ...]  # registrations whose tools were not checked
+
+    @property
+    def unchecked(self) -> tuple[UnresolvedTool, ...]:
+        """Unresolved registrations that nothing is known to protect: on a server of unknown
+        framework, or on a pre-parsing server that is not guarded."""
+        return tuple(
+            tool
+            for tool in self.unresolved
+            if tool.server.framework is None or tool.server.framework.pre_parses_json
+        )
 
 
 def check_files(
@@ -42,12 +59,14 @@ def check_files(
     prefilter: bool = True,
     jobs: int | None = None,
     cache_dir: Path | None = None,
+    unsaved: dict[Path, bytes] | None = None,
 ) -> CheckResult:
     """`prefilter=False` parses every file (to verify that the prefilter loses nothing);
     `jobs`: processes for parsing (default: one per core; 1: none); `cache_dir`: where facts are
-    kept between runs (None: nowhere)."""
+    kept between runs (None: nowhere); `unsaved`: the bytes of given files, instead of what is
+    on disk (an editor's buffer)."""
     with _without_cycle_collection():
-        return _check(files, rules, framework, prefilter, jobs, cache_dir)
+        return _check(files, rules, framework, prefilter, jobs, cache_dir, unsaved or {})
 
 
 @contextlib.contextmanager
@@ -71,8 +90,9 @@ def _check(
     prefilter: bool,
     jobs: int | None,
     cache_dir: Path | None,
+    unsaved: dict[Path, bytes],
 ) -> CheckResult:
-    sources = Sources(FactsCache(cache_dir) if cache_dir is not None else None)
+    sources = Sources(FactsCache(cache_dir) if cache_dir is not None else None, unsaved)
     # os.path.abspath asks the system for the working directory every time.
     cwd = os.getcwd()
     keys = [os.path.normpath(os.path.join(cwd, path)) for path in files]
@@ -99,11 +119,7 @@ def _check(
     noqa = {facts.path: facts.noqa for facts in project.loaded()}
     findings = {
         (finding.path, finding.line, finding.column, finding.code): finding
-        for parameter in linked.parameters
-        if given(parameter.path)
-        for rule in rules
-        if (finding := _finding(rule, parameter)) is not None
-        and not _suppressed(finding, parameter, noqa.get(parameter.path, {}))
+        for finding in judge(rules, linked, given, noqa)
     }
     return CheckResult(
         findings=tuple(sorted(findings.values())),
@@ -132,48 +148,82 @@ def _given(files: list[Path], keys: set[str], cwd: str):
     return given
 
 
-def _finding(rule: Rule, parameter: ToolParameter) -> Finding | None:
-    message = rule.check(parameter)
-    if message is None:
-        return None
-    fixable = rule.is_fixable(parameter)
+class _Site(NamedTuple):
+    """Where a finding about a subject goes, and what it names."""
+
+    path: str
+    line: int
+    column: int
+    framework: str
+    noqa_lines: tuple[int, ...]  # a noqa comment on any of these lines (in `path`) suppresses it
+    tool: str | None = None
+    parameter: str | None = None
+    annotation: str | None = None
+
+
+def _parameter_site(parameter: ToolParameter) -> _Site:
     position = parameter.parameter.position
-    return Finding(
-        path=parameter.path,
-        line=position.line,
-        column=position.column + 1,
-        code=rule.code,
-        tool=parameter.tool,
-        parameter=parameter.parameter.name,
-        annotation=parameter.parameter.annotation_text,
-        framework=parameter.server.framework.value,
-        message=message,
-        fixable=fixable,
-        fix=_fix_plan(rule, parameter) if fixable else None,
+    return _Site(
+        parameter.path,
+        position.line,
+        position.column + 1,
+        parameter.server.framework.value,
+        (parameter.function.position.line, position.line),
+        parameter.tool,
+        parameter.parameter.name,
+        parameter.parameter.annotation_text,
     )
 
 
-def _fix_plan(rule: Rule, parameter: ToolParameter) -> FixPlan:
-    marker_path, site = parameter.fix_site
-    marker = NO_PRE_PARSE if rule.code == "MCP001" else ACCEPT_WHOLE_FLOAT
-    edit = MarkerEdit(marker_path, site, marker) if marker not in parameter.facts.markers else None
-    server = parameter.server
-    swap = server.swap if rule.code == "MCP001" else None
-    advice = None
-    if rule.code == "MCP001" and swap is None:
-        advice = (
-            f"the server ({server.description}) is built outside the code this fix can rewrite: "
-            "pass it through `mcp_codemod.runtime.guard(server)` before it serves requests"
-        )
-    return FixPlan(edit, swap, advice)
+def _server_site(subject: ServerTools) -> _Site:
+    first = subject.unseen[0]
+    lines = [first.line]
+    swap = subject.server.swap
+    if swap is not None and swap.path == first.path:
+        lines.append(swap.span.start.line)
+    return _Site(first.path, first.line, 1, subject.server.framework.value, tuple(lines))
 
 
-def _suppressed(
-    finding: Finding, parameter: ToolParameter, noqa: dict[int, frozenset[str] | None]
-) -> bool:
-    for line in (parameter.function.position.line, parameter.parameter.position.line):
+def judge(
+    rules: tuple[Rule, ...],
+    linked: LinkResult,
+    given: Callable[[str], bool],
+    noqa: dict[str, dict[int, frozenset[str] | None]],
+) -> Iterator[Finding]:
+    """Each rule on each subject of its kind that lies in the files given, less `noqa`."""
+    subjects: dict[type, list[tuple[object, _Site]]] = {
+        ToolParameter: [(p, _parameter_site(p)) for p in linked.parameters if given(p.path)],
+        ServerTools: [],
+    }
+    for server in linked.servers:
+        # Only the registrations in the files given count, as for parameters.
+        unseen = tuple(tool for tool in server.unseen if given(tool.path))
+        if unseen:
+            subject = ServerTools(server.server, unseen)
+            subjects[ServerTools].append((subject, _server_site(subject)))
+    for rule in rules:
+        for subject, site in subjects[rule.subject]:
+            report = rule.check(subject)
+            if report is None or _suppressed(rule.code, site, noqa.get(site.path, {})):
+                continue
+            yield Finding(
+                path=site.path,
+                line=site.line,
+                column=site.column,
+                code=rule.code,
+                message=report.message,
+                framework=site.framework,
+                tool=site.tool,
+                parameter=site.parameter,
+                annotation=site.annotation,
+                fix=report.fix,
+            )
+
+
+def _suppressed(code: str, site: _Site, noqa: dict[int, frozenset[str] | None]) -> bool:
+    for line in site.noqa_lines:
         if line in noqa:
             codes = noqa[line]
-            if codes is None or finding.code in codes:
+            if codes is None or code in codes:
                 return True
     return False

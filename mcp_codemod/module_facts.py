@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import os
+import traceback
 from pathlib import Path
 from typing import NamedTuple
 
@@ -60,7 +61,12 @@ def scan_source(task: ScanTask) -> ModuleFacts | str:
     except RecursionError as error:  # a valid module can nest deeper than the scanner recurses
         return _syntax_message(error)
     except Exception as error:  # a bug of ours: one file's error, reported, not a traceback
-        return f"internal error while analysing ({type(error).__name__}: {error}); please report it"
+        message = (
+            f"internal error while analysing ({type(error).__name__}: {error}); please report it"
+        )
+        if os.environ.get("MCP_CODEMOD_DEBUG"):
+            message += "\n" + traceback.format_exc()
+        return message
 
 
 def _syntax_message(error: BaseException) -> str:
@@ -92,8 +98,9 @@ class Sources:
     cannot be read or parsed, or `Pending` (to parse). The cache answers for files whose stamp
     or content it knows; others are read."""
 
-    def __init__(self, cache: FactsCache | None) -> None:
+    def __init__(self, cache: FactsCache | None, unsaved: dict[Path, bytes] | None = None) -> None:
         self.cache = cache
+        self.unsaved = unsaved or {}
         self.located: dict[Path, tuple[str, Path, bool, str]] = {}
 
     def locate(self, path: Path) -> tuple[str, Path, bool, str]:
@@ -107,6 +114,8 @@ class Sources:
     def examine(self, path: Path, prefilter: bool, key: str | None = None) -> Outcome:
         """`key`: the absolute path, when the caller has it."""
         key = key or os.path.abspath(path)
+        if path in self.unsaved:
+            return self._unsaved(path, self.unsaved[path], prefilter)
         entry = self.cache.get(key) if self.cache is not None else None
         if entry is not None and entry.stamp is not None:
             try:
@@ -145,6 +154,17 @@ class Sources:
         task = ScanTask(text, module, display, is_package)
         return Pending(task, key, entry.stamp, entry.digest, entry.candidate)
 
+    def _unsaved(self, path: Path, data: bytes, prefilter: bool) -> Outcome:
+        """A buffer that is not the file on disk: never cached."""
+        try:
+            if prefilter and not is_candidate(data):
+                return None
+            text = decode(data).text
+        except SourceError as error:
+            return str(error)
+        module, _root, is_package, display = self.locate(path)
+        return Pending(ScanTask(text, module, display, is_package), "", None, b"", None)
+
     def _known(self, path: Path, entry: Entry, prefilter: bool) -> Outcome | object:
         if prefilter and entry.candidate is not True:
             return None if entry.candidate is False else _UNKNOWN
@@ -164,7 +184,7 @@ class Sources:
             self.cache.put(key, entry)
 
     def record(self, pending: Pending, result: ModuleFacts | str) -> None:
-        if self.cache is None:
+        if self.cache is None or not pending.key:
             return
         task = pending.task
         if isinstance(result, str):
