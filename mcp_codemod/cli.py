@@ -187,7 +187,7 @@ def _stdin(paths: tuple[Path, ...], filename: Path | None) -> tuple[Path, bytes]
         return None
     if len(paths) > 1:
         _fail("`-` (standard input) cannot be combined with other paths")
-    return (filename or Path("stdin.py"), click.get_binary_stream("stdin").read())
+    return (filename or Path("stdin.py"), sys.stdin.buffer.read())
 
 
 def _echo(text: str) -> None:
