@@ -265,7 +265,8 @@ def measure_tree(report: Report, name: str, tree: Path, repeat: int, fix_works: 
 
 def measure_every_file_holds_tools(report: Report, scratch: Path, repeat: int) -> None:
     """Parse and analysis cost where the prefilter passes everything, in this process."""
-    from mcp_codemod.checker import Sources, check_files, scan_source
+    from mcp_codemod.checker import check_files
+    from mcp_codemod.module_facts import Sources, scan_source
     from mcp_codemod.rules import select_rules
 
     # check_files runs without the cycle collector; so do these measurements, to compare alike.
@@ -326,7 +327,7 @@ def measure_every_file_holds_tools(report: Report, scratch: Path, repeat: int) -
 def measure_pool_threshold(report: Report, scratch: Path, repeat: int) -> None:
     """Serial against a 2-process pool over growing amounts of source: where the pool pays."""
     from mcp_codemod import parallel
-    from mcp_codemod.checker import Sources, scan_source
+    from mcp_codemod.module_facts import Sources, scan_source
 
     gc.disable()
     files = python_files(scratch / "every-file-holds-tools")
