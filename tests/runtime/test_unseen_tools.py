@@ -18,6 +18,8 @@ from mcp_codemod.probe import probe_server
 from . import sdk
 
 UNSEEN = Path(__file__).resolve().parents[2] / "fixtures" / "unseen"
+# An installed library's tool functions: on sys.path, outside the checked project.
+SITE = Path(__file__).resolve().parents[1] / "data" / "site"
 SHAPES = sorted(path.stem for path in UNSEEN.glob("*.py"))
 # Not yet followed: a loop over registrar classes leaves the server of `register(self, server)`
 # unknown, so neither MCP001 nor MCP004 can guard it (the exit code is 1, the note says why).
@@ -38,7 +40,7 @@ def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
                 "from mcp.server.mcpserver import MCPServer",
             ).replace("FastMCP(", "MCPServer(")
             path.write_text(text, encoding="utf-8")
-    monkeypatch.syspath_prepend(str(target / "site"))
+    monkeypatch.syspath_prepend(str(SITE))
     monkeypatch.syspath_prepend(str(target))
     monkeypatch.chdir(target)
     yield target
