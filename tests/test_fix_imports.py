@@ -24,6 +24,7 @@ from mcp_codemod.checker import check_files
 from mcp_codemod.cli import main
 from mcp_codemod.fixer import fix_findings, write
 from mcp_codemod.rules import RULES, select_rules
+from mcp_codemod.rules.model import Invalid
 
 
 def fix_once(paths: list[Path]) -> list[Path]:
@@ -556,8 +557,18 @@ def test_fixture_servers_that_pass_ruffs_import_rules_still_do(tmp_path):
     assert [name for name in passing if not sorted_imports(tree, name)] == []
 
 
-@pytest.mark.parametrize("rule", [r for r in RULES if r.fixable], ids=lambda r: r.code)
-def test_rule_examples_are_sorted_before_and_after(tmp_path, rule):
-    (tmp_path / "before.py").write_text(rule.before, encoding="utf-8")
-    (tmp_path / "after.py").write_text(rule.after, encoding="utf-8")
-    assert sorted_imports(tmp_path, "before.py") and sorted_imports(tmp_path, "after.py")
+FIXED_CASES = [
+    pytest.param(case, id=f"{rule.code}-{index}")
+    for rule in RULES
+    for index, case in enumerate(rule.cases)
+    if isinstance(case, Invalid) and case.fixed is not None
+]
+
+
+@pytest.mark.parametrize("case", FIXED_CASES)
+def test_rule_cases_sorted_before_are_sorted_after(tmp_path, case):
+    # tests/test_rules.py holds `fix` on each case to exactly `fixed`.
+    (tmp_path / "before.py").write_text(case.source, encoding="utf-8")
+    (tmp_path / "after.py").write_text(case.fixed, encoding="utf-8")
+    if sorted_imports(tmp_path, "before.py"):
+        assert sorted_imports(tmp_path, "after.py")
