@@ -9,7 +9,7 @@ scripts and a project's own tooling all call them. Bad options and configuration
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from mcp_codemod.cache import default_cache_dir
@@ -18,6 +18,7 @@ from mcp_codemod.discovery import PathError, discover
 from mcp_codemod.fixer import FixResult, fix_findings
 from mcp_codemod.rules import select_rules
 from mcp_codemod.settings import ConfigError, Settings, load_settings
+from mcp_codemod.vendor import guard_module_change
 
 __all__ = ["CheckResult", "FixOutcome", "UsageError", "check_paths", "fix_paths"]
 
@@ -92,6 +93,7 @@ def check_paths(
         jobs=options.jobs,
         cache_dir=cache,
         unsaved={stdin[0]: stdin[1]} if stdin is not None else None,
+        runtime_copy=settings.runtime_module,
     )
     return settings, result
 
@@ -109,9 +111,20 @@ def fix_paths(
     unsafe_fixes: bool = False,
 ) -> FixOutcome:
     """The changes `mcp-codemod fix` would make (nothing is written: `fixer.write` does that)."""
-    _, result = check_paths(paths, options)
+    settings, result = check_paths(paths, options)
     applicable = tuple(f for f in result.findings if f.applies(unsafe_fixes))
-    return FixOutcome(result, fix_findings(applicable))
+    if settings.runtime_module is None:
+        return FixOutcome(result, fix_findings(applicable))
+    fixes = fix_findings(applicable, runtime=settings.runtime_module)
+    try:
+        guards = guard_module_change(
+            settings.runtime_module, settings.config_file, needed=bool(fixes.files)
+        )
+    except ConfigError as error:
+        raise UsageError(str(error)) from None
+    if guards is not None:
+        fixes = replace(fixes, files=(*fixes.files, guards))
+    return FixOutcome(result, fixes)
 
 
 def _codes(values: Sequence[str] | None) -> list[str] | None:

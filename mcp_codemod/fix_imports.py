@@ -105,7 +105,7 @@ def plan_imports(
         if not _still_used(base, text, tree, offsets, swapped, bindings):
             block.remove_binding(base)
     for module, names in sorted(additions.items(), key=lambda item: block.section(item[0])):
-        plain = sorted((n for n, alias in names if alias is None), key=_member_key)
+        plain = sorted((n for n, alias in names if alias is None), key=member_key)
         aliased = [(n, alias) for n, alias in names if alias is not None]
         if plain and not block.merge(module, plain, eol):
             block.add(module, [(n, None) for n in plain], eol)
@@ -337,7 +337,7 @@ def _elements(value: ast.expr | None) -> list[ast.expr]:
 # ---- isort's order ----------------------------------------------------------------------
 
 
-def _member_key(name: str) -> tuple:
+def member_key(name: str) -> tuple:
     """isort's `order-by-type`: CONSTANTS, then Classes, then the rest; case-insensitively."""
     if len(name) > 1 and name.isupper():
         kind = 0
@@ -358,12 +358,12 @@ def _statement_key(node: ast.Import | ast.ImportFrom) -> tuple:
         -node.level,
         (node.module or "").lower(),
         node.module or "",
-        (_member_key(first.name), first.asname or ""),
+        (member_key(first.name), first.asname or ""),
     )
 
 
 def _new_statement_key(module: str, name: str, alias: str | None) -> tuple:
-    return (1, 0, module.lower(), module, (_member_key(name), alias or ""))
+    return (1, 0, module.lower(), module, (member_key(name), alias or ""))
 
 
 def _line_ending(text: str) -> str:
@@ -507,7 +507,7 @@ class _LeadingBlock:
         gaps: dict[int, list[str]] = {}
         for name in names:
             index = next(
-                (i for i, a in enumerate(existing) if _member_key(a.name) > _member_key(name)),
+                (i for i, a in enumerate(existing) if member_key(a.name) > member_key(name)),
                 len(existing),
             )
             gaps.setdefault(index, []).append(name)

@@ -84,14 +84,18 @@ def plan(findings: tuple[Finding, ...]) -> tuple[dict[str, FilePlan], tuple[str,
     return dict(plans), tuple(f"{where}: {text}" for text, where in advice.items())
 
 
-def fix_findings(findings: tuple[Finding, ...]) -> FixResult:
+def fix_findings(findings: tuple[Finding, ...], runtime: str = RUNTIME) -> FixResult:
+    """The fixed text of every file the findings' fixes touch; markers and guarded classes are
+    imported from `runtime` (the `runtime-module` setting, or mcp_codemod.runtime)."""
     plans, advice = plan(findings)
     files: list[FileFix] = []
     failures: list[FixFailure] = []
     for path in sorted(plans):
         try:
             source = read_source(Path(path))
-            fixed = apply(source.text, plans[path], encoding=source.encoding, path=Path(path))
+            fixed = apply(
+                source.text, plans[path], encoding=source.encoding, path=Path(path), runtime=runtime
+            )
         except (SourceError, FixError) as error:
             failures.append(FixFailure(path, str(error)))
             continue
@@ -104,7 +108,10 @@ def fix_findings(findings: tuple[Finding, ...]) -> FixResult:
 
 
 def write(fix: FileFix) -> None:
-    write_source(Path(fix.path), fix.fixed, fix.encoding)
+    path = Path(fix.path)
+    if not path.exists():  # a new file (the generated guard module): nothing to keep but a mode
+        path.touch(mode=0o644)
+    write_source(path, fix.fixed, fix.encoding)
 
 
 def apply(

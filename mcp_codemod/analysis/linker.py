@@ -19,7 +19,7 @@ from mcp_codemod.analysis.facts import (
     ServerRef,
     ServerSwap,
 )
-from mcp_codemod.analysis.frameworks import SERVER_CLASSES, Framework
+from mcp_codemod.analysis.frameworks import SERVER_CLASSES, Framework, runtime_name
 from mcp_codemod.analysis.types import AnnotationFacts, TypeExpr, classify
 
 ModuleLoader = Callable[[str, "ModuleFacts"], "ModuleFacts | None"]
@@ -121,8 +121,10 @@ class Linker:
         load: ModuleLoader,
         loaded: Callable[[], list[ModuleFacts]],
         load_callers: Callable[[str, ModuleFacts], list[ModuleFacts]],
+        runtime_copy: str | None = None,
     ) -> None:
         self.load = load
+        self.runtime_copy = runtime_copy  # the `runtime-module` setting
         self.loaded = loaded
         self.load_callers = load_callers
         self.passed_servers: dict[tuple[str, str, tuple[int, str]], ResolvedServer] = {}
@@ -193,7 +195,11 @@ class Linker:
                 if found is not None:
                     module, name = found
                     alias = AliasSite(module.path, module.aliases[name].site)
-            facts = classify(parameter.annotation, lambda name: self.alias_value(name, owner))
+            facts = classify(
+                parameter.annotation,
+                lambda name: self.alias_value(name, owner),
+                self.runtime_copy,
+            )
             result.append(
                 ToolParameter(owner.path, tool, function, parameter, facts, server, alias)
             )
@@ -396,12 +402,13 @@ class Linker:
         self, qualified: str, near: ModuleFacts
     ) -> tuple[Framework, ServerSwap | None] | None:
         """The framework of a server class, and for a project subclass, the base to rename."""
-        if qualified in SERVER_CLASSES:
-            return SERVER_CLASSES[qualified], None
+        if runtime_name(qualified, self.runtime_copy) in SERVER_CLASSES:
+            return SERVER_CLASSES[runtime_name(qualified, self.runtime_copy)], None
         for module, name in self.project_classes(qualified, near):
             for base in module.classes[name]:
-                if base.qualified in SERVER_CLASSES:
-                    framework = SERVER_CLASSES[base.qualified]
+                base_class = runtime_name(base.qualified, self.runtime_copy)
+                if base_class in SERVER_CLASSES:
+                    framework = SERVER_CLASSES[base_class]
                     return framework, ServerSwap(module.path, base.span, framework)
         return None
 

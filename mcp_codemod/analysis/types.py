@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 
+from mcp_codemod.analysis.frameworks import runtime_name
+
 
 @dataclass(frozen=True)
 class TName:
@@ -112,9 +114,10 @@ _STRICT_MARKERS = {
 }
 
 
-def marker_name(qualified: str) -> str | None:
-    """`NoPreParse` for `mcp_codemod.runtime.NoPreParse` (any runtime submodule), else None."""
-    module, _, name = qualified.rpartition(".")
+def marker_name(qualified: str, runtime_copy: str | None = None) -> str | None:
+    """`NoPreParse` for `mcp_codemod.runtime.NoPreParse` (any runtime submodule, or the
+    project's `runtime_copy` of it), else None."""
+    module, _, name = runtime_name(qualified, runtime_copy).rpartition(".")
     if name in MARKERS and module.startswith("mcp_codemod.runtime"):
         return name
     return None
@@ -140,15 +143,18 @@ def _pre_parse_changes(value: object) -> bool:
     return decoded is None or isinstance(decoded, list | dict)
 
 
-def classify(expr: TypeExpr | None, resolve_alias: AliasResolver) -> AnnotationFacts:
+def classify(
+    expr: TypeExpr | None, resolve_alias: AliasResolver, runtime_copy: str | None = None
+) -> AnnotationFacts:
     if expr is None:
         return AnnotationFacts(Text.ANY, Integer.NONE)
-    return _Classifier(resolve_alias).top(expr)
+    return _Classifier(resolve_alias, runtime_copy).top(expr)
 
 
 class _Classifier:
-    def __init__(self, resolve_alias: AliasResolver) -> None:
+    def __init__(self, resolve_alias: AliasResolver, runtime_copy: str | None) -> None:
         self.resolve_alias = resolve_alias
+        self.runtime_copy = runtime_copy
         self.seen: set[str] = set()
 
     def top(self, expr: TypeExpr) -> AnnotationFacts:
@@ -210,7 +216,8 @@ class _Classifier:
             markers = set(inner.markers)
             integer = inner.integer
             for meta in args[1:]:
-                if isinstance(meta, TName) and (marker := marker_name(meta.qualified)):
+                marker = isinstance(meta, TName) and marker_name(meta.qualified, self.runtime_copy)
+                if marker:
                     markers.add(marker)
                 elif isinstance(meta, TCall) and is_strict_marker(meta) and integer is Integer.LAX:
                     integer = Integer.STRICT
