@@ -246,7 +246,7 @@ def _still_used(
     if any(b.kind == "other" for b in bindings.get(name, [])):
         return True  # not only an import: leave it
     occurrences = [m.start() for m in re.finditer(rf"\b{re.escape(name)}\b", text)]
-    imports = _import_spans(tree, offsets, name)
+    imports = _import_spans(tree, offsets)
     outside = [
         at
         for at in occurrences
@@ -273,7 +273,7 @@ def _still_used(
     return False
 
 
-def _import_spans(tree: ast.Module, offsets: list[int], name: str) -> list[tuple[int, int]]:
+def _import_spans(tree: ast.Module, offsets: list[int]) -> list[tuple[int, int]]:
     spans = []
     for statement, _ in _module_statements(tree.body):
         if isinstance(statement, ast.Import | ast.ImportFrom):
@@ -284,11 +284,12 @@ def _import_spans(tree: ast.Module, offsets: list[int], name: str) -> list[tuple
 
 
 def _offset(text: str, offsets: list[int], line: int, byte_column: int) -> int:
+    """The character offset of an `ast` position (a line and a UTF-8 byte column)."""
     start = offsets[line - 1]
-    prefix = text[start : start + byte_column]
-    if prefix.isascii():
+    if text[start : start + byte_column].isascii():
         return start + byte_column
-    return start + len(text[start:].encode("utf-8")[:byte_column].decode("utf-8", "replace"))
+    end = offsets[line] if line < len(offsets) else len(text)
+    return start + len(text[start:end].encode("utf-8")[:byte_column].decode("utf-8", "replace"))
 
 
 def _type_strings(node: ast.AST) -> list[str]:
@@ -524,7 +525,7 @@ class _LeadingBlock:
                 merged += [(n, None) for n in gaps.get(len(existing), [])]
                 start = self.offsets[node.lineno - 1]
                 end = self._position(node.end_lineno, node.end_col_offset)
-                self._edits.append((start, end, _from_import(module_of(node), merged, eol)))
+                self._edits.append((start, end, _from_import(_module_of(node), merged, eol)))
                 return
         one_per_line = node.end_lineno > node.lineno and len({a.lineno for a in existing}) == len(
             existing
@@ -673,7 +674,7 @@ def _bound_by(alias: ast.alias, statement: ast.Import | ast.ImportFrom) -> str:
     return alias.name.split(".")[0] if isinstance(statement, ast.Import) else alias.name
 
 
-def module_of(node: ast.ImportFrom) -> str:
+def _module_of(node: ast.ImportFrom) -> str:
     return "." * node.level + (node.module or "")
 
 
