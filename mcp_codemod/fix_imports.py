@@ -102,8 +102,10 @@ def plan_imports(
         spellings[name] = spelling
     block = _LeadingBlock(text, tree, offsets, first_party)
     for base in {text[start:end].split(".")[0] for start, end in swapped}:
-        if not _still_used(base, text, tree, offsets, swapped, bindings):
-            block.remove_binding(base)
+        outside = _occurrences_outside(base, text, tree, offsets, swapped)
+        if not _still_used(base, text, tree, offsets, swapped, bindings, outside):
+            # Mentions outside the module's imports are imports in functions, or comments.
+            block.remove_binding(base, everywhere=bool(outside))
     for module, names in sorted(additions.items(), key=lambda item: block.section(item[0])):
         plain = sorted((n for n, alias in names if alias is None), key=member_key)
         aliased = [(n, alias) for n, alias in names if alias is not None]
@@ -240,19 +242,13 @@ def _still_used(
     offsets: list[int],
     swapped: list[tuple[int, int]],
     bindings: dict[str, list[_Binding]],
+    outside: list[int],
 ) -> bool:
     """Whether anything but the swapped spans and its imports still refers to `name`: code,
-    `__all__`, a string annotation or a `cast("Name", ...)`, as ruff's F401 and F822 count."""
+    `__all__`, a string annotation or a `cast("Name", ...)`, as ruff's F401 and F822 count.
+    `outside`: where the name occurs in the text but not in those spans or module imports."""
     if any(b.kind == "other" for b in bindings.get(name, [])):
         return True  # not only an import: leave it
-    occurrences = [m.start() for m in re.finditer(rf"\b{re.escape(name)}\b", text)]
-    imports = _import_spans(tree, offsets)
-    outside = [
-        at
-        for at in occurrences
-        if not any(start <= at < end for start, end in swapped)
-        and not any(start <= at < end for start, end in imports)
-    ]
     if not outside:
         return False
     swapped_starts = {start for start, _ in swapped}
@@ -271,6 +267,19 @@ def _still_used(
         ):
             return True
     return False
+
+
+def _occurrences_outside(
+    name: str, text: str, tree: ast.Module, offsets: list[int], swapped: list[tuple[int, int]]
+) -> list[int]:
+    """Offsets of `name` as a word, except in the swapped spans and module-level imports."""
+    imports = _import_spans(tree, offsets)
+    return [
+        match.start()
+        for match in re.finditer(rf"\b{re.escape(name)}\b", text)
+        if not any(start <= match.start() < end for start, end in swapped)
+        and not any(start <= match.start() < end for start, end in imports)
+    ]
 
 
 def _import_spans(tree: ast.Module, offsets: list[int]) -> list[tuple[int, int]]:
@@ -397,13 +406,15 @@ class _LeadingBlock:
         for statement in body[index:]:
             if not isinstance(statement, ast.Import | ast.ImportFrom):
                 break
-            previous_end = self.items[-1].end if self.items else None
+            line_start = self.offsets[statement.lineno - 1]
+            # Comments above the first import are the file's header: nothing goes above them.
+            floor = self.items[-1].end if self.items else line_start
             self.items.append(
                 _Item(
                     statement,
                     self._section_of(statement),
                     _statement_key(statement),
-                    self._start_with_comments(statement.lineno, previous_end),
+                    self._start_with_comments(statement.lineno, floor),
                     self.offsets[statement.lineno - 1],
                     self._line_after(statement.end_lineno),
                 )
@@ -418,12 +429,13 @@ class _LeadingBlock:
     def _line_after(self, line: int) -> int:
         return self.offsets[line] if line < len(self.offsets) else len(self.text)
 
-    def _start_with_comments(self, line: int, floor: int | None) -> int:
-        """The start of `line`, or of the comment lines right above it (they belong to it)."""
+    def _start_with_comments(self, line: int, floor: int) -> int:
+        """The start of `line`, or of the comment lines right above it (they belong to it), not
+        before `floor`."""
         start = self.offsets[line - 1]
         while line > 1:
             above = self.offsets[line - 2]
-            if floor is not None and above < floor:
+            if above < floor:
                 break
             if not self.text[above:start].lstrip().startswith("#"):
                 break
@@ -449,24 +461,39 @@ class _LeadingBlock:
 
     # -- edits
 
-    def remove_binding(self, name: str) -> None:
-        """Remove the imports in the block that bind `name` (a server class nothing uses)."""
-        for statement, _ in _module_statements(self.tree.body):
-            if not isinstance(statement, ast.Import | ast.ImportFrom):
-                continue
+    def remove_binding(self, name: str, everywhere: bool) -> None:
+        """Remove the imports that bind `name` (a server class nothing uses): at module level,
+        and `everywhere` also in functions."""
+        for statement, siblings in _imports(self.tree, everywhere):
             gone = [a for a in statement.names if _bound_by(a, statement) == name]
             if not gone:
                 continue
             item = next((i for i in self.items if i.node is statement), None)
             if len(gone) == len(statement.names):
+                if not self._alone_on_its_lines(statement):
+                    continue  # `import os; from m import FastMCP`: left as it is, never broken
                 if item is not None:
                     item.removed = True
-                else:
-                    start = self.offsets[statement.lineno - 1]
-                    self._edits.append((start, self._line_after(statement.end_lineno), ""))
+                    continue
+                start = self.offsets[statement.lineno - 1]
+                end = self._line_after(statement.end_lineno)
+                indent = self._indent(statement.lineno)
+                # The only statement of a body leaves `pass` behind, so the body stays a body.
+                keep = f"{indent}pass{_line_ending(self.text)}" if len(siblings) == 1 else ""
+                self._edits.append((start, end, keep))
             else:
                 for alias in gone:
                     self._edits.append(self._remove_alias(statement, alias))
+
+    def _alone_on_its_lines(self, statement: ast.stmt) -> bool:
+        before = self.text[
+            self.offsets[statement.lineno - 1] : self._position(
+                statement.lineno, statement.col_offset
+            )
+        ]
+        end = self._position(statement.end_lineno, statement.end_col_offset)
+        after = self.text[end : self._line_after(statement.end_lineno)]
+        return not before.strip() and re.fullmatch(r"[ \t]*(#[^\r\n]*)?\s*", after) is not None
 
     def _remove_alias(self, statement: ast.Import | ast.ImportFrom, alias: ast.alias) -> Edit:
         names = statement.names
@@ -641,6 +668,32 @@ class _LeadingBlock:
             return len(self.text), len(self.text), block
         at = self.offsets[_first_line(following) - 1]
         return at, at, block + eol * wanted
+
+
+def _imports(
+    tree: ast.Module, everywhere: bool
+) -> Iterator[tuple[ast.Import | ast.ImportFrom, list[ast.stmt]]]:
+    """Import statements with the body that holds them: at module level (also in `if` and
+    `try`), or `everywhere`."""
+    if not everywhere:
+        bodies = [tree.body]
+        for statement, _ in _module_statements(tree.body):
+            bodies += [getattr(statement, f, None) for f in ("body", "orelse", "finalbody")]
+            bodies += [handler.body for handler in getattr(statement, "handlers", [])]
+        bodies = [b for b in bodies if isinstance(b, list)]
+    else:
+        bodies = [
+            block
+            for node in ast.walk(tree)
+            for block in (getattr(node, f, None) for f in ("body", "orelse", "finalbody"))
+            if isinstance(block, list)
+        ]
+    seen: set[int] = set()
+    for body in bodies:
+        for statement in body:
+            if isinstance(statement, ast.Import | ast.ImportFrom) and id(statement) not in seen:
+                seen.add(id(statement))
+                yield statement, body
 
 
 def _sections_apart(statements: list[tuple[int, str]], eol: str) -> str:
