@@ -40,15 +40,27 @@ def _settings(config: Path | None, **overrides) -> Settings:
 
 def _files(paths: tuple[Path, ...], settings: Settings) -> list[Path]:
     try:
-        return discover(list(paths) or [Path(".")], settings.excludes, settings.respect_gitignore)
+        return discover(
+            list(paths) or [Path(".")],
+            settings.excludes,
+            settings.respect_gitignore,
+            settings.force_exclude,
+        )
     except PathError as error:
         _fail(str(error))
+
+
+def _paths(_context, _parameter, values: tuple[str, ...]) -> tuple[Path, ...]:
+    # Path("") is Path("."): an empty argument (an unset shell variable) would check everything.
+    if "" in values:
+        raise click.BadParameter("an empty path names no file")
+    return tuple(Path(value) for value in values)
 
 
 def analysis_options(function):
     """Options shared by `check` and `fix`: what to look at and which rules."""
     options = [
-        click.argument("paths", nargs=-1, type=click.Path(path_type=Path)),
+        click.argument("paths", nargs=-1, type=click.Path(), callback=_paths),
         click.option(
             "--select", multiple=True, help="Rule codes or prefixes to enable (comma-separated)."
         ),
@@ -57,6 +69,11 @@ def analysis_options(function):
             "--extend-exclude",
             multiple=True,
             help="Glob patterns to exclude, besides the defaults.",
+        ),
+        click.option(
+            "--force-exclude/--no-force-exclude",
+            default=None,
+            help="Apply excludes and .gitignore to paths given explicitly too (for pre-commit).",
         ),
         click.option(
             "--framework",
