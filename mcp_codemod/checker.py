@@ -13,7 +13,8 @@ import contextlib
 import gc
 import os
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
@@ -80,6 +81,9 @@ class CheckResult:
     files: int  # files considered
     tools: int  # tool registrations found
     unresolved: tuple[UnresolvedTool, ...]
+    # The hash (cache.digest) of the bytes analysed, per absolute path: `fix` rewrites a file
+    # only while it still holds exactly those bytes.
+    digests: Mapping[str, bytes] = field(default_factory=dict)
 
 
 def display_path(path: Path) -> str:
@@ -147,6 +151,7 @@ class Sources:
     def __init__(self, cache: FactsCache | None) -> None:
         self.cache = cache
         self.located: dict[Path, tuple[str, Path, bool, str]] = {}
+        self.digests: dict[str, bytes] = {}
 
     def locate(self, path: Path) -> tuple[str, Path, bool, str]:
         """Module name, the directory it is importable from, whether it is a package, and the
@@ -166,6 +171,7 @@ class Sources:
             except OSError:
                 unchanged = False
             if unchanged and (known := self._known(path, entry, prefilter)) is not _UNKNOWN:
+                self.digests[key] = entry.digest
                 return known
         try:
             # Stamp before reading: a change while reading leaves a stamp that no longer matches.
@@ -173,10 +179,11 @@ class Sources:
             data = path.read_bytes()
         except OSError as error:
             return f"cannot read: {error.strerror or error}"
+        content = digest(data)
+        self.digests[key] = content
         if stat is None:
             entry = _UNCACHED
         else:
-            content = digest(data)
             if entry is None or entry.digest != content:
                 entry = Entry(trusted_stamp(stat), content, None, None)
             else:
@@ -409,6 +416,7 @@ def _check(
         files=len(files),
         tools=linked.tools,
         unresolved=linked.unresolved,
+        digests=sources.digests,
     )
 
 
