@@ -6,6 +6,8 @@ configuration or internal error.
 
 from __future__ import annotations
 
+import errno
+import os
 import sys
 from pathlib import Path
 from typing import NoReturn
@@ -15,10 +17,11 @@ import click
 from mcp_codemod import __version__, report
 from mcp_codemod.cache import default_cache_dir
 from mcp_codemod.checker import CheckResult, check_files
-from mcp_codemod.discovery import PathError, discover
+from mcp_codemod.discovery import PathError, discover, writable_files
 from mcp_codemod.probe import probe_command
 from mcp_codemod.rules import RULES, RULES_BY_CODE, select_rules
 from mcp_codemod.settings import OUTPUT_FORMATS, ConfigError, Settings, load_settings
+from mcp_codemod.sources import SourceError
 
 
 def _codes(values: tuple[str, ...]) -> list[str] | None:
@@ -135,7 +138,26 @@ def run_check(
         _fail(f"internal error ({type(error).__name__}: {error}); please report it")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Main(click.Group):
+    """Output that cannot be written (`> /dev/full`) is one line on stderr and exit 2; a reader
+    that went away (`| head`) ends the run quietly with exit 1, as click does."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            try:
+                return super().invoke(ctx)
+            finally:
+                sys.stdout.flush()
+        except OSError as error:
+            # The commands turn every error of the files they read and write into a message:
+            # what escapes them is the output's. The interpreter's last flush would fail again.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            if error.errno == errno.EPIPE:
+                sys.exit(1)
+            _fail(f"cannot write the output: {error.strerror or error}")
+
+
+@click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="mcp-codemod")
 def main() -> None:
     """Find and fix MCP tool parameters that the server framework or the client mangles."""
@@ -181,33 +203,46 @@ def fix(write: bool, show_diff: bool, **options) -> None:
     """
     from mcp_codemod import fixer  # imports libcst only when there is something to fix
 
-    _, result = run_check(**options)
-    outcome = fixer.fix_findings(result.findings)
+    settings, result = run_check(**options)
+    # Only files discovery finds under the given paths are written, never a module an import
+    # leads to elsewhere.
+    writable = writable_files(_files(options["paths"], settings), options["paths"] or [Path(".")])
+    outcome = fixer.fix_findings(result, writable)
+    failed = len(result.errors) + len(outcome.failures)
     for error in result.errors:
         click.echo(f"{error.path}: error: {error.message}", err=True)
     for failure in outcome.failures:
         click.echo(f"{failure.path}: error: {failure.message}", err=True)
+    changed = []
     for change in outcome.files:
         if show_diff or not write:
             click.echo(change.diff(), nl=False)
         if write:
-            fixer.write(change)
+            try:
+                fixer.write(change)
+            except SourceError as error:
+                click.echo(f"{change.path}: error: {error}", err=True)
+                failed += 1
+                continue
+        changed.append(change)
+    for note in outcome.outside:
+        click.echo(note, err=True)
     for advice in outcome.advice:
         click.echo(f"note: {advice}", err=True)
-    fixed = sum(change.fixes for change in outcome.files)
+    fixed = sum(change.fixes for change in changed)
     left = sum(not finding.fixable for finding in result.findings)
     verb = "Fixed" if write else "Would fix"
-    message = (
-        f"{verb} {report.plural(fixed, 'issue')} in {report.plural(len(outcome.files), 'file')}."
-    )
-    if not outcome.files:
+    message = f"{verb} {report.plural(fixed, 'issue')} in {report.plural(len(changed), 'file')}."
+    if not changed:
         message = "Nothing to fix."
     if left:
         message += f" {left} not fixable: see `mcp-codemod check`."
+    if outcome.incomplete:
+        message += f" {outcome.incomplete} need an edit outside the given paths (see the notes)."
     click.echo(message, err=True)
-    if result.errors or outcome.failures:
+    if failed:
         sys.exit(1)
-    sys.exit(1 if outcome.files and not write else 0)
+    sys.exit(1 if changed and not write else 0)
 
 
 @main.command(name="rules")

@@ -321,3 +321,14 @@ def discover(
                 if _is_regular_file(child):
                     found.add(child)
     return sorted(found)
+
+
+def writable_files(files: list[Path], paths: list[Path]) -> frozenset[Path]:
+    """The files (resolved) that `fix` may rewrite: those discovery found, where a symbolic link
+    found beneath a given directory counts only if its target is beneath that directory too."""
+    roots = [path.resolve() for path in paths]
+    return frozenset(
+        target
+        for target in (file.resolve() for file in files)
+        if any(target == root or root in target.parents for root in roots)
+    )

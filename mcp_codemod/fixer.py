@@ -11,15 +11,19 @@ from __future__ import annotations
 
 import ast
 import difflib
+import os
 import re
 from collections import defaultdict
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from mcp_codemod.analysis.facts import AnnotationSite, Position, Span
 from mcp_codemod.analysis.frameworks import GUARDED_CLASS_NAME
+from mcp_codemod.cache import digest
+from mcp_codemod.checker import CheckResult
 from mcp_codemod.findings import Finding
-from mcp_codemod.sources import SourceError, line_offsets, read_source, write_source
+from mcp_codemod.sources import CHANGED, SourceError, line_offsets, read_for_rewrite, write_source
 
 
 class FixError(Exception):
@@ -42,6 +46,7 @@ class FileFix:
     fixed: str
     encoding: str
     fixes: int
+    data: bytes  # the bytes `original` was decoded from: the file is replaced only if it holds them
 
     def diff(self) -> str:
         return "".join(
@@ -65,37 +70,88 @@ class FixResult:
     files: tuple[FileFix, ...]  # only files whose text changes
     failures: tuple[FixFailure, ...]
     advice: tuple[str, ...]  # servers the fix cannot reach: what the user has to add
+    outside: tuple[str, ...]  # `path:line: note: ...` for each edit outside the writable files
+    incomplete: int  # findings left (partly) unfixed because an edit is outside
 
 
-def plan(findings: tuple[Finding, ...]) -> tuple[dict[str, FilePlan], tuple[str, ...]]:
+@dataclass
+class Plan:
+    files: dict[str, FilePlan]
+    advice: tuple[str, ...]
+    outside: tuple[str, ...]
+    incomplete: int
+
+
+def plan(findings: tuple[Finding, ...], writable: Callable[[str], bool]) -> Plan:
+    """The edits per file; an edit in a file that is not `writable` becomes a note instead."""
     plans: dict[str, FilePlan] = defaultdict(FilePlan)
     advice: dict[str, str] = {}  # note → where it applies first
+    outside: dict[str, None] = {}  # ordered, without repeats
+    incomplete = 0
     for finding in findings:
         if finding.fix is None:
             continue
+        complete = True
         marker = finding.fix.marker
-        if marker is not None:
+        if marker is not None and not writable(marker.path):
+            where = "the alias is defined" if marker.path != finding.path else "the annotation is"
+            outside[_outside_note(marker.path, marker.site.span.start.line, where)] = None
+            complete = False
+        elif marker is not None:
             file_plan = plans[marker.path]
             _, markers = file_plan.markers.setdefault(marker.site.span, (marker.site, set()))
             markers.add(marker.marker)
         swap = finding.fix.server
-        if swap is not None:
+        if swap is not None and not writable(swap.path):
+            where = "the server is constructed"
+            outside[_outside_note(swap.path, swap.span.start.line, where)] = None
+            complete = False
+        elif swap is not None:
             plans[swap.path].swaps[swap.span] = GUARDED_CLASS_NAME[swap.framework]
-        plans[finding.path].fixes += 1
+        if complete:
+            plans[finding.path].fixes += 1
+        else:
+            incomplete += 1
         if finding.fix.guard_advice:
             # One note per server, at its first tool, however many parameters it exposes.
             advice.setdefault(finding.fix.guard_advice, f"{finding.path}:{finding.line}")
-    return dict(plans), tuple(f"{where}: {text}" for text, where in advice.items())
+    return Plan(
+        dict(plans),
+        tuple(f"{where}: {text}" for text, where in advice.items()),
+        tuple(outside),
+        incomplete,
+    )
 
 
-def fix_findings(findings: tuple[Finding, ...]) -> FixResult:
-    plans, advice = plan(findings)
+def _outside_note(path: str, line: int, what: str) -> str:
+    return f"{path}:{line}: note: {what} outside the given paths; fix it there or pass that path"
+
+
+def fix_findings(result: CheckResult, writable: Collection[Path]) -> FixResult:
+    """The fixed text of each file with fixable findings. Only files in `writable` (resolved
+    paths: what discovery found under the paths given) are planned; a file is fixed only if it
+    still holds the bytes the analysis read. Every failure is one file's, and one line."""
+    resolved: dict[str, Path] = {}
+
+    def is_writable(path: str) -> bool:
+        if path not in resolved:
+            resolved[path] = Path(path).resolve()
+        return resolved[path] in writable
+
+    planned = plan(result.findings, is_writable)
     files: list[FileFix] = []
     failures: list[FixFailure] = []
-    for path in sorted(plans):
+    targets: set[Path] = set()
+    for path in sorted(planned.files):
+        target = Path(path).resolve()
+        if target in targets:  # the same file under another name (a symbolic link): same edits
+            continue
+        targets.add(target)
         try:
-            source = read_source(Path(path))
-            fixed = apply(source.text, plans[path])
+            data, source = read_for_rewrite(Path(path))
+            if digest(data) != result.digests.get(os.path.abspath(path)):
+                raise SourceError(CHANGED)
+            fixed = apply(source.text, planned.files[path])
         except (SourceError, FixError) as error:
             failures.append(FixFailure(path, str(error)))
             continue
@@ -103,12 +159,17 @@ def fix_findings(findings: tuple[Finding, ...]) -> FixResult:
             failures.append(FixFailure(path, f"internal error, file left unchanged: {error!r}"))
             continue
         if fixed != source.text:
-            files.append(FileFix(path, source.text, fixed, source.encoding, plans[path].fixes))
-    return FixResult(tuple(files), tuple(failures), advice)
+            fixes = planned.files[path].fixes
+            files.append(FileFix(path, source.text, fixed, source.encoding, fixes, data))
+    return FixResult(
+        tuple(files), tuple(failures), planned.advice, planned.outside, planned.incomplete
+    )
 
 
 def write(fix: FileFix) -> None:
-    write_source(Path(fix.path), fix.fixed, fix.encoding)
+    """Replace the file with the fixed text if it still holds the bytes the fix was made from;
+    raises SourceError (ChangedError when it changed) and leaves the file as it was."""
+    write_source(Path(fix.path), fix.fixed, fix.encoding, fix.data)
 
 
 def apply(text: str, file_plan: FilePlan) -> str:
