@@ -17,7 +17,7 @@ from mcp_codemod import __version__
 from mcp_codemod.fix_imports import member_key
 from mcp_codemod.fixer import FileFix
 from mcp_codemod.settings import ConfigError
-from mcp_codemod.sources import SourceError, read_source
+from mcp_codemod.sources import SourceError, read_bytes, read_for_rewrite
 
 RUNTIME_DIRECTORY = Path(__file__).resolve().parent / "runtime"
 # In dependency order: servers.py uses guards.admits_str.
@@ -99,11 +99,12 @@ def guard_module_change(module: str, config_file: Path | None, needed: bool) -> 
     path = guard_module_path(module, config_file)
     wanted = guard_module_text()
     if not path.exists():
-        return FileFix(str(path), "", wanted, "utf-8", 0) if needed else None
+        return FileFix(str(path), "", wanted, "utf-8", 0, b"") if needed else None
     try:
-        current = read_source(path).text
-    except SourceError:
-        current = None
+        data, source = read_for_rewrite(path)
+        current = source.text
+    except SourceError:  # not text we could keep: replaced whole
+        data, current = read_bytes(path), ""
     if current == wanted:
         return None
-    return FileFix(str(path), current or "", wanted, "utf-8", 0)
+    return FileFix(str(path), current, wanted, "utf-8", 0, data)

@@ -29,7 +29,8 @@ from mcp_codemod.rules.model import Invalid
 
 def fix_once(paths: list[Path]) -> list[Path]:
     """Fix `paths` in place; the files that changed."""
-    outcome = fix_findings(check_files(paths, select_rules(None, [])).findings)
+    result = check_files(paths, select_rules(None, []))
+    outcome = fix_findings(result.findings, result.digests, {p.resolve() for p in paths})
     assert outcome.failures == ()
     for change in outcome.files:
         write(change)
@@ -527,7 +528,7 @@ def test_encodings_that_are_not_ascii_compatible_are_left_alone(tmp_path, encodi
     result = run_cli("fix", "--write", "server.py", cwd=tmp_path)
     assert result.exit_code == 1
     assert (
-        f"server.py: error: not fixed: the {encoding} encoding is not ASCII-compatible\n"
+        f"server.py: error: encoded in {encoding}, which is not ASCII-compatible; left unchanged\n"
         in result.output
     )
     assert "Traceback" not in result.output
@@ -560,18 +561,15 @@ def test_fixture_servers_that_pass_ruffs_import_rules_still_do(tmp_path):
 FIXED_CASES = [
     pytest.param(case, id=f"{rule.code}-{index}")
     for rule in RULES
-    for index, case in enumerate(rule.cases)
-    if isinstance(case, Invalid) and case.fixed is not None
+    for index, case in enumerate(c for c in rule.cases if isinstance(c, Invalid) and c.fixed)
 ]
 
 
 @pytest.mark.parametrize("case", FIXED_CASES)
-def test_rule_cases_sorted_before_are_sorted_after(tmp_path, case):
-    # tests/test_rules.py holds `fix` on each case to exactly `fixed`.
+def test_rule_cases_are_sorted_before_and_after(tmp_path, case):
     (tmp_path / "before.py").write_text(case.source, encoding="utf-8")
     (tmp_path / "after.py").write_text(case.fixed, encoding="utf-8")
-    if sorted_imports(tmp_path, "before.py"):
-        assert sorted_imports(tmp_path, "after.py")
+    assert sorted_imports(tmp_path, "before.py") and sorted_imports(tmp_path, "after.py")
 
 
 def test_an_import_in_the_factory_that_built_the_server_goes_with_it(tmp_path):
