@@ -462,7 +462,7 @@ def test_fixed_fixtures_parse_pass_ruff_and_are_stable(fixtures_copy):
     again = run_cli("fix", "--write", ".", cwd=fixtures_copy).output
     # The servers with unseen tools were guarded by MCP001's fix: their tools are protected now.
     assert again.startswith("Nothing to fix.\n")
-    assert again.count("protected: the server is guarded") == 2
+    assert again.count("protected: the server is guarded") == 4
     check = json.loads(run_cli("check", "--output-format", "json", ".", cwd=fixtures_copy).stdout)
     assert [f for f in check if f["fixable"]] == []
     lint = subprocess.run(
