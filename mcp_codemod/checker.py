@@ -121,7 +121,9 @@ def _check(
         elif isinstance(outcome, ModuleFacts):
             project.add(path, outcome)
             candidates.append(outcome)
-    linker = Linker(project.load, project.loaded, project.load_callers, runtime_copy)
+    linker = Linker(
+        project.load, project.loaded, project.load_callers, project.load_library, runtime_copy
+    )
     linked = linker.link(candidates, framework)
     if sources.cache is not None:
         sources.cache.save()
