@@ -108,11 +108,15 @@ def plan_imports(
             block.remove_binding(base, everywhere=bool(outside))
     for module, names in sorted(additions.items(), key=lambda item: block.section(item[0])):
         plain = sorted((n for n, alias in names if alias is None), key=member_key)
-        aliased = [(n, alias) for n, alias in names if alias is not None]
+        statements = []
         if plain and not block.merge(module, plain, eol):
-            block.add(module, [(n, None) for n in plain], eol)
-        for name, alias in aliased:  # isort keeps `as` imports apart (combine-as-imports off)
-            block.add(module, [(name, alias)], eol)
+            statements.append([(n, None) for n in plain])
+        # isort keeps `as` imports in statements of their own (combine-as-imports off).
+        statements += [[(n, alias)] for n, alias in names if alias is not None]
+        if statements:
+            block.add(
+                module, sorted(statements, key=lambda s: _new_statement_key(module, *s[0])), eol
+            )
     return ImportPlan(spellings, block.edits(eol))
 
 
@@ -584,11 +588,11 @@ class _LeadingBlock:
         start = self.offsets[line - 1]
         return re.match(r"[ \t]*", self.text[start:]).group()
 
-    def add(self, module: str, names: list[tuple[str, str | None]], eol: str) -> None:
-        """A new `from module import names` statement where isort puts it."""
+    def add(self, module: str, statements: list[list[tuple[str, str | None]]], eol: str) -> None:
+        """New `from module import names` statements, in order, where isort puts them."""
         section = self.section(module)
-        key = _new_statement_key(module, *names[0])
-        statement = _from_import(module, names, eol) + eol
+        key = _new_statement_key(module, *statements[0][0])
+        statement = "".join(_from_import(module, names, eol) + eol for names in statements)
         kept = [i for i in self.items if not i.removed]
         same = [i for i in kept if i.section == section]
         if same:

@@ -688,3 +688,46 @@ def test_the_files_header_comment_stays_on_top(tmp_path):
                 """
         },
     )
+
+
+def test_an_aliased_import_opens_the_third_party_section_between_the_others(tmp_path):
+    assert_fix(
+        tmp_path,
+        {
+            "app/__init__.py": "",
+            "app/server.py": """\
+                from mcp.server.fastmcp import FastMCP
+
+                mcp = FastMCP("demo")
+                """,
+            "app/tools.py": """\
+                import os
+
+                from app.server import mcp
+
+                AcceptWholeFloat = NoPreParse = os.sep
+
+
+                @mcp.tool()
+                def search(query: str | None = None, page: int = 1) -> str:
+                    return (query or NoPreParse) + AcceptWholeFloat * page
+                """,
+        },
+        {
+            "app/tools.py": """\
+                import os
+                from typing import Annotated
+
+                from mcp_codemod.runtime import NoPreParse as _NoPreParse
+
+                from app.server import mcp
+
+                AcceptWholeFloat = NoPreParse = os.sep
+
+
+                @mcp.tool()
+                def search(query: Annotated[str | None, _NoPreParse] = None, page: int = 1) -> str:
+                    return (query or NoPreParse) + AcceptWholeFloat * page
+                """,
+        },
+    )
