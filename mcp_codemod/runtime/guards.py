@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import copy
+import json
 from types import UnionType
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from pydantic import GetCoreSchemaHandler
+from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
 
@@ -72,3 +75,88 @@ def _whole_float_to_int(value: Any) -> Any:
             {"value": repr(value)},
         )
     return value
+
+
+class ArrayItemsSchema:
+    """Marks a parameter whose JSON schema must give every array an `items` schema.
+
+    pydantic describes a fixed-length tuple (`tuple[int, int]`) with `prefixItems` and no `items`,
+    and VS Code's MCP client refuses a tool with such an array ("tool parameters array type must
+    have items"). The marker walks the parameter's whole generated schema, including the `$defs`
+    it refers to (a tuple inside a model), and gives each array without `items` the union of its
+    prefix item schemas. The array's length bounds already allow no extra items, so the schema
+    admits exactly what it did; validation is not touched.
+    """
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        json_schema = handler(schema)
+        _add_array_items(json_schema, handler, set())
+        return json_schema
+
+
+# The keywords whose values are schemas (or lists or maps of schemas), so that data such as
+# `default`, `const` or `examples` is never mistaken for a schema and rewritten.
+_SUBSCHEMA = ("items", "additionalProperties", "not", "contains", "propertyNames", "if", "then")
+_SUBSCHEMA += ("else", "unevaluatedItems", "unevaluatedProperties")
+_SUBSCHEMA_LISTS = ("prefixItems", "anyOf", "oneOf", "allOf")
+_SUBSCHEMA_MAPS = ("properties", "patternProperties", "dependentSchemas", "$defs")
+
+
+def _add_array_items(schema: Any, handler: GetJsonSchemaHandler, seen_refs: set[str]) -> None:
+    if not isinstance(schema, dict):
+        return
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref not in seen_refs:
+        seen_refs.add(ref)
+        _add_array_items(handler.resolve_ref_schema({"$ref": ref}), handler, seen_refs)
+    kind = schema.get("type")
+    if (kind == "array" or (isinstance(kind, list) and "array" in kind)) and "items" not in schema:
+        schema["items"] = _union(schema.get("prefixItems", []))
+    children = [schema.get(key) for key in _SUBSCHEMA]
+    children += [item for key in _SUBSCHEMA_LISTS for item in schema.get(key, ())]
+    children += [item for key in _SUBSCHEMA_MAPS for item in schema.get(key, {}).values()]
+    for child in children:
+        _add_array_items(child, handler, seen_refs)
+
+
+def _union(schemas: list[Any]) -> dict[str, Any]:
+    distinct: list[Any] = []
+    for schema in schemas:
+        if schema not in distinct:
+            distinct.append(schema)
+    if len(distinct) == 1:
+        return copy.deepcopy(distinct[0])
+    # No prefix items (an empty tuple, whose maxItems is 0): any schema is as exact as another.
+    return {"anyOf": copy.deepcopy(distinct)} if distinct else {}
+
+
+class DecodeJsonText:
+    """Marks a structured parameter that also accepts its value sent as JSON text.
+
+    Some clients send an array or object argument as its JSON text (`'[1271, 2106]'` for
+    `list[int]`). The mcp SDK decodes such text itself, but the standalone fastmcp rejects it.
+    With the marker, a string that is the JSON text of an array or object is decoded before the
+    parameter's own validation; any other string is validated as it is. A parameter that admits
+    a string (`str | list[int]`) is left alone, since its text is text. The JSON schema is
+    unchanged.
+    """
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        schema = handler(source)
+        if admits_str(source):
+            return schema
+        return core_schema.no_info_before_validator_function(_decode_json_text, schema)
+
+
+def _decode_json_text(value: Any) -> Any:
+    if not isinstance(value, str):
+        return value
+    try:
+        decoded = json.loads(value)
+    except (ValueError, RecursionError):
+        return value
+    return decoded if isinstance(decoded, list | dict) else value
