@@ -138,10 +138,10 @@ class DecodeJsonText:
 
     Some clients send an array or object argument as its JSON text (`'[1271, 2106]'` for
     `list[int]`). The mcp SDK decodes such text itself, but the standalone fastmcp rejects it.
-    With the marker, a string that is the JSON text of an array or object is decoded before the
-    parameter's own validation; any other string is validated as it is. A parameter that admits
-    a string (`str | list[int]`) is left alone, since its text is text. The JSON schema is
-    unchanged.
+    With the marker, a string that is the JSON text of an array or object is decoded and then
+    validated as the parameter's value; any other string, and every other value, is validated
+    as it is. A parameter that admits a string (`str | list[int]`) is left alone, since its text
+    is text. The JSON schema is unchanged.
     """
 
     @classmethod
@@ -149,14 +149,43 @@ class DecodeJsonText:
         schema = handler(source)
         if admits_str(source):
             return schema
-        return core_schema.no_info_before_validator_function(_decode_json_text, schema)
+        return core_schema.lax_or_strict_schema(
+            # Lax: decoding into Python values loses nothing.
+            lax_schema=core_schema.no_info_before_validator_function(_decode_json_text, schema),
+            # Strict: a function validator would hand the parameter Python values, and strict
+            # Python validation refuses a list for a tuple, also for an argument that is not
+            # text at all. Choosing the branch instead keeps non-text input as it arrived, and
+            # parses text as JSON, where an array is a valid tuple.
+            strict_schema=core_schema.tagged_union_schema(
+                {"text": core_schema.json_schema(schema), "value": schema},
+                discriminator=_json_text_or_value,
+            ),
+        )
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        # The schema of the parameter's own type, not of the branches above.
+        if schema["type"] == "lax-or-strict":
+            return handler(schema["strict_schema"]["choices"]["value"])
+        return handler(schema)
 
 
-def _decode_json_text(value: Any) -> Any:
+def _json_container(value: Any) -> list[Any] | dict[str, Any] | None:
     if not isinstance(value, str):
-        return value
+        return None
     try:
         decoded = json.loads(value)
     except (ValueError, RecursionError):
-        return value
-    return decoded if isinstance(decoded, list | dict) else value
+        return None
+    return decoded if isinstance(decoded, list | dict) else None
+
+
+def _decode_json_text(value: Any) -> Any:
+    decoded = _json_container(value)
+    return value if decoded is None else decoded
+
+
+def _json_text_or_value(value: Any) -> str:
+    return "value" if _json_container(value) is None else "text"

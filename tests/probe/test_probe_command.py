@@ -60,10 +60,12 @@ def test_json_output():
         {
             "tool": "goto",
             "parameter": "line",
+            "kind": "whole-float",
             "sent": 5.0,
             "outcome": "rejected",
             "received": None,
             "error": "Input should be a valid integer [int_type]",
+            "schema_path": None,
         }
     ]
 
@@ -75,10 +77,12 @@ def test_json_output_of_a_changed_argument():
     assert first == {
         "tool": "search",
         "parameter": "query",
+        "kind": "text",
         "sent": "null",
         "outcome": "changed",
         "received": "None",
         "error": None,
+        "schema_path": None,
     }
 
 
