@@ -340,20 +340,35 @@ _Inspection = tuple[str, list[tuple[str, Any]], Callable[[Any], list[_Parameter]
 """The framework's name, the (name, tool) pairs, and how to get a tool's parameters."""
 
 
-def _inspect(server: Any) -> _Inspection:
-    fastmcp = sys.modules.get("fastmcp")
-    if fastmcp is not None and isinstance(server, fastmcp.FastMCP):
-        return _inspect_fastmcp(server, fastmcp)
-    for module, class_name, framework in (
-        ("mcp.server.fastmcp", "FastMCP", "mcp 1.x FastMCP"),
-        ("mcp.server.mcpserver", "MCPServer", "mcp 2.x MCPServer"),
-    ):
+_SERVER_CLASSES = (
+    ("fastmcp", "FastMCP", "fastmcp"),
+    ("mcp.server.fastmcp", "FastMCP", "mcp 1.x FastMCP"),
+    ("mcp.server.mcpserver", "MCPServer", "mcp 2.x MCPServer"),
+)
+
+
+def _framework(value: Any) -> str | None:
+    for module, class_name, framework in _SERVER_CLASSES:
         server_class = getattr(sys.modules.get(module), class_name, None)
-        if server_class is not None and isinstance(server, server_class):
-            manager = server._tool_manager
-            # Calls look a tool up through get_tool, which is where guard() installs its policy.
-            tools = [(tool.name, manager.get_tool(tool.name)) for tool in manager.list_tools()]
-            return framework, tools, _mcp_parameters
+        if isinstance(server_class, type) and isinstance(value, server_class):
+            return framework
+    return None
+
+
+def is_server(value: Any) -> bool:
+    """Whether the probe can probe `value`: an mcp FastMCP / MCPServer or a fastmcp.FastMCP."""
+    return _framework(value) is not None
+
+
+def _inspect(server: Any) -> _Inspection:
+    framework = _framework(server)
+    if framework == "fastmcp":
+        return _inspect_fastmcp(server, sys.modules["fastmcp"])
+    if framework is not None:
+        manager = server._tool_manager
+        # Calls look a tool up through get_tool, which is where guard() installs its policy.
+        tools = [(tool.name, manager.get_tool(tool.name)) for tool in manager.list_tools()]
+        return framework, tools, _mcp_parameters
     raise NotAServerError(
         f"{type(server).__module__}.{type(server).__qualname__} is not an mcp FastMCP, "
         "an mcp MCPServer or a fastmcp.FastMCP"
@@ -493,28 +508,19 @@ def _run(coroutine_function: Callable[[], Any]) -> Any:
 
 
 def load_target(target: str) -> Any:
-    """The object named by `path/to/server.py:attr` or `package.module:attr`."""
-    where, _, attribute = target.rpartition(":")
-    if not where or not attribute:
-        raise TargetError(f"{target!r} is not MODULE:ATTRIBUTE or PATH.py:ATTRIBUTE")
+    """The object named by `path/to/server.py[:attr]` or `package.module[:attr]`; without
+    `:attr`, the one server defined or imported at the module's top level."""
+    where, colon, attribute = target.rpartition(":")
+    if not colon:
+        where, attribute = target, ""
+    if not where or (colon and not attribute):
+        raise TargetError(f"{target!r} is not MODULE[:ATTRIBUTE] or PATH.py[:ATTRIBUTE]")
     if where.endswith(".py") or "/" in where or "\\" in where:
-        path = Path(where)
-        if not path.is_file():
-            raise TargetError(f"{where}: no such file")
-        name, root, _ = module_name(path)
-        # The package root makes relative imports work; the file's own directory, the sibling
-        # imports of a script that is run directly.
-        for directory in (str(path.resolve().parent), str(root)):
-            if directory not in sys.path:
-                sys.path.insert(0, directory)
+        module, name = _load_file(Path(where))
     else:
-        path, name = None, where
-    try:
-        module = importlib.import_module(name)
-    except (Exception, SystemExit) as error:
-        raise TargetError(f"cannot import {name}: {type(error).__name__}: {error}") from error
-    if path is not None and Path(getattr(module, "__file__", "") or "").resolve() != path.resolve():
-        raise TargetError(f"{where}: the module name {name!r} is taken by {module.__file__}")
+        module, name = _import(where), where
+    if not attribute:
+        return _only_server(module, where)
     found = module
     for part in attribute.split("."):
         try:
@@ -522,6 +528,73 @@ def load_target(target: str) -> Any:
         except AttributeError:
             raise TargetError(f"module {name} has no attribute {attribute!r}") from None
     return found
+
+
+def _load_file(path: Path) -> tuple[Any, str]:
+    if not path.is_file():
+        raise TargetError(f"{path}: no such file")
+    name, root, _ = module_name(path)
+    # The package root makes relative imports work; the file's own directory, the sibling
+    # imports of a script that is run directly.
+    for directory in (str(path.resolve().parent), str(root)):
+        if directory not in sys.path:
+            sys.path.insert(0, directory)
+    if not path.stem.isidentifier():
+        # `server.orig.py`, `my-server.py`: no import statement can name it, so it is loaded
+        # from its path, under its package (for relative imports) and an identifier of its own.
+        stem = "".join(c if c.isalnum() else "_" for c in path.stem)
+        name = f"{module_name(path.parent / '__init__.py')[0]}.{stem}".lstrip(".")
+        return _load_path(path, name), name
+    module = _import(name)
+    if Path(getattr(module, "__file__", "") or "").resolve() != path.resolve():
+        raise TargetError(f"{path}: the module name {name!r} is taken by {module.__file__}")
+    return module, name
+
+
+def _import(name: str) -> Any:
+    try:
+        return importlib.import_module(name)
+    except (Exception, SystemExit) as error:
+        raise TargetError(f"cannot import {name}: {type(error).__name__}: {error}") from error
+
+
+def _load_path(path: Path, name: str) -> Any:
+    import importlib.util
+
+    loaded = sys.modules.get(name)
+    if (
+        loaded is not None
+        and Path(getattr(loaded, "__file__", "") or "").resolve() == path.resolve()
+    ):
+        return loaded
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None  # a .py file always has a source loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except (Exception, SystemExit) as error:
+        del sys.modules[name]
+        raise TargetError(f"cannot import {path}: {type(error).__name__}: {error}") from error
+    return module
+
+
+def _only_server(module: Any, where: str) -> Any:
+    servers: dict[int, tuple[str, Any]] = {}
+    for attribute, value in vars(module).items():
+        if is_server(value):
+            servers.setdefault(id(value), (attribute, value))
+    if len(servers) == 1:
+        return next(iter(servers.values()))[1]
+    if not servers:
+        raise TargetError(
+            f"{where} has no server at its top level (an mcp FastMCP, an mcp MCPServer or a "
+            f"fastmcp.FastMCP); name one as {where}:ATTRIBUTE"
+        )
+    names = [attribute for attribute, _ in servers.values()]
+    raise TargetError(
+        f"{where} has {len(names)} servers ({', '.join(names)}); name one as {where}:{names[0]}"
+    )
 
 
 # The command.
@@ -540,11 +613,12 @@ def probe_command(target: str, output_format: str) -> None:
     """Run every tool's argument validation on values the framework is known to mangle.
 
     TARGET names a server object: path/to/server.py:attr or package.module:attr (an mcp
-    FastMCP or MCPServer, or a fastmcp.FastMCP). For every registered tool, "null", "[1]" and
-    '{"a": 1}' go to each parameter that takes text, 5.0 to each integer parameter, and the
-    JSON text of an array or object to each structured parameter; input schemas are checked for
-    arrays without `items`. Tool bodies are never run. Exit 1 when an argument arrives changed
-    or is rejected or a schema has such an array, 2 when TARGET cannot be loaded.
+    FastMCP or MCPServer, or a fastmcp.FastMCP); without :attr, the module's one server. For
+    every registered tool, "null", "[1]" and '{"a": 1}' go to each parameter that takes text,
+    5.0 to each integer parameter, and the JSON text of an array or object to each structured
+    parameter; input schemas are checked for arrays without `items`. Tool bodies are never run.
+    Exit 1 when an argument arrives changed or is rejected or a schema has such an array, 2
+    when TARGET cannot be loaded.
     """
     try:
         report = probe_server(load_target(target))
