@@ -3,17 +3,20 @@ values sent as JSON text, on the installed mcp SDK and standalone fastmcp."""
 
 from __future__ import annotations
 
+import shutil
 import sys
 from typing import Annotated, Any
 
 import pytest
+from click.testing import CliRunner
 from pydantic import BaseModel
 
+from mcp_codemod.cli import main
 from mcp_codemod.probe import JSON_TEXT, probe_server
 from mcp_codemod.runtime import ArrayItemsSchema, DecodeJsonText
 from mcp_codemod.testing import assert_tools_keep_arguments
 
-from .servers import FASTMCP_MAJOR
+from .servers import FASTMCP_MAJOR, FIXTURES, load
 
 
 class Region(BaseModel):
@@ -165,3 +168,28 @@ def test_fastmcp_strict_mode_and_the_marker(notes_fastmcp):
         assert steps.error == (
             "Input validation error: '[5]' is not valid under any of the given schemas"
         )
+
+
+def test_fastmcp_server_passes_after_fix_write_of_mcp005_and_mcp006(notes_fastmcp, tmp_path):
+    source = FIXTURES / "shapes_fastmcp.py"
+    before = probe_server(load(source).mcp)
+    assert {(a.tool, a.parameter) for a in before.arrays_without_items} == {
+        ("move", "loc"),
+        ("move", "path"),
+    }
+    assert json_text(before) == {
+        ("move", "loc", "[5, 5]"),
+        ("move", "path", "[[5, 5]]"),
+        ("move", "steps", "[5]"),
+        ("move", "labels", '{"a": "a"}'),
+    }
+
+    copy = tmp_path / source.name
+    shutil.copy(source, copy)
+    result = CliRunner().invoke(main, ["fix", "--write", "--select", "MCP005,MCP006", str(copy)])
+    assert result.exit_code == 0, result.output
+    fixed = load(copy)
+
+    after = probe_server(fixed.mcp)
+    assert (after.problems, after.arrays_without_items) == ((), ())
+    assert fixed.CALLS == []
