@@ -89,12 +89,30 @@ class ArrayItemsSchema:
     """
 
     @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        return _own_node(handler(source))
+
+    @classmethod
     def __get_pydantic_json_schema__(
         cls, schema: CoreSchema, handler: GetJsonSchemaHandler
     ) -> JsonSchemaValue:
         json_schema = handler(schema)
         _add_array_items(json_schema, handler, set())
         return json_schema
+
+
+def _own_node(schema: CoreSchema) -> CoreSchema:
+    """A copy of the schema's top node, for pydantic to attach this parameter's JSON hook to.
+
+    A model's schema (a recursive one is returned as is) is shared with every other use of the
+    model, and pydantic records an annotation's JSON hook in the metadata of the schema it
+    annotates: on the shared node, the hook would apply to unmarked parameters too.
+    """
+    metadata = {
+        key: list(value) if isinstance(value, list) else value
+        for key, value in schema.get("metadata", {}).items()
+    }
+    return {**schema, "metadata": metadata}  # type: ignore[return-value]
 
 
 # The keywords whose values are schemas (or lists or maps of schemas), so that data such as
@@ -111,7 +129,13 @@ def _add_array_items(schema: Any, handler: GetJsonSchemaHandler, seen_refs: set[
     ref = schema.get("$ref")
     if isinstance(ref, str) and ref not in seen_refs:
         seen_refs.add(ref)
-        _add_array_items(handler.resolve_ref_schema({"$ref": ref}), handler, seen_refs)
+        try:
+            definition = handler.resolve_ref_schema({"$ref": ref})
+        except LookupError:
+            # A recursive model still being generated: a marker on the parameter that uses the
+            # model walks its definition once it is complete.
+            definition = None
+        _add_array_items(definition, handler, seen_refs)
     kind = schema.get("type")
     if (kind == "array" or (isinstance(kind, list) and "array" in kind)) and "items" not in schema:
         schema["items"] = _union(schema.get("prefixItems", []))

@@ -28,6 +28,11 @@ class Region(BaseModel):
     inner: Inner | None = None
 
 
+class Tree(BaseModel):
+    pair: tuple[int, str]
+    kids: list[Tree] = []
+
+
 def marked_point(loc: Annotated[tuple[int, int], ArrayItemsSchema]) -> str:
     return repr(loc)
 
@@ -50,6 +55,14 @@ def marked_optional_pair(pair: Annotated[tuple[float, str] | None, ArrayItemsSch
 
 def plain_optional_pair(pair: tuple[float, str] | None = None) -> str:
     return repr(pair)
+
+
+def marked_tree(tree: Annotated[Tree, ArrayItemsSchema]) -> str:
+    return repr(tree)
+
+
+def plain_tree(tree: Tree) -> str:
+    return repr(tree)
 
 
 # (marked tool, plain tool, arguments to call both with)
@@ -170,3 +183,20 @@ async def test_validation_is_that_of_the_plain_annotation(framework: Callable) -
                     assert marked == plain, (marked_tool, value)
     # Each case has arguments that are accepted and arguments that are rejected.
     assert len(outcomes) == 2 * len(CASES)
+
+
+async def test_recursive_model_and_other_uses_of_it() -> None:
+    # On the mcp SDK: fastmcp 2.14.7 cannot list a tool with a recursive model at all (it
+    # inlines the definitions: "Circular reference detected"), marked or not.
+    async with mcp_sdk_client([marked_tree]) as client:
+        marked = (await client.input_schemas())["marked_tree"]
+        accepted = await client.call("marked_tree", {"tree": {"pair": [1, "a"], "kids": []}})
+        rejected = await client.call("marked_tree", {"tree": {"pair": ["a", 1]}})
+    # Registered after the marked tool: pydantic keeps one schema per model, and the marker
+    # must not leave its hook there for every other use of the model.
+    async with mcp_sdk_client([plain_tree]) as client:
+        plain = (await client.input_schemas())["plain_tree"]
+    pair = {"anyOf": [{"type": "integer"}, {"type": "string"}]}
+    assert marked["$defs"]["Tree"]["properties"]["pair"]["items"] == pair
+    assert "items" not in plain["$defs"]["Tree"]["properties"]["pair"]
+    assert (accepted, rejected.startswith("error:")) == ("Tree(pair=(1, 'a'), kids=[])", True)
