@@ -193,7 +193,11 @@ class Linker:
                 if found is not None:
                     module, name = found
                     alias = AliasSite(module.path, module.aliases[name].site)
-            facts = classify(parameter.annotation, lambda name: self.alias_value(name, owner))
+            facts = classify(
+                parameter.annotation,
+                lambda name: self.alias_value(name, owner),
+                lambda name: self.class_fields(name, owner),
+            )
             result.append(
                 ToolParameter(owner.path, tool, function, parameter, facts, server, alias)
             )
@@ -227,6 +231,16 @@ class Linker:
         module, name = found
         alias = module.aliases[name]
         return alias.value, alias.type_statement
+
+    def class_fields(self, qualified: str, near: ModuleFacts) -> tuple[TypeExpr, ...] | None:
+        """The field annotations of a project class and its project bases; None when the name
+        is not a project class or it declares no fields (an enum, a plain class)."""
+        fields = [
+            expr
+            for module, name in self.project_classes(qualified, near)
+            for expr in module.class_fields.get(name, ())
+        ]
+        return tuple(fields) or None
 
     def function(
         self, module: ModuleFacts, ref: FunctionRef

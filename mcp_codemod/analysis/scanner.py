@@ -28,6 +28,7 @@ from mcp_codemod.analysis.registrations import Registrations
 from mcp_codemod.analysis.scope import ClassContext, Names, Scope, Symbol
 from mcp_codemod.analysis.source_text import SourceText
 from mcp_codemod.analysis.syntax import header_expressions, nested_bodies, statements
+from mcp_codemod.analysis.types import TypeExpr
 from mcp_codemod.sources import split_lines
 
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.I)
@@ -72,6 +73,7 @@ class _Scanner:
         self.registrations = Registrations(self.text, self.names, self.references)
         self.functions: dict[str, Function] = {}
         self.classes: dict[str, tuple[ClassBase, ...]] = {}
+        self.class_fields: dict[str, tuple[TypeExpr, ...]] = {}
         self.aliases: dict[str, Alias] = {}
 
     @property
@@ -97,6 +99,7 @@ class _Scanner:
             guard_calls=tuple(registrations.guard_calls),
             installs_guard=registrations.installs_guard,
             noqa=noqa_lines(self.text.source),
+            class_fields=self.class_fields,
         )
 
     # ---- binding pass ----------------------------------------------------------------------
@@ -284,6 +287,11 @@ class _Scanner:
         )
         body_scope = Scope(qualname, scope)
         self.bind_statements(node.body, body_scope, module_level=False)
+        self.class_fields[node.name] = tuple(
+            self.annotations.type_expr(statement.annotation, scope)
+            for statement in node.body
+            if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name)
+        )
         context = ClassContext(qualname)
         self.collect_attributes(node, scope, context)
         # Methods resolve names in the enclosing scope, not the class body: Python's own rule.

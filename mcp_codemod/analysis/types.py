@@ -166,15 +166,24 @@ def _pre_parse_changes(value: object) -> bool:
     return decoded is None or isinstance(decoded, list | dict)
 
 
-def classify(expr: TypeExpr | None, resolve_alias: AliasResolver) -> AnnotationFacts:
+FieldsResolver = Callable[[str], "tuple[TypeExpr, ...] | None"]
+"""Maps a qualified name to the field annotations of the project class it names, if it is one."""
+
+
+def classify(
+    expr: TypeExpr | None,
+    resolve_alias: AliasResolver,
+    resolve_fields: FieldsResolver = lambda name: None,
+) -> AnnotationFacts:
     if expr is None:
         return AnnotationFacts(Text.ANY, Integer.NONE)
-    return _Classifier(resolve_alias).top(expr)
+    return _Classifier(resolve_alias, resolve_fields).top(expr)
 
 
 class _Classifier:
-    def __init__(self, resolve_alias: AliasResolver) -> None:
+    def __init__(self, resolve_alias: AliasResolver, resolve_fields: FieldsResolver) -> None:
         self.resolve_alias = resolve_alias
+        self.resolve_fields = resolve_fields
         self.seen: set[str] = set()
 
     def top(self, expr: TypeExpr) -> AnnotationFacts:
@@ -219,6 +228,15 @@ class _Classifier:
                 value, is_type_statement = alias
                 # A PEP 695 alias reaches pydantic as a TypeAliasType, which is never `str` itself.
                 return self.visit(value, exact_allowed and not is_type_statement)
+            fields = self.resolve_fields(qualified)
+            if fields is not None:
+                # A model, dataclass or TypedDict of the project: an object in the schema, with
+                # its fields' schemas in its definition.
+                self.seen.add(qualified)
+                nested = any(self.visit(f, exact_allowed=False).fixed_tuple for f in fields)
+                return AnnotationFacts(
+                    Text.NO_STR, Integer.NONE, fixed_tuple=nested, structured=True
+                )
         return AnnotationFacts(Text.UNKNOWN, Integer.NONE)
 
     def call(self, expr: TCall, exact_allowed: bool) -> AnnotationFacts:

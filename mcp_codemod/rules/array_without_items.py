@@ -28,7 +28,8 @@ RULE = Rule(
     summary="A parameter whose JSON schema has an array without `items`",
     why=(
         "pydantic describes a fixed-length tuple (`tuple[int, int]`, `Tuple[float, str]`, also\n"
-        "inside `list[...]` or a union) as an array with `prefixItems` and no `items`. VS Code's\n"
+        "inside `list[...]`, a union, or a field of a model, dataclass or TypedDict of the\n"
+        "project) as an array with `prefixItems` and no `items`. VS Code's\n"
         'MCP client (Copilot agent mode) refuses such a tool, often the whole server: "tool\n'
         'parameters array type must have items". `tuple[int, ...]` has `items` and is fine.'
     ),
@@ -108,6 +109,57 @@ mcp = FastMCP("maps")
 @mcp.tool
 def route(stops: Annotated[list[Tuple[int, int]], ArrayItemsSchema], box: Annotated[Optional[tuple[int, int, int, int]], ArrayItemsSchema] = None) -> str:
     return str(stops)
+""",
+        ),
+        Invalid(
+            """\
+from dataclasses import dataclass
+
+from pydantic import BaseModel
+
+from mcp.server.mcpserver import MCPServer
+
+mcp = MCPServer("maps")
+
+
+class Area(BaseModel):
+    corner: tuple[int, int]
+
+
+@dataclass
+class Label:
+    text: str
+
+
+@mcp.tool()
+def mark(area: Area, label: Label) -> str:
+    return str(area)
+""",
+            lines=(20,),
+            fixed="""\
+from dataclasses import dataclass
+
+from pydantic import BaseModel
+
+from mcp.server.mcpserver import MCPServer
+from mcp_codemod.runtime import ArrayItemsSchema
+from typing import Annotated
+
+mcp = MCPServer("maps")
+
+
+class Area(BaseModel):
+    corner: tuple[int, int]
+
+
+@dataclass
+class Label:
+    text: str
+
+
+@mcp.tool()
+def mark(area: Annotated[Area, ArrayItemsSchema], label: Label) -> str:
+    return str(area)
 """,
         ),
         Valid(

@@ -22,8 +22,8 @@ def check(parameter: ToolParameter) -> Report | None:
         return None
     message = (
         f"Tool `{parameter.tool}`: {describe(parameter)} rejects its value sent as JSON text "
-        "(such as '[1, 2]'), which some clients send for arrays and objects; fastmcp does not "
-        "decode it"
+        "('[1, 2]', '{\"a\": 1}'), which some clients send for arrays and objects; fastmcp "
+        "does not decode it"
     )
     markers = add_marker(parameter, DECODE_JSON_TEXT)
     fix = Fix("Mark it `DecodeJsonText`", Safety.SAFE, markers) if markers else None
@@ -33,7 +33,7 @@ def check(parameter: ToolParameter) -> Report | None:
 RULE = Rule(
     code="MCP006",
     name="structured-parameter-rejects-json-text",
-    summary="A list, dict, set or tuple parameter of a fastmcp tool that rejects JSON text",
+    summary="A list, dict, set, tuple or model parameter of a fastmcp tool that rejects JSON text",
     why=(
         "Some clients send an array or object argument as its JSON text: `loc: list[int] | None`\n"
         "arrives as the string '[1271, 2106]'. The mcp SDK decodes it before validation; the\n"
@@ -78,6 +78,45 @@ mcp = FastMCP("images")
 @mcp.tool
 def crop(loc: Annotated[list[int] | None, DecodeJsonText] = None, size: Annotated[dict[str, int] | None, DecodeJsonText] = None) -> str:
     return str(loc)
+""",
+        ),
+        Invalid(
+            """\
+from pydantic import BaseModel
+
+from fastmcp import FastMCP
+
+mcp = FastMCP("images")
+
+
+class Box(BaseModel):
+    left: int
+    top: int
+
+
+@mcp.tool
+def crop(box: Box) -> str:
+    return str(box)
+""",
+            lines=(14,),
+            fixed="""\
+from pydantic import BaseModel
+
+from fastmcp import FastMCP
+from mcp_codemod.runtime import DecodeJsonText
+from typing import Annotated
+
+mcp = FastMCP("images")
+
+
+class Box(BaseModel):
+    left: int
+    top: int
+
+
+@mcp.tool
+def crop(box: Annotated[Box, DecodeJsonText]) -> str:
+    return str(box)
 """,
         ),
         Valid(
