@@ -73,18 +73,16 @@ def plan(findings: tuple[Finding, ...]) -> tuple[dict[str, FilePlan], tuple[str,
     for finding in findings:
         if finding.fix is None:
             continue
-        marker = finding.fix.marker
-        if marker is not None:
+        for marker in finding.fix.markers:
             file_plan = plans[marker.path]
             _, markers = file_plan.markers.setdefault(marker.site.span, (marker.site, set()))
             markers.add(marker.marker)
-        swap = finding.fix.server
-        if swap is not None:
+        for swap in finding.fix.swaps:
             plans[swap.path].swaps[swap.span] = GUARDED_CLASS_NAME[swap.framework]
         plans[finding.path].fixes += 1
-        if finding.fix.guard_advice:
+        if finding.fix.advice:
             # One note per server, at its first tool, however many parameters it exposes.
-            advice.setdefault(finding.fix.guard_advice, f"{finding.path}:{finding.line}")
+            advice.setdefault(finding.fix.advice, f"{finding.path}:{finding.line}")
     return dict(plans), tuple(f"{where}: {text}" for text, where in advice.items())
 
 

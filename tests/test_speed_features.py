@@ -14,10 +14,11 @@ from conftest import FIXTURES
 
 import mcp_codemod
 from mcp_codemod import cache as cache_module
-from mcp_codemod import checker, parallel
-from mcp_codemod.checker import check_files, is_candidate
+from mcp_codemod import checker, module_facts, parallel
+from mcp_codemod.checker import check_files
 from mcp_codemod.cli import main
 from mcp_codemod.discovery import discover
+from mcp_codemod.prefilter import is_candidate
 from mcp_codemod.rules import select_rules
 from mcp_codemod.settings import DEFAULT_EXCLUDE
 
@@ -40,13 +41,13 @@ def same(first: checker.CheckResult, second: checker.CheckResult) -> None:
 def parses(monkeypatch) -> list[str]:
     """The modules parsed in this process (jobs=1 keeps every parse here)."""
     seen: list[str] = []
-    scan = checker.scan_source
+    scan = module_facts.scan_source
 
     def counting(task):
         seen.append(task.display)
         return scan(task)
 
-    monkeypatch.setattr(checker, "scan_source", counting)
+    monkeypatch.setattr(module_facts, "scan_source", counting)
     return seen
 
 
@@ -150,7 +151,7 @@ def test_a_changed_file_is_parsed_again(fixtures_copy: Path, tmp_path: Path, par
     server.write_text(server.read_text().replace("str | None", "str"), encoding="utf-8")
     parses.clear()
     after = check_files(files, ALL, jobs=1, cache_dir=tmp_path / "cache")
-    assert parses == [checker.display_path(server)]
+    assert parses == [module_facts.display_path(server)]
     assert after == check_files(files, ALL)
     assert len(after.findings) < len(before.findings)
 

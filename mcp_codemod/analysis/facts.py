@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from mcp_codemod.analysis.frameworks import Framework
 from mcp_codemod.analysis.types import TypeExpr
 
 
@@ -117,6 +118,16 @@ class Alias:
 class ClassBase:
     qualified: str
     span: Span
+
+
+@dataclass(frozen=True)
+class ServerSwap:
+    """Where a fix makes a server guarded: rename the server class at `span` in `path` to the
+    guarded class of `framework` (a construction, or the base of a project subclass)."""
+
+    path: str
+    span: Span
+    framework: Framework
 
 
 @dataclass(frozen=True)
