@@ -56,7 +56,9 @@ DEFAULT_CACHE = Path(
     os.environ.get("MCP_CODEMOD_CORPUS_CACHE", Path.home() / ".cache" / "mcp-codemod-corpus")
 )
 CODEMOD = [sys.executable, "-m", "mcp_codemod"]
-SELECT = "ALL"  # every rule, so MCP003 is counted too; fix only touches the fixable ones
+SELECT = "ALL"  # every rule, the ones off by default too; fix only touches the fixable ones
+# Unsafe fixes too: the server swap of MCP004 is what covers the tools `check` cannot see.
+FIX = ["fix", "--unsafe-fixes"]
 TIMEOUT = 300  # seconds for one command on one package
 
 
@@ -216,46 +218,35 @@ def codemod(arguments: list[str], cwd: Path) -> Run:
     return Run(command, done.returncode, done.stdout, done.stderr, time.perf_counter() - start)
 
 
-# The analysis as the CLI runs it, for what the JSON output does not carry: how many tool
-# registrations were found, which were not checked, and which files the fixes will touch.
-_INTROSPECT = r"""
-import json, sys
-from mcp_codemod.api import Options, check_paths
-framework = sys.argv[1] or None
-options = Options(select=("ALL",), cache=False)
-settings, result = check_paths((".",), options)
-if framework is not None:
-    settings, stated = check_paths((".",), Options(select=("ALL",), cache=False, framework=framework))
-else:
-    stated = result
-planned = set()
-for finding in stated.findings:
-    if finding.fix is not None:
-        planned.update(edit.path for edit in finding.fix.markers + finding.fix.swaps)
-print(json.dumps({
-    "tools": result.tools,
-    "unresolved": [[u.path, u.line, u.reason, u.kind.value] for u in result.unresolved],
-    "planned": sorted(planned),
-}))
-"""
+def analysis_here(framework: str | None) -> dict:
+    """What `mcp_codemod.api` finds in the working directory, for what the CLI's JSON does not
+    carry: the registrations, the unresolved ones with why, and the files the fix (with unsafe
+    fixes) rewrites. Tools and unresolved are counted without `framework`, as a user first sees
+    them; the planned files with it."""
+    from mcp_codemod import api
 
-
-def introspect(cwd: Path, framework: str | None = None) -> dict | None:
-    """Tool count and unresolved tools as `check` finds them without `--framework`, and the files
-    the fix will touch (with the package's `framework`). None if the internals moved."""
-    done = subprocess.run(
-        [sys.executable, "-c", _INTROSPECT, framework or ""],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
+    stated = api.fix_paths(
+        [], api.Options(select=[SELECT], framework=framework, cache=False), unsafe_fixes=True
     )
+    found = stated.check
+    if framework is not None:
+        _, found = api.check_paths([], api.Options(select=[SELECT], cache=False))
+    return {
+        "tools": found.tools,
+        "unresolved": [[u.path, u.line, u.reason, u.kind.value] for u in found.unresolved],
+        "planned": sorted(change.path for change in stated.fixes.files),
+    }
+
+
+def analysis(work: Path, framework: str | None) -> dict | None:
+    """`analysis_here` in the package's copy: its folder is the working directory, as for a user
+    running `mcp-codemod` there (its configuration, paths relative to it). None if it failed."""
+    command = [sys.executable, str(Path(__file__).resolve()), "--analysis-here"]
+    command += ["--framework", framework] if framework else []
+    done = subprocess.run(command, cwd=work, capture_output=True, text=True, timeout=TIMEOUT)
     if done.returncode != 0:
         return None
-    try:
-        return json.loads(done.stdout.strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        return None
+    return json.loads(done.stdout)
 
 
 # ---- what a careful reader would count ----------------------------------------------------------
@@ -367,6 +358,13 @@ def _relative(path: str) -> str:
     return Path(path).as_posix().removeprefix("./")
 
 
+def _subject(finding: dict) -> str:
+    """What a finding is about: a tool parameter, or (MCP004) its server."""
+    if finding["parameter"] is None:
+        return _oneline(finding["message"])
+    return f"`{finding['tool']}`: `{finding['parameter']}: {_oneline(finding['annotation'])}`"
+
+
 def _options(package: Package) -> list[str]:
     """What every check and fix of a package is given: the rules, and its framework if stated."""
     return ["--select", SELECT, *(["--framework", package.framework] if package.framework else [])]
@@ -384,8 +382,10 @@ def check_phase(result: PackageResult, work: Path) -> Run | None:
     except (ValueError, KeyError) as error:
         result.failures.append(f"check printed invalid JSON ({error}): {run.stdout[:300]}")
         return None
-    info = introspect(work, result.package.framework)
-    if info is not None:
+    info = analysis(work, result.package.framework)
+    if info is None:
+        result.failures.append("the analysis through mcp_codemod.api failed")
+    else:
         result.tools = info["tools"]
         result.unresolved = info["unresolved"]
         result.planned = info["planned"]
@@ -404,7 +404,7 @@ def _outside(work: Path) -> dict[str, str]:
 def fix_phase(result: PackageResult, work: Path, planned: set[str]) -> None:
     before = _digest(work)
     outside = _outside(work)
-    fixed = codemod(["fix", "--write", *_options(result.package), "."], work)
+    fixed = codemod([*FIX, "--write", *_options(result.package), "."], work)
     if fixed.crashed() or fixed.returncode != 0:
         result.fix = "crashed"
         result.failures.append(f"fix --write: {fixed.describe()}")
@@ -421,26 +421,25 @@ def fix_phase(result: PackageResult, work: Path, planned: set[str]) -> None:
         result.failures.append(
             f"fix --write added or removed files: {sorted(set(before) ^ set(after))}"
         )
-    with_findings = {_relative(f["path"]) for f in result.findings if f.get("fixable")}
-    allowed = with_findings | {_relative(path) for path in planned}
+    planned = {_relative(path) for path in planned}
     for path in result.changed:
         if not path.endswith(".py"):
             result.failures.append(f"fix rewrote a non-Python file: {path}")
-        elif path not in allowed:
-            result.failures.append(f"fix rewrote {path}, which has no fixable finding")
+        elif path not in planned:
+            result.failures.append(f"fix rewrote {path}, which the API plans no fix for")
         error = _parses(work / path)
         if error is not None:
             result.failures.append(f"{path} no longer parses after the fix: {error}")
-    missing = sorted(with_findings - set(result.changed))
+    missing = sorted(planned - set(result.changed))
     if missing:
-        result.failures.append(f"fixable findings but file unchanged: {missing}")
+        result.failures.append(f"fixes planned but file unchanged: {missing}")
 
-    again = codemod(["fix", "--write", *_options(result.package), "."], work)
+    again = codemod([*FIX, "--write", *_options(result.package), "."], work)
     if again.crashed() or again.returncode != 0:
         result.failures.append(f"second fix --write: {again.describe()}")
     elif _digest(work) != after:
         result.failures.append("a second fix --write changed files again (not idempotent)")
-    dry = codemod(["fix", *_options(result.package), "."], work)
+    dry = codemod([*FIX, *_options(result.package), "."], work)
     if dry.crashed() or dry.returncode != 0 or re.search(r"^(@@|\+\+\+ )", dry.stdout, re.M):
         result.failures.append(
             f"fix without --write after fixing still shows changes: {dry.describe()}"
@@ -457,11 +456,11 @@ def fix_phase(result: PackageResult, work: Path, planned: set[str]) -> None:
         for finding in left:
             result.failures.append(
                 f"still fixable after fix: {finding['path']}:{finding['line']} {finding['code']} "
-                f"`{finding['parameter']}: {finding['annotation']}`"
+                f"{_subject(finding)}"
             )
         if sorted(unparsable) != sorted(result.unparsable):
             result.failures.append(f"unparsable files changed: {result.unparsable} -> {unparsable}")
-        info = introspect(work, result.package.framework)
+        info = analysis(work, result.package.framework)
         if info is not None and len(info["unresolved"]) != len(result.unresolved):
             result.failures.append(
                 f"unresolved tools: {len(result.unresolved)} before the fix, "
@@ -825,8 +824,7 @@ def details(results: list[PackageResult]) -> str:
         for f in r.findings:
             mark = " [*]" if f.get("fixable") else ""
             lines.append(
-                f"- {f['path']}:{f['line']} {f['code']}{mark} `{f['tool']}`: "
-                f"`{f['parameter']}: {_oneline(f['annotation'])}` ({f['framework']})"
+                f"- {f['path']}:{f['line']} {f['code']}{mark} {_subject(f)} ({f['framework']})"
             )
         reasons = Counter(re.sub(r"`[^`]*`", "`…`", reason) for _p, _l, reason in r.unresolved)
         for reason, count in reasons.most_common():
@@ -914,6 +912,9 @@ def main(argv: list[str] | None = None) -> int:
         help="write the table and details here too (between the BEGIN/END markers if it has them)",
     )
     parser.add_argument("--details", action="store_true", help="print findings and unresolved")
+    # What `analysis` runs in a package's copy (not for people: it prints JSON).
+    parser.add_argument("--analysis-here", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--framework", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
     packages = load_packages(args.packages)
@@ -923,6 +924,9 @@ def main(argv: list[str] | None = None) -> int:
         missing = wanted - {_normalize(p.name) for p in packages}
         if missing:
             parser.error(f"not in {args.packages}: {sorted(missing)}")
+    if args.analysis_here:
+        print(json.dumps(analysis_here(args.framework)))
+        return 0
     if args.download_only:
         return download_all(packages, args.cache, args.jobs)
     start = time.perf_counter()
