@@ -104,6 +104,7 @@ def _check(
     for (index, _), result in zip(pending, results, strict=True):
         outcomes[index] = result
     project = Project(sources)
+    project.add_roots(files)
     candidates: list[ModuleFacts] = []
     errors: list[FileError] = []
     for path, outcome in zip(files, outcomes, strict=True):

@@ -74,7 +74,6 @@ class Registration:
     server_text: str  # the server expression as written (`mcp`, `self.mcp`)
     function: FunctionRef
     tool_name: str | None
-    form: str  # decorator | call | add_tool
     position: Position
 
 
@@ -84,7 +83,6 @@ class AnnotationSite:
 
     span: Span
     append_at: Position | None  # set when the annotation already is `Annotated[...]`
-    in_string: bool  # the annotation is a string literal; `span` is its inner text
 
 
 @dataclass(frozen=True)
@@ -103,7 +101,6 @@ class Function:
     qualname: str
     position: Position  # of the `def` keyword's line
     parameters: tuple[Parameter, ...]
-    is_method: bool
     returns: tuple[ServerRef, ...]  # what it may return that may be a server (a factory)
 
 

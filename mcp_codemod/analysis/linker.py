@@ -39,7 +39,6 @@ class ResolvedServer:
 @dataclass(frozen=True)
 class AliasSite:
     path: str
-    name: str
     site: AnnotationSite
 
 
@@ -193,7 +192,7 @@ class Linker:
                 found = self.alias(parameter.alias, owner)
                 if found is not None:
                     module, name = found
-                    alias = AliasSite(module.path, name, module.aliases[name].site)
+                    alias = AliasSite(module.path, module.aliases[name].site)
             facts = classify(parameter.annotation, lambda name: self.alias_value(name, owner))
             result.append(
                 ToolParameter(owner.path, tool, function, parameter, facts, server, alias)
