@@ -6,11 +6,12 @@
 For every distribution pinned in corpus/packages.txt: download it (`pip download --no-deps`),
 unpack it to a cache folder outside the repository (default ~/.cache/mcp-codemod-corpus, or
 $MCP_CODEMOD_CORPUS_CACHE), copy it to `work/<key>/tree` beside a second pristine copy
-(`work/<key>/neighbour`), run `check` and `fix --write` on the tree, and verify:
+(`work/<key>/neighbour`), run `check` and `fix --unsafe-fixes --write` on the tree, and verify:
 
 - no command crashes (exit code 2, a traceback);
-- every rewritten file still parses, and only `.py` files with fixes planned for them change;
+- every rewritten file still parses, and exactly the `.py` files `api.fix_paths` plans change;
 - nothing outside the given path changes (the neighbour copy is byte-identical afterwards);
+- a file that passes `ruff check --isolated --select I` before the fix passes it after;
 - a second `fix --write` changes nothing, and `fix` without `--write` then has nothing to show;
 - `check` afterwards reports no fixable finding, and the same number of tools;
 - files without findings are byte-identical.
@@ -401,9 +402,26 @@ def _outside(work: Path) -> dict[str, str]:
     }
 
 
+def _unsorted_imports(work: Path) -> set[str] | None:
+    """The files whose imports `ruff check --isolated --select I` would sort; None without ruff."""
+    command = [sys.executable, "-m", "ruff", "check", "--isolated", "--select", "I", "--no-cache"]
+    command += ["--exit-zero", "--output-format", "json", "."]
+    done = subprocess.run(command, cwd=work, capture_output=True, text=True, timeout=TIMEOUT)
+    if done.returncode != 0:
+        return None
+    return {
+        Path(item["filename"]).resolve().relative_to(work.resolve()).as_posix()
+        for item in json.loads(done.stdout or "[]")
+        if (item.get("code") or "").startswith("I")
+    }
+
+
 def fix_phase(result: PackageResult, work: Path, planned: set[str]) -> None:
     before = _digest(work)
     outside = _outside(work)
+    unsorted = _unsorted_imports(work)
+    if unsorted is None:
+        result.failures.append("ruff is not installed: pip install -e '.[test]'")
     fixed = codemod([*FIX, "--write", *_options(result.package), "."], work)
     if fixed.crashed() or fixed.returncode != 0:
         result.fix = "crashed"
@@ -417,6 +435,12 @@ def fix_phase(result: PackageResult, work: Path, planned: set[str]) -> None:
         )
         result.failures.append(f"fix --write changed files outside the given path: {changed}")
     result.changed = sorted(path for path in after if before.get(path) != after[path])
+    if unsorted is not None:
+        now_unsorted = sorted((_unsorted_imports(work) or set()) - unsorted)
+        if now_unsorted:
+            result.failures.append(
+                f"imports sorted before the fix, not after (ruff --select I): {now_unsorted}"
+            )
     if set(before) != set(after):
         result.failures.append(
             f"fix --write added or removed files: {sorted(set(before) ^ set(after))}"
@@ -826,9 +850,11 @@ def details(results: list[PackageResult]) -> str:
             lines.append(
                 f"- {f['path']}:{f['line']} {f['code']}{mark} {_subject(f)} ({f['framework']})"
             )
-        reasons = Counter(re.sub(r"`[^`]*`", "`…`", reason) for _p, _l, reason in r.unresolved)
-        for reason, count in reasons.most_common():
-            lines.append(f"- unresolved ×{count}: {reason}")
+        reasons = Counter(
+            (kind, re.sub(r"`[^`]*`", "`…`", reason)) for _p, _l, reason, kind in r.unresolved
+        )
+        for (kind, reason), count in reasons.most_common():
+            lines.append(f"- unresolved ×{count} ({kind}): {reason}")
         if r.deep:
             lines.append(f"- deep: {r.deep}")
         if r.probe_only:
