@@ -10,20 +10,21 @@ the text. A result that does not parse is never written.
 from __future__ import annotations
 
 import ast
-import codecs
 import gc
+import os
 import re
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from mcp_codemod.analysis.facts import AnnotationSite, Position, Span
 from mcp_codemod.analysis.frameworks import GUARDED_CLASS_NAME
+from mcp_codemod.cache import digest
 from mcp_codemod.findings import Finding
 from mcp_codemod.fix_imports import ANNOTATED, RUNTIME, first_party_names, plan_imports
-from mcp_codemod.sources import SourceError, line_offsets, read_source, write_source
+from mcp_codemod.sources import CHANGED, SourceError, line_offsets, read_for_rewrite, write_source
 from mcp_codemod.textdiff import unified_diff
 
 
@@ -47,6 +48,7 @@ class FileFix:
     fixed: str
     encoding: str
     fixes: int
+    data: bytes  # the bytes `original` was decoded from: the file is replaced only if it holds them
 
     def diff(self) -> str:
         return unified_diff(self.original, self.fixed, f"a/{self.path}", f"b/{self.path}")
@@ -63,35 +65,93 @@ class FixResult:
     files: tuple[FileFix, ...]  # only files whose text changes
     failures: tuple[FixFailure, ...]
     advice: tuple[str, ...]  # servers the fix cannot reach: what the user has to add
+    outside: tuple[str, ...]  # `path:line: note: ...` for each edit outside the writable files
+    incomplete: int  # findings left (partly) unfixed because an edit is outside
 
 
-def plan(findings: tuple[Finding, ...]) -> tuple[dict[str, FilePlan], tuple[str, ...]]:
+@dataclass
+class Plan:
+    files: dict[str, FilePlan]
+    advice: tuple[str, ...]
+    outside: tuple[str, ...]
+    incomplete: int
+
+
+def plan(findings: tuple[Finding, ...], writable: Callable[[str], bool]) -> Plan:
+    """The edits per file; an edit in a file that is not `writable` becomes a note instead."""
     plans: dict[str, FilePlan] = defaultdict(FilePlan)
     advice: dict[str, str] = {}  # note → where it applies first
+    outside: dict[str, None] = {}  # ordered, without repeats
+    incomplete = 0
     for finding in findings:
         if finding.fix is None:
             continue
+        complete = True
         for marker in finding.fix.markers:
+            if not writable(marker.path):
+                where = (
+                    "the alias is defined" if marker.path != finding.path else "the annotation is"
+                )
+                outside[_outside_note(marker.path, marker.site.span.start.line, where)] = None
+                complete = False
+                continue
             file_plan = plans[marker.path]
             _, markers = file_plan.markers.setdefault(marker.site.span, (marker.site, set()))
             markers.add(marker.marker)
         for swap in finding.fix.swaps:
+            if not writable(swap.path):
+                where = "the server is constructed"
+                outside[_outside_note(swap.path, swap.span.start.line, where)] = None
+                complete = False
+                continue
             plans[swap.path].swaps[swap.span] = GUARDED_CLASS_NAME[swap.framework]
-        plans[finding.path].fixes += 1
+        if complete:
+            plans[finding.path].fixes += 1
+        else:
+            incomplete += 1
         if finding.fix.advice:
             # One note per server, at its first tool, however many parameters it exposes.
             advice.setdefault(finding.fix.advice, f"{finding.path}:{finding.line}")
-    return dict(plans), tuple(f"{where}: {text}" for text, where in advice.items())
+    return Plan(
+        dict(plans),
+        tuple(f"{where}: {text}" for text, where in advice.items()),
+        tuple(outside),
+        incomplete,
+    )
 
 
-def fix_findings(findings: tuple[Finding, ...]) -> FixResult:
-    plans, advice = plan(findings)
+def _outside_note(path: str, line: int, what: str) -> str:
+    return f"{path}:{line}: note: {what} outside the given paths; fix it there or pass that path"
+
+
+def fix_findings(
+    findings: tuple[Finding, ...], digests: Mapping[str, bytes], writable: Collection[Path]
+) -> FixResult:
+    """The fixed text of each file the findings' fixes edit. Only files in `writable` (resolved
+    paths: what discovery found under the paths given) are planned; a file is fixed only if it
+    still holds the bytes the analysis read (`digests`, by absolute path). Every failure is one
+    file's, and one line."""
+    resolved: dict[str, Path] = {}
+
+    def is_writable(path: str) -> bool:
+        if path not in resolved:
+            resolved[path] = Path(path).resolve()
+        return resolved[path] in writable
+
+    planned = plan(findings, is_writable)
     files: list[FileFix] = []
     failures: list[FixFailure] = []
-    for path in sorted(plans):
+    targets: set[Path] = set()
+    for path in sorted(planned.files):
+        target = Path(path).resolve()
+        if target in targets:  # the same file under another name (a symbolic link): same edits
+            continue
+        targets.add(target)
         try:
-            source = read_source(Path(path))
-            fixed = apply(source.text, plans[path], encoding=source.encoding, path=Path(path))
+            data, source = read_for_rewrite(Path(path))
+            if digest(data) != digests.get(os.path.abspath(path)):
+                raise SourceError(CHANGED)
+            fixed = apply(source.text, planned.files[path], path=Path(path))
         except (SourceError, FixError) as error:
             failures.append(FixFailure(path, str(error)))
             continue
@@ -99,19 +159,23 @@ def fix_findings(findings: tuple[Finding, ...]) -> FixResult:
             failures.append(FixFailure(path, f"internal error, file left unchanged: {error!r}"))
             continue
         if fixed != source.text:
-            files.append(FileFix(path, source.text, fixed, source.encoding, plans[path].fixes))
-    return FixResult(tuple(files), tuple(failures), advice)
+            fixes = planned.files[path].fixes
+            files.append(FileFix(path, source.text, fixed, source.encoding, fixes, data))
+    return FixResult(
+        tuple(files), tuple(failures), planned.advice, planned.outside, planned.incomplete
+    )
 
 
 def write(fix: FileFix) -> None:
-    write_source(Path(fix.path), fix.fixed, fix.encoding)
+    """Replace the file with the fixed text if it still holds the bytes the fix was made from;
+    raises SourceError (ChangedError when it changed) and leaves the file as it was."""
+    write_source(Path(fix.path), fix.fixed, fix.encoding, fix.data)
 
 
 def apply(
     text: str,
     file_plan: FilePlan,
     *,
-    encoding: str = "utf-8",
     path: Path | None = None,
     runtime: str = RUNTIME,
 ) -> str:
@@ -121,11 +185,10 @@ def apply(
     the module the markers and guarded classes are imported from.
     """
     with _without_cycle_collector():
-        return _apply(text, file_plan, encoding, path, runtime)
+        return _apply(text, file_plan, path, runtime)
 
 
-def _apply(text: str, file_plan: FilePlan, encoding: str, path: Path | None, runtime: str) -> str:
-    refuse_unsafe_encoding(encoding)
+def _apply(text: str, file_plan: FilePlan, path: Path | None, runtime: str) -> str:
     try:
         tree = ast.parse(text)
     except (SyntaxError, RecursionError, MemoryError) as error:
@@ -198,24 +261,6 @@ def _splice(text: str, edits: list[tuple[int, int, str]]) -> str:
         position = end
     pieces.append(text[position:])
     return "".join(pieces)
-
-
-def refuse_unsafe_encoding(encoding: str) -> None:
-    """Refuse encodings in which ASCII text is not plain ASCII bytes (UTF-7, UTF-16...) or
-    that switch state with escape sequences (ISO-2022-*): re-encoding such a file could change
-    bytes the fix never touched."""
-    ascii_bytes = bytes(range(128))
-    try:
-        name = codecs.lookup(encoding).name
-        plain = "utf-8" if name == "utf-8-sig" else name  # the BOM is written once, up front
-        safe = not name.startswith("iso2022") and (
-            ascii_bytes.decode(plain).encode(plain) == ascii_bytes
-            and ascii_bytes.decode(plain).isascii()
-        )
-    except (LookupError, UnicodeError):
-        safe = False
-    if not safe:
-        raise FixError(f"not fixed: the {encoding} encoding is not ASCII-compatible")
 
 
 # After the last element of a multi-line `Annotated[...]`: a trailing comma (and maybe a comment)

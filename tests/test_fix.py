@@ -28,7 +28,9 @@ def fix_tree(tmp_path: Path, files: dict[str, str], rules=None) -> dict[str, str
         path.write_text(dedent(text), encoding="utf-8")
         paths.append(path)
     result = check_files(paths, rules or select_rules(None, []))
-    outcome = fix_findings(result.findings)
+    outcome = fix_findings(
+        result.findings, result.digests, frozenset(path.resolve() for path in paths)
+    )
     assert outcome.failures == ()
     fixed = {Path(change.path).resolve(): change.fixed for change in outcome.files}
     return {
@@ -337,7 +339,8 @@ def test_class_based_tools_on_a_server_passed_in(tmp_path):
     # The construction is out of reach: nothing is guessed, the user is told what to add.
     assert "GuardedFastMCP" not in fixed["tools.py"]
     result = check_files([tmp_path / "tools.py"], select_rules(None, []))
-    [advice] = fix_findings(result.findings).advice
+    writable = frozenset([(tmp_path / "tools.py").resolve()])
+    [advice] = fix_findings(result.findings, result.digests, writable).advice
     assert "guard(server)" in advice and "tools.py:9" in advice
 
 
