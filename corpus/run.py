@@ -229,23 +229,18 @@ def probe_available() -> bool:
 # registrations were found, which were not checked, and which files the fixes will touch.
 _INTROSPECT = r"""
 import json, sys
-from pathlib import Path
-from mcp_codemod.cli import run_check
+from mcp_codemod.api import Options, check_paths
 framework = sys.argv[1] or None
-options = dict(paths=(Path("."),), select=("ALL",), ignore=(), extend_exclude=(), config=None,
-               jobs=None, no_cache=True, cache_dir=None)
-settings, result = run_check(framework=None, **options)
+options = Options(select=("ALL",), cache=False)
+settings, result = check_paths((".",), options)
 if framework is not None:
-    settings, stated = run_check(framework=framework, **options)
+    settings, stated = check_paths((".",), Options(select=("ALL",), cache=False, framework=framework))
 else:
     stated = result
 planned = set()
 for finding in stated.findings:
     if finding.fix is not None:
-        if finding.fix.marker is not None:
-            planned.add(finding.fix.marker.path)
-        if finding.fix.server is not None:
-            planned.add(finding.fix.server.path)
+        planned.update(edit.path for edit in finding.fix.markers + finding.fix.swaps)
 print(json.dumps({
     "tools": result.tools,
     "unresolved": [[u.path, u.line, u.reason] for u in result.unresolved],

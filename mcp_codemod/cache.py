@@ -90,7 +90,10 @@ def _analysis_fingerprint() -> str:
     (an editable install under development): hash that code into the key."""
     package = Path(mcp_codemod.__file__).parent
     sources = sorted((package / "analysis").glob("*.py"))
-    sources += [package / name for name in ("checker.py", "project.py", "sources.py", "cache.py")]
+    sources += [
+        package / name
+        for name in ("module_facts.py", "prefilter.py", "project.py", "sources.py", "cache.py")
+    ]
     hasher = hashlib.sha1(usedforsecurity=False)
     for source in sources:
         with contextlib.suppress(OSError):

@@ -9,24 +9,21 @@ from __future__ import annotations
 import errno
 import os
 import sys
+import traceback
 from pathlib import Path
 from typing import NoReturn
 
 import click
 
-from mcp_codemod import __version__, report
-from mcp_codemod.cache import default_cache_dir
-from mcp_codemod.checker import CheckResult, check_files
-from mcp_codemod.discovery import PathError, discover, writable_files
+from mcp_codemod import __version__, api, fixer, report
+from mcp_codemod.checker import CheckResult
 from mcp_codemod.probe import probe_command
-from mcp_codemod.rules import RULES, RULES_BY_CODE, select_rules
-from mcp_codemod.settings import OUTPUT_FORMATS, ConfigError, Settings, load_settings
+from mcp_codemod.rules import RULES, RULES_BY_CODE
+from mcp_codemod.rules.model import FixAvailability
+from mcp_codemod.settings import OUTPUT_FORMATS
 from mcp_codemod.sources import SourceError
 
-
-def _codes(values: tuple[str, ...]) -> list[str] | None:
-    codes = [code.strip().upper() for value in values for code in value.split(",") if code.strip()]
-    return codes or None
+DEBUG_VARIABLE = "MCP_CODEMOD_DEBUG"
 
 
 def _fail(message: str) -> NoReturn:
@@ -34,23 +31,8 @@ def _fail(message: str) -> NoReturn:
     sys.exit(2)
 
 
-def _settings(config: Path | None, **overrides) -> Settings:
-    try:
-        return load_settings(config, overrides)
-    except ConfigError as error:
-        _fail(str(error))
-
-
-def _files(paths: tuple[Path, ...], settings: Settings) -> list[Path]:
-    try:
-        return discover(
-            list(paths) or [Path(".")],
-            settings.excludes,
-            settings.respect_gitignore,
-            settings.force_exclude,
-        )
-    except PathError as error:
-        _fail(str(error))
+def _debug() -> bool:
+    return bool(os.environ.get(DEBUG_VARIABLE))
 
 
 def _paths(_context, _parameter, values: tuple[str, ...]) -> tuple[Path, ...]:
@@ -107,35 +89,50 @@ def analysis_options(function):
             help="Where to cache facts (default: .mcp-codemod-cache beside the configuration "
             "file, or in the working directory).",
         ),
+        click.option(
+            "--unsafe-fixes",
+            is_flag=True,
+            help="Apply (and mark with [*]) the fixes that can change what a correct tool receives.",
+        ),
+        click.option(
+            "--verbose",
+            "-v",
+            is_flag=True,
+            help=f"Print the traceback of an internal error (also {DEBUG_VARIABLE}=1); "
+            "implies --no-cache.",
+        ),
     ]
     for option in reversed(options):
         function = option(function)
     return function
 
 
-def run_check(
-    paths, select, ignore, extend_exclude, framework, config, jobs, no_cache, cache_dir, **extra
-):
-    """Settings, files and the analysis, shared by `check` and `fix`."""
-    settings = _settings(
-        config,
-        select=_codes(select),
-        ignore=_codes(ignore),
-        extend_exclude=list(extend_exclude) or None,
+def _options(
+    select, ignore, extend_exclude, framework, config, jobs, no_cache, cache_dir, verbose, **extra
+) -> api.Options:
+    if verbose:
+        # Read by the parsing processes too, which inherit the environment.
+        os.environ[DEBUG_VARIABLE] = "1"
+    return api.Options(
+        config=config,
+        select=select,
+        ignore=ignore,
+        extend_exclude=extend_exclude,
         framework=framework,
+        jobs=jobs,
+        cache=not (no_cache or verbose),
+        cache_dir=cache_dir,
         **extra,
     )
-    files = _files(paths, settings)
-    rules = select_rules(
-        list(settings.select) if settings.select is not None else None, list(settings.ignore)
-    )
-    cache = None
-    if not no_cache:
-        cache = cache_dir or settings.cache_dir or default_cache_dir(settings.config_file)
-    try:
-        return settings, check_files(files, rules, settings.framework, jobs=jobs, cache_dir=cache)
-    except Exception as error:  # a bug of ours: one line and exit 2, never a traceback
-        _fail(f"internal error ({type(error).__name__}: {error}); please report it")
+
+
+def _internal_error(error: Exception) -> NoReturn:
+    """A bug of ours: one line and exit 2, the traceback only when asked for."""
+    if _debug():
+        traceback.print_exception(error)
+    else:
+        click.echo(f"(run with --verbose or {DEBUG_VARIABLE}=1 for the traceback)", err=True)
+    _fail(f"internal error ({type(error).__name__}: {error}); please report it")
 
 
 class _Main(click.Group):
@@ -172,21 +169,69 @@ def main() -> None:
 )
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings are reported.")
 @click.option("--statistics", is_flag=True, help="Print counts per rule instead of each finding.")
-def check(output_format, exit_zero, statistics, **options) -> None:
-    """Report tool parameters that the framework or the client mangles."""
-    settings, result = run_check(output_format=output_format, **options)
-    formatter = report.FORMATTERS.get(settings.output_format)
-    if formatter is None:
-        click.echo(report.text(result, statistics), nl=False)
-    else:
-        click.echo(formatter(result), nl=False)
+@click.option("--fix", "apply_fixes", is_flag=True, help="Apply the fixes: `fix --write`.")
+@click.option(
+    "--stdin-filename",
+    type=click.Path(path_type=Path),
+    help="With the path `-`: the file name of the source read from standard input.",
+)
+def check(
+    paths,
+    output_format,
+    exit_zero,
+    statistics,
+    apply_fixes,
+    stdin_filename,
+    unsafe_fixes,
+    **options,
+) -> None:
+    """Report tool parameters that the framework or the client mangles.
+
+    PATHS default to the working directory; `-` reads one module from standard input.
+    """
+    if apply_fixes:
+        if Path("-") in paths:
+            _fail("--fix cannot rewrite standard input; run `mcp-codemod fix` on the file")
+        _run_fix(paths, write=True, show_diff=False, unsafe_fixes=unsafe_fixes, options=options)
+    settings_options = _options(output_format=output_format, **options)
+    try:
+        stdin = _stdin(paths, stdin_filename)
+        settings, result = api.check_paths(paths, settings_options, stdin=stdin)
+    except api.UsageError as error:
+        _fail(str(error))
+    except Exception as error:
+        _internal_error(error)
+    fmt = settings.output_format
+    if statistics and fmt == "json":
+        _echo(report.statistics_json(result, unsafe_fixes))
+    elif fmt in report.FORMATTERS:
+        _echo(report.FORMATTERS[fmt](result))
         if result.unresolved:
             click.echo(report.unresolved_note(result), err=True)
+    else:
+        _echo(report.text(result, statistics, unsafe_fixes))
     sys.exit(_exit_code(result, exit_zero))
+
+
+def _stdin(paths: tuple[Path, ...], filename: Path | None) -> tuple[Path, bytes] | None:
+    if Path("-") not in paths:
+        if filename is not None:
+            _fail("--stdin-filename needs the path `-`")
+        return None
+    if len(paths) > 1:
+        _fail("`-` (standard input) cannot be combined with other paths")
+    return (filename or Path("stdin.py"), sys.stdin.buffer.read())
+
+
+def _echo(text: str) -> None:
+    click.echo(text, nl=False)
 
 
 def _exit_code(result: CheckResult, exit_zero: bool) -> int:
     if result.errors:
+        return 1
+    if any(tool.server.framework is None for tool in result.unchecked):
+        # Tools on a server that may pre-parse went unchecked, and no finding says so.
         return 1
     return 1 if result.findings and not exit_zero else 0
 
@@ -195,28 +240,32 @@ def _exit_code(result: CheckResult, exit_zero: bool) -> int:
 @analysis_options
 @click.option("--write", is_flag=True, help="Apply the changes (default: print them as a diff).")
 @click.option("--diff", "show_diff", is_flag=True, help="With --write: print the diff too.")
-def fix(write: bool, show_diff: bool, **options) -> None:
+def fix(paths, write: bool, show_diff: bool, unsafe_fixes: bool, **options) -> None:
     """Rewrite fixable findings: guarded annotations and the guarded server class.
 
     Without --write: print the diff and exit 1 if anything would change. With --write: apply
     it; exit 0 unless a file could not be checked or fixed.
     """
-    from mcp_codemod import fixer  # imports libcst only when there is something to fix
+    _run_fix(paths, write, show_diff, unsafe_fixes, options)
 
-    settings, result = run_check(**options)
-    # Only files discovery finds under the given paths are written, never a module an import
-    # leads to elsewhere.
-    writable = writable_files(_files(options["paths"], settings), options["paths"] or [Path(".")])
-    outcome = fixer.fix_findings(result, writable)
-    failed = len(result.errors) + len(outcome.failures)
+
+def _run_fix(paths, write: bool, show_diff: bool, unsafe_fixes: bool, options) -> NoReturn:
+    try:
+        outcome = api.fix_paths(paths, _options(**options), unsafe_fixes=unsafe_fixes)
+    except api.UsageError as error:
+        _fail(str(error))
+    except Exception as error:
+        _internal_error(error)
+    result, fixes = outcome.check, outcome.fixes
+    failed = len(result.errors) + len(fixes.failures)
     for error in result.errors:
         click.echo(f"{error.path}: error: {error.message}", err=True)
-    for failure in outcome.failures:
+    for failure in fixes.failures:
         click.echo(f"{failure.path}: error: {failure.message}", err=True)
     changed = []
-    for change in outcome.files:
+    for change in fixes.files:
         if show_diff or not write:
-            click.echo(change.diff(), nl=False)
+            _echo(change.diff())
         if write:
             try:
                 fixer.write(change)
@@ -225,21 +274,26 @@ def fix(write: bool, show_diff: bool, **options) -> None:
                 failed += 1
                 continue
         changed.append(change)
-    for note in outcome.outside:
+    for note in fixes.outside:
         click.echo(note, err=True)
-    for advice in outcome.advice:
+    for advice in fixes.advice:
         click.echo(f"note: {advice}", err=True)
     fixed = sum(change.fixes for change in changed)
-    left = sum(not finding.fixable for finding in result.findings)
+    left = sum(not finding.applies(unsafe_fixes) for finding in result.findings)
+    hidden = sum(f.fixable and not f.applies(unsafe_fixes) for f in result.findings)
     verb = "Fixed" if write else "Would fix"
     message = f"{verb} {report.plural(fixed, 'issue')} in {report.plural(len(changed), 'file')}."
     if not changed:
         message = "Nothing to fix."
     if left:
-        message += f" {left} not fixable: see `mcp-codemod check`."
-    if outcome.incomplete:
-        message += f" {outcome.incomplete} need an edit outside the given paths (see the notes)."
+        message += f" {left} not fixed: see `mcp-codemod check`."
+    if fixes.incomplete:
+        message += f" {fixes.incomplete} need an edit outside the given paths (see the notes)."
+    if hidden:
+        message += f" {report.plural(hidden, 'hidden fix', 'hidden fixes')} can be enabled with `--unsafe-fixes`."
     click.echo(message, err=True)
+    if result.unchecked:
+        click.echo(report.unresolved_note(result), err=True)
     if failed:
         sys.exit(1)
     sys.exit(1 if changed and not write else 0)
@@ -250,7 +304,7 @@ def list_rules() -> None:
     """List the rules."""
     for rule in RULES:
         default = "" if rule.enabled_by_default else "  (off by default)"
-        fix = "[*]" if rule.fixable else "   "
+        fix = "[*]" if rule.availability is not FixAvailability.NEVER else "   "
         click.echo(f"{rule.code}  {fix} {rule.name:<36} {rule.summary}{default}")
 
 
@@ -261,13 +315,7 @@ def explain_rule(code: str) -> None:
     rule = RULES_BY_CODE.get(code.strip().upper())
     if rule is None:
         _fail(f"unknown rule {code!r}; `mcp-codemod rules` lists them")
-    fixable = "fixable with `mcp-codemod fix --write`" if rule.fixable else "not fixable"
-    default = "enabled by default" if rule.enabled_by_default else "off by default"
-    click.echo(
-        f"# {rule.code} ({rule.name})\n\n{rule.summary}. {default.capitalize()}; {fixable}.\n\n"
-        f"## Why is this bad?\n{rule.why}\n\n## Example\n```python\n{rule.before}```\n\n"
-        f"## Fixed\n```python\n{rule.after}```\n\n## Fix\n{rule.fix}\n"
-    )
+    _echo(report.rule_documentation(rule))
 
 
 main.add_command(probe_command)

@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 
-from mcp_codemod.analysis.facts import AnnotationSite
-from mcp_codemod.analysis.linker import ServerSwap
+from mcp_codemod.analysis.facts import AnnotationSite, ServerSwap
+
+
+class Safety(str, Enum):
+    """Whether `fix --write` applies a fix (safe) or only `fix --write --unsafe-fixes` does: an
+    unsafe fix can change what a correct tool receives, as ruff's unsafe fixes can change what a
+    correct program does."""
+
+    SAFE = "safe"
+    UNSAFE = "unsafe"
 
 
 @dataclass(frozen=True)
@@ -18,10 +27,14 @@ class MarkerEdit:
 
 
 @dataclass(frozen=True)
-class FixPlan:
-    marker: MarkerEdit | None  # None when the parameter is marked and only its server is not
-    server: ServerSwap | None  # make the server guarded, where its construction is in reach
-    guard_advice: str | None  # otherwise: the line the user has to add
+class Fix:
+    title: str  # what applying it does, in the imperative ("Guard the server")
+    safety: Safety
+    markers: tuple[MarkerEdit, ...] = ()
+    swaps: tuple[ServerSwap, ...] = ()
+    # Where a part of the fix is out of reach (a server built outside the project): the line the
+    # user has to add. The rest of the fix still applies.
+    advice: str | None = None
 
 
 @dataclass(frozen=True, order=True)
@@ -30,13 +43,21 @@ class Finding:
     line: int
     column: int  # 1-based, as editors and ruff count
     code: str
-    tool: str
-    parameter: str
-    annotation: str | None
-    framework: str
     message: str
-    fixable: bool
-    fix: FixPlan | None = field(default=None, compare=False)
+    framework: str
+    # What the finding is about: a tool parameter, or (both None) a server.
+    tool: str | None = None
+    parameter: str | None = None
+    annotation: str | None = None
+    fix: Fix | None = field(default=None, compare=False)
+
+    @property
+    def fixable(self) -> bool:
+        return self.fix is not None
+
+    def applies(self, unsafe_fixes: bool) -> bool:
+        """Whether `fix --write` applies this finding's fix under the given choice."""
+        return self.fix is not None and (unsafe_fixes or self.fix.safety is Safety.SAFE)
 
 
 @dataclass(frozen=True, order=True)

@@ -14,14 +14,13 @@ import difflib
 import os
 import re
 from collections import defaultdict
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from mcp_codemod.analysis.facts import AnnotationSite, Position, Span
 from mcp_codemod.analysis.frameworks import GUARDED_CLASS_NAME
 from mcp_codemod.cache import digest
-from mcp_codemod.checker import CheckResult
 from mcp_codemod.findings import Finding
 from mcp_codemod.sources import CHANGED, SourceError, line_offsets, read_for_rewrite, write_source
 
@@ -92,29 +91,31 @@ def plan(findings: tuple[Finding, ...], writable: Callable[[str], bool]) -> Plan
         if finding.fix is None:
             continue
         complete = True
-        marker = finding.fix.marker
-        if marker is not None and not writable(marker.path):
-            where = "the alias is defined" if marker.path != finding.path else "the annotation is"
-            outside[_outside_note(marker.path, marker.site.span.start.line, where)] = None
-            complete = False
-        elif marker is not None:
+        for marker in finding.fix.markers:
+            if not writable(marker.path):
+                what = (
+                    "the alias is defined" if marker.path != finding.path else "the annotation is"
+                )
+                outside[_outside_note(marker.path, marker.site.span.start.line, what)] = None
+                complete = False
+                continue
             file_plan = plans[marker.path]
             _, markers = file_plan.markers.setdefault(marker.site.span, (marker.site, set()))
             markers.add(marker.marker)
-        swap = finding.fix.server
-        if swap is not None and not writable(swap.path):
-            where = "the server is constructed"
-            outside[_outside_note(swap.path, swap.span.start.line, where)] = None
-            complete = False
-        elif swap is not None:
+        for swap in finding.fix.swaps:
+            if not writable(swap.path):
+                what = "the server is constructed"
+                outside[_outside_note(swap.path, swap.span.start.line, what)] = None
+                complete = False
+                continue
             plans[swap.path].swaps[swap.span] = GUARDED_CLASS_NAME[swap.framework]
         if complete:
             plans[finding.path].fixes += 1
         else:
             incomplete += 1
-        if finding.fix.guard_advice:
+        if finding.fix.advice:
             # One note per server, at its first tool, however many parameters it exposes.
-            advice.setdefault(finding.fix.guard_advice, f"{finding.path}:{finding.line}")
+            advice.setdefault(finding.fix.advice, f"{finding.path}:{finding.line}")
     return Plan(
         dict(plans),
         tuple(f"{where}: {text}" for text, where in advice.items()),
@@ -127,10 +128,13 @@ def _outside_note(path: str, line: int, what: str) -> str:
     return f"{path}:{line}: note: {what} outside the given paths; fix it there or pass that path"
 
 
-def fix_findings(result: CheckResult, writable: Collection[Path]) -> FixResult:
+def fix_findings(
+    findings: tuple[Finding, ...], digests: Mapping[str, bytes], writable: Collection[Path]
+) -> FixResult:
     """The fixed text of each file with fixable findings. Only files in `writable` (resolved
     paths: what discovery found under the paths given) are planned; a file is fixed only if it
-    still holds the bytes the analysis read. Every failure is one file's, and one line."""
+    still holds the bytes the analysis read (`digests`, as CheckResult.digests). Every failure
+    is one file's, and one line."""
     resolved: dict[str, Path] = {}
 
     def is_writable(path: str) -> bool:
@@ -138,7 +142,7 @@ def fix_findings(result: CheckResult, writable: Collection[Path]) -> FixResult:
             resolved[path] = Path(path).resolve()
         return resolved[path] in writable
 
-    planned = plan(result.findings, is_writable)
+    planned = plan(findings, is_writable)
     files: list[FileFix] = []
     failures: list[FixFailure] = []
     targets: set[Path] = set()
@@ -149,7 +153,7 @@ def fix_findings(result: CheckResult, writable: Collection[Path]) -> FixResult:
         targets.add(target)
         try:
             data, source = read_for_rewrite(Path(path))
-            if digest(data) != result.digests.get(os.path.abspath(path)):
+            if digest(data) != digests.get(os.path.abspath(path)):
                 raise SourceError(CHANGED)
             fixed = apply(source.text, planned.files[path])
         except (SourceError, FixError) as error:
@@ -168,7 +172,7 @@ def fix_findings(result: CheckResult, writable: Collection[Path]) -> FixResult:
 
 def write(fix: FileFix) -> None:
     """Replace the file with the fixed text if it still holds the bytes the fix was made from;
-    raises SourceError (ChangedError when it changed) and leaves the file as it was."""
+    raises SourceError (with the message CHANGED when it changed) and leaves the file as it was."""
     write_source(Path(fix.path), fix.fixed, fix.encoding, fix.data)
 
 

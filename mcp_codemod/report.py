@@ -6,50 +6,73 @@ import json
 from collections import Counter
 
 from mcp_codemod import __version__
+from mcp_codemod.analysis.frameworks import Framework
+from mcp_codemod.analysis.linker import UnresolvedTool
 from mcp_codemod.checker import CheckResult
 from mcp_codemod.findings import Finding
 from mcp_codemod.rules import RULES, RULES_BY_CODE
+from mcp_codemod.rules.model import FixAvailability, Rule
 
 FIX_COMMAND = "mcp-codemod fix --write"
 
 
-def plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
+def plural(count: int, word: str, words: str | None = None) -> str:
+    return f"{count} {word if count == 1 else words or word + 's'}"
 
 
-def text(result: CheckResult, statistics: bool) -> str:
+def text(result: CheckResult, statistics: bool, unsafe_fixes: bool = False) -> str:
     lines = []
     for error in result.errors:
         lines.append(f"{error.path}: error: {error.message}")
     if statistics:
-        lines.extend(_statistics(result.findings))
+        lines.extend(
+            f"{row['count']:>5}\t{row['code']}\t{'[*] ' if row['fixable'] else ''}{row['name']}"
+            for row in _statistics(result.findings, unsafe_fixes)
+        )
     else:
         for finding in result.findings:
-            mark = "[*] " if finding.fixable else ""
+            mark = "[*] " if finding.applies(unsafe_fixes) else ""
             lines.append(
                 f"{finding.path}:{finding.line}:{finding.column}: {finding.code} {mark}{finding.message}"
             )
-    lines.append(summary(result))
+    lines.append(summary(result, unsafe_fixes))
     return "\n".join(lines) + "\n"
 
 
-def _statistics(findings: tuple[Finding, ...]) -> list[str]:
+def _statistics(findings: tuple[Finding, ...], unsafe_fixes: bool) -> list[dict]:
     counts = Counter(f.code for f in findings)
-    fixable = {f.code for f in findings if f.fixable}
+    fixable = {f.code for f in findings if f.applies(unsafe_fixes)}
     return [
-        f"{count:>5}\t{code}\t{'[*] ' if code in fixable else ''}{RULES_BY_CODE[code].name}"
+        {"code": code, "name": RULES_BY_CODE[code].name, "count": count, "fixable": code in fixable}
         for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     ]
 
 
-def summary(result: CheckResult) -> str:
+def statistics_json(result: CheckResult, unsafe_fixes: bool = False) -> str:
+    return json.dumps(_statistics(result.findings, unsafe_fixes), indent=2) + "\n"
+
+
+def summary(result: CheckResult, unsafe_fixes: bool = False) -> str:
+    """The closing lines. "All checks passed!" is a promise: only when nothing was found and
+    every registration was checked or lands on a server that protects it."""
     parts = []
     if result.findings:
-        fixable = sum(f.fixable for f in result.findings)
+        applicable = sum(f.applies(unsafe_fixes) for f in result.findings)
+        hidden = sum(f.fixable and not f.applies(unsafe_fixes) for f in result.findings)
+        command = FIX_COMMAND + (" --unsafe-fixes" if unsafe_fixes else "")
         line = f"Found {plural(len(result.findings), 'issue')}"
-        if fixable:
-            line += f" ({fixable} fixable with `{FIX_COMMAND}`)"
+        if applicable:
+            line += f" ({applicable} fixable with `{command}`)"
         parts.append(line + ".")
+        if hidden:
+            parts.append(
+                f"{plural(hidden, 'hidden fix', 'hidden fixes')} can be enabled with `{FIX_COMMAND} --unsafe-fixes`."
+            )
+    elif result.unchecked:
+        parts.append(
+            f"No issues found in the tools checked, but {plural(len(result.unchecked), 'tool')} "
+            "that the server may JSON-pre-parse went unchecked (listed below)."
+        )
     else:
         parts.append("All checks passed!")
     if result.errors:
@@ -60,13 +83,29 @@ def summary(result: CheckResult) -> str:
 
 
 def unresolved_note(result: CheckResult) -> str:
+    """Each registration whose tool was not checked, why, and what protects it or would."""
     lines = [
-        f"{plural(len(result.unresolved), 'tool')} not checked: a server or function that cannot "
-        "be resolved statically. State the framework of such servers with `framework` in "
-        "[tool.mcp-codemod] (or --framework); `mcp-codemod probe` checks any server at run time."
+        f"{plural(len(result.unresolved), 'tool registration')} not checked "
+        "(`mcp-codemod probe` checks any server at run time):"
     ]
-    lines.extend(f"  {u.path}:{u.line}: {u.reason}" for u in result.unresolved)
+    lines.extend(
+        f"  {tool.path}:{tool.line}: {tool.reason}; {_remedy(tool)}" for tool in result.unresolved
+    )
     return "\n".join(lines)
+
+
+def _remedy(tool: UnresolvedTool) -> str:
+    framework = tool.server.framework
+    if framework is None:
+        return (
+            "state its framework with `framework` in [tool.mcp-codemod] (or `--framework`), "
+            "or guard the server with `mcp_codemod.runtime.guard(server)`"
+        )
+    if not framework.pre_parses_json:
+        if framework in (Framework.GUARDED_MCP1, Framework.GUARDED_MCP2):
+            return "protected: the server is guarded"
+        return f"protected: {framework.title} does not pre-parse"
+    return "unprotected: guard the server (MCP004)"
 
 
 def as_json(result: CheckResult) -> str:
@@ -82,6 +121,9 @@ def as_json(result: CheckResult) -> str:
             "framework": f.framework,
             "message": f.message,
             "fixable": f.fixable,
+            "fix": None
+            if f.fix is None
+            else {"applicability": f.fix.safety.value, "message": f.fix.title},
         }
         for f in result.findings
     ]
@@ -126,7 +168,7 @@ def sarif(result: CheckResult) -> str:
             "name": rule.name,
             "shortDescription": {"text": rule.summary},
             "fullDescription": {"text": rule.why.replace("\n", " ")},
-            "help": {"text": rule.fix.replace("\n", " ")},
+            "help": {"text": rule.fix_title.replace("\n", " ")},
             "defaultConfiguration": {"enabled": rule.enabled_by_default},
         }
         for rule in RULES
@@ -184,3 +226,21 @@ def sarif(result: CheckResult) -> str:
 
 
 FORMATTERS = {"json": as_json, "github": github, "sarif": sarif}
+
+
+def rule_documentation(rule: Rule) -> str:
+    """`mcp-codemod rule CODE`: the sections of ruff's rule pages."""
+    default = "Enabled by default" if rule.enabled_by_default else "Off by default"
+    availability = {
+        FixAvailability.ALWAYS: "Fix is always available",
+        FixAvailability.SOMETIMES: "Fix is sometimes available",
+        FixAvailability.NEVER: "No automatic fix",
+    }[rule.availability]
+    return (
+        f"# {rule.code} ({rule.name})\n\n{rule.summary}. {default}. {availability}.\n\n"
+        f"## Why is this bad?\n{rule.why}\n\n"
+        f"## Example\n```python\n{rule.example.source}```\n\n"
+        f"## Use instead\n```python\n{rule.use_instead}```\n\n"
+        f"## Fix\n{rule.fix_title}\n\n"
+        f"## Fix safety\n{rule.fix_safety}\n"
+    )

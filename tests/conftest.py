@@ -5,6 +5,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
+# `CODE parameter`, or `CODE server` for a finding about a server.
 _EXPECT = re.compile(r"expect: ((?:MCP\d{3} \w+(?:, )?)+)")
 
 

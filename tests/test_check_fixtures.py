@@ -20,7 +20,12 @@ def run(paths: list[Path], rules=None, framework=None):
 
 def found(result, base: Path = FIXTURES) -> set[tuple[str, int, str, str]]:
     return {
-        (Path(f.path).resolve().relative_to(base).as_posix(), f.line, f.code, f.parameter)
+        (
+            Path(f.path).resolve().relative_to(base).as_posix(),
+            f.line,
+            f.code,
+            f.parameter or "server",
+        )
         for f in result.findings
     }
 

@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from mcp_codemod.cli import main
+from mcp_codemod.rules import RULES
 
 EXPOSED = """\
 from mcp.server.fastmcp import FastMCP
@@ -90,8 +91,13 @@ def test_json_output(project):
         "parameter": "query",
         "annotation": "str | None",
         "framework": "mcp1",
-        "message": items[0]["message"],
+        "message": "Tool `search`: `query: str | None` is JSON-pre-parsed by mcp 1.x FastMCP: "
+        'the string "null" arrives as None and "[1, 2]" as a list',
         "fixable": True,
+        "fix": {
+            "applicability": "safe",
+            "message": "Mark it `NoPreParse` and make the server a `GuardedFastMCP`",
+        },
     }
 
 
@@ -104,11 +110,7 @@ def test_sarif_output(project):
     document = json.loads(run("check", "--output-format", "sarif").output)
     assert document["version"] == "2.1.0"
     run_ = document["runs"][0]
-    assert [rule["id"] for rule in run_["tool"]["driver"]["rules"]] == [
-        "MCP001",
-        "MCP002",
-        "MCP003",
-    ]
+    assert [rule["id"] for rule in run_["tool"]["driver"]["rules"]] == [r.code for r in RULES]
     result = run_["results"][0]
     assert result["ruleId"] == "MCP001"
     location = result["locations"][0]["physicalLocation"]

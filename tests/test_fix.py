@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import json
 import os
 import stat
 import subprocess
@@ -10,13 +11,12 @@ import sys
 from pathlib import Path
 from textwrap import dedent
 
-import pytest
 from click.testing import CliRunner
 
 from mcp_codemod.checker import check_files
 from mcp_codemod.cli import main
 from mcp_codemod.fixer import fix_findings
-from mcp_codemod.rules import RULES, select_rules
+from mcp_codemod.rules import select_rules
 
 
 def fix_tree(tmp_path: Path, files: dict[str, str], rules=None) -> dict[str, str]:
@@ -28,7 +28,9 @@ def fix_tree(tmp_path: Path, files: dict[str, str], rules=None) -> dict[str, str
         path.write_text(dedent(text), encoding="utf-8")
         paths.append(path)
     result = check_files(paths, rules or select_rules(None, []))
-    outcome = fix_findings(result, frozenset(path.resolve() for path in paths))
+    outcome = fix_findings(
+        result.findings, result.digests, frozenset(path.resolve() for path in paths)
+    )
     assert outcome.failures == ()
     fixed = {Path(change.path).resolve(): change.fixed for change in outcome.files}
     return {
@@ -335,7 +337,8 @@ def test_class_based_tools_on_a_server_passed_in(tmp_path):
     # The construction is out of reach: nothing is guessed, the user is told what to add.
     assert "GuardedFastMCP" not in fixed["tools.py"]
     result = check_files([tmp_path / "tools.py"], select_rules(None, []))
-    [advice] = fix_findings(result, frozenset([(tmp_path / "tools.py").resolve()])).advice
+    writable = frozenset([(tmp_path / "tools.py").resolve()])
+    [advice] = fix_findings(result.findings, result.digests, writable).advice
     assert "guard(server)" in advice and "tools.py:9" in advice
 
 
@@ -381,20 +384,6 @@ def test_any_and_unannotated_are_not_rewritten(tmp_path):
             return str((value, other))
         """
     assert fix_tree(tmp_path, {"server.py": source})["server.py"] == dedent(source)
-
-
-@pytest.mark.parametrize("rule", [r for r in RULES if r.fixable], ids=lambda r: r.code)
-def test_rule_examples_fix_to_their_after(tmp_path, rule):
-    assert_fix(tmp_path, rule.before, rule.after, rules=(rule,))
-
-
-@pytest.mark.parametrize("rule", RULES, ids=lambda r: r.code)
-def test_rule_examples_fire_before_and_not_after(tmp_path, rule):
-    path = tmp_path / "server.py"
-    path.write_text(rule.before, encoding="utf-8")
-    assert {f.code for f in check_files([path], (rule,)).findings} == {rule.code}
-    path.write_text(rule.after, encoding="utf-8")
-    assert check_files([path], tuple(RULES)).findings == ()
 
 
 # ---- through the command line: safety ------------------------------------------------------
@@ -473,9 +462,14 @@ def test_fixed_fixtures_parse_pass_ruff_and_are_stable(fixtures_copy):
     # Only files with fixable findings (or their servers and aliases) change.
     changed = {p.relative_to(fixtures_copy).as_posix() for p in after if after[p] != before[p]}
     assert "guarded_server.py" not in changed and "unresolved_server.py" not in changed
-    assert run_cli("fix", "--write", ".", cwd=fixtures_copy).output.endswith("Nothing to fix.\n")
-    check = run_cli("check", "--output-format", "json", ".", cwd=fixtures_copy)
-    assert '"fixable": true' not in check.output
+    again = run_cli("fix", "--write", ".", cwd=fixtures_copy).output
+    # The probe servers' unseen tools were guarded by MCP001's fix on the same server; those in
+    # unseen/ are left to the unsafe fix.
+    assert again.startswith("Nothing to fix. 4 not fixed")
+    assert again.count("protected: the server is guarded") == 2
+    check = json.loads(run_cli("check", "--output-format", "json", ".", cwd=fixtures_copy).stdout)
+    left = {(f["path"].split("/")[0], f["code"], f["fix"]["applicability"]) for f in check}
+    assert left == {("unseen", "MCP004", "unsafe")}
     lint = subprocess.run(
         [sys.executable, "-m", "ruff", "check", "--isolated", "--select", "E4,E7,E9,F", "."],
         cwd=fixtures_copy,

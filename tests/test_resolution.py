@@ -103,8 +103,9 @@ def test_annotated_registrar_parameter_is_resolved_through_its_callers(tmp_path)
     }
     result = check(tmp_path, files)
     [finding] = result.findings
-    assert finding.fix.server is not None and finding.fix.server.path.endswith("server.py")
-    outcome = fix_findings(result, every_file(tmp_path))
+    [swap] = finding.fix.swaps
+    assert swap.path.endswith("server.py")
+    outcome = fix_findings(result.findings, result.digests, every_file(tmp_path))
     assert outcome.advice == ()
     fixed = {Path(change.path).name: change.fixed for change in outcome.files}
     assert 'app = GuardedFastMCP("x")' in fixed["server.py"]
@@ -131,7 +132,7 @@ def test_a_marked_parameter_on_an_unguarded_server_is_still_reported(tmp_path):
     )
     [finding] = result.findings
     assert "is marked NoPreParse, but its server (FastMCP(...)) is not guarded" in finding.message
-    assert finding.fixable and finding.fix.marker is None and finding.fix.server is not None
+    assert finding.fixable and finding.fix.markers == () and len(finding.fix.swaps) == 1
 
 
 def test_one_note_per_server_out_of_reach(tmp_path):
@@ -154,7 +155,7 @@ def test_one_note_per_server_out_of_reach(tmp_path):
         },
     )
     assert len(result.findings) == 3
-    [note] = fix_findings(result, every_file(tmp_path)).advice
+    [note] = fix_findings(result.findings, result.digests, every_file(tmp_path)).advice
     assert note.endswith(
         "tools.py:6: the server (an instance of mcp.server.fastmcp.FastMCP) is built outside the"
         " code this fix can rewrite: pass it through `mcp_codemod.runtime.guard(server)` before"

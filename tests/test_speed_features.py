@@ -15,10 +15,11 @@ from conftest import FIXTURES
 
 import mcp_codemod
 from mcp_codemod import cache as cache_module
-from mcp_codemod import checker, parallel
-from mcp_codemod.checker import check_files, is_candidate
+from mcp_codemod import checker, module_facts, parallel
+from mcp_codemod.checker import check_files
 from mcp_codemod.cli import main
 from mcp_codemod.discovery import discover
+from mcp_codemod.prefilter import is_candidate
 from mcp_codemod.rules import select_rules
 from mcp_codemod.settings import DEFAULT_EXCLUDE
 
@@ -44,13 +45,13 @@ def same(first: checker.CheckResult, second: checker.CheckResult) -> None:
 def parses(monkeypatch) -> list[str]:
     """The modules parsed in this process (jobs=1 keeps every parse here)."""
     seen: list[str] = []
-    scan = checker.scan_source
+    scan = module_facts.scan_source
 
     def counting(task):
         seen.append(task.display)
         return scan(task)
 
-    monkeypatch.setattr(checker, "scan_source", counting)
+    monkeypatch.setattr(module_facts, "scan_source", counting)
     return seen
 
 
@@ -166,7 +167,7 @@ def test_a_changed_file_is_parsed_again(fixtures_copy: Path, tmp_path: Path, par
     server.write_text(server.read_text().replace("str | None", "str"), encoding="utf-8")
     parses.clear()
     after = check_files(files, ALL, jobs=1, cache_dir=tmp_path / "cache")
-    assert parses == [checker.display_path(server)]
+    assert parses == [module_facts.display_path(server)]
     assert after == check_files(files, ALL)
     assert len(after.findings) < len(before.findings)
 
@@ -312,13 +313,7 @@ def test_check_never_imports_libcst(fixtures_copy: Path):
 
 # ---- command line --------------------------------------------------------------------------
 
-CLI_HAS_CACHE_OPTIONS = "--no-cache" in CliRunner().invoke(main, ["check", "--help"]).output
-needs_cache_options = pytest.mark.skipif(
-    not CLI_HAS_CACHE_OPTIONS, reason="cli.py does not have --no-cache yet (docs/speed.md)"
-)
 
-
-@needs_cache_options
 def test_the_cli_caches_beside_the_configuration(fixtures_copy: Path, monkeypatch):
     (fixtures_copy / "pyproject.toml").write_text("[tool.mcp-codemod]\n", encoding="utf-8")
     monkeypatch.chdir(fixtures_copy / "notes_app")
@@ -327,7 +322,6 @@ def test_the_cli_caches_beside_the_configuration(fixtures_copy: Path, monkeypatc
     assert CliRunner().invoke(main, ["check", "."]).output == first.output
 
 
-@needs_cache_options
 def test_the_cli_without_cache_writes_nothing(fixtures_copy: Path, monkeypatch):
     monkeypatch.chdir(fixtures_copy)
     before = sorted(fixtures_copy.rglob("*"))

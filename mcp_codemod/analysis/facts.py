@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from mcp_codemod.analysis.frameworks import Framework
 from mcp_codemod.analysis.types import TypeExpr
 
 
@@ -73,7 +74,6 @@ class Registration:
     server_text: str  # the server expression as written (`mcp`, `self.mcp`)
     function: FunctionRef
     tool_name: str | None
-    form: str  # decorator | call | add_tool
     position: Position
 
 
@@ -83,7 +83,6 @@ class AnnotationSite:
 
     span: Span
     append_at: Position | None  # set when the annotation already is `Annotated[...]`
-    in_string: bool  # the annotation is a string literal; `span` is its inner text
 
 
 @dataclass(frozen=True)
@@ -102,7 +101,6 @@ class Function:
     qualname: str
     position: Position  # of the `def` keyword's line
     parameters: tuple[Parameter, ...]
-    is_method: bool
     returns: tuple[ServerRef, ...]  # what it may return that may be a server (a factory)
 
 
@@ -117,6 +115,16 @@ class Alias:
 class ClassBase:
     qualified: str
     span: Span
+
+
+@dataclass(frozen=True)
+class ServerSwap:
+    """Where a fix makes a server guarded: rename the server class at `span` in `path` to the
+    guarded class of `framework` (a construction, or the base of a project subclass)."""
+
+    path: str
+    span: Span
+    framework: Framework
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from mcp_codemod.analysis.facts import (
     RefKind,
     Registration,
     ServerRef,
-    Span,
+    ServerSwap,
 )
 from mcp_codemod.analysis.frameworks import SERVER_CLASSES, Framework
 from mcp_codemod.analysis.types import (
@@ -34,15 +34,6 @@ _MAX_HOPS = 12  # re-export chains longer than this are not followed (and cycles
 
 
 @dataclass(frozen=True)
-class ServerSwap:
-    """Rename the server class at `span` in `path` to the guarded class of `framework`."""
-
-    path: str
-    span: Span
-    framework: Framework
-
-
-@dataclass(frozen=True)
 class ResolvedServer:
     framework: Framework | None  # None: not resolvable; the tool is counted, not guessed at
     description: str  # how the server was made, for messages
@@ -54,7 +45,6 @@ class ResolvedServer:
 @dataclass(frozen=True)
 class AliasSite:
     path: str
-    name: str
     site: AnnotationSite
 
 
@@ -99,10 +89,36 @@ class UnresolvedTool:
 
 
 @dataclass(frozen=True)
+class ServerTools:
+    """A server of known framework and the registrations on it whose tools the analysis cannot
+    see: the subject of the server-level rules."""
+
+    server: ResolvedServer
+    unseen: tuple[UnresolvedTool, ...]  # sorted by path and line
+
+
+@dataclass(frozen=True)
 class LinkResult:
     parameters: tuple[ToolParameter, ...]
     unresolved: tuple[UnresolvedTool, ...]
     tools: int
+
+    @property
+    def servers(self) -> tuple[ServerTools, ...]:
+        """Each server of known framework with unseen registrations, once: by its construction
+        where it is known, else by how it was reached."""
+        grouped: dict[object, list[UnresolvedTool]] = {}
+        servers: dict[object, ResolvedServer] = {}
+        for tool in self.unresolved:
+            if tool.server.framework is None:
+                continue
+            key = tool.server.origin or (tool.server.description, tool.server.swap)
+            grouped.setdefault(key, []).append(tool)
+            servers.setdefault(key, tool.server)
+        return tuple(
+            ServerTools(servers[key], tuple(sorted(tools, key=lambda t: (t.path, t.line))))
+            for key, tools in grouped.items()
+        )
 
 
 class Linker:
@@ -184,7 +200,7 @@ class Linker:
                 found = self.alias(parameter.alias, owner)
                 if found is not None:
                     module, name = found
-                    alias = AliasSite(module.path, name, module.aliases[name].site)
+                    alias = AliasSite(module.path, module.aliases[name].site)
             try:
                 facts = classify(parameter.annotation, lambda name: self.alias_value(name, owner))
             except AliasTooDeep:

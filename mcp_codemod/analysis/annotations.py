@@ -1,0 +1,122 @@
+"""Parameters and their annotations as `TypeExpr` data, with the names in them qualified."""
+
+from __future__ import annotations
+
+import ast
+
+from mcp_codemod.analysis.facts import Parameter
+from mcp_codemod.analysis.fix_sites import FixSites
+from mcp_codemod.analysis.scope import Names, Scope
+from mcp_codemod.analysis.source_text import SourceText
+from mcp_codemod.analysis.syntax import keyword
+from mcp_codemod.analysis.types import (
+    LITERAL,
+    TCall,
+    TConst,
+    TName,
+    TOpaque,
+    TSubscript,
+    TUnion,
+    TypeExpr,
+)
+
+
+class Annotations:
+    def __init__(self, text: SourceText, names: Names, fix_sites: FixSites) -> None:
+        self.text = text
+        self.names = names
+        self.fix_sites = fix_sites
+
+    def parameters(
+        self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, skip_first: bool
+    ) -> tuple[Parameter, ...]:
+        arguments = node.args
+        positional = [*arguments.posonlyargs, *arguments.args]
+        defaults: list[ast.expr | None] = [None] * (len(positional) - len(arguments.defaults))
+        defaults += arguments.defaults
+        pairs = list(zip(positional, defaults, strict=True))
+        pairs += list(zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True))
+        if skip_first and positional:
+            pairs = pairs[1:]
+        parameters = []
+        for arg, default in pairs:
+            annotation = arg.annotation
+            type_expr = self.type_expr(annotation, scope) if annotation is not None else None
+            if _is_context(type_expr):
+                continue
+            alias = None
+            if isinstance(annotation, ast.Name | ast.Attribute):
+                qualified = self.names.qualify(annotation, scope)
+                symbol = scope.lookup(annotation.id) if isinstance(annotation, ast.Name) else None
+                if symbol is not None and symbol.kind == "alias":
+                    alias = qualified
+                elif symbol is not None and symbol.kind == "import":
+                    alias = qualified  # may be an alias in another module; the linker decides
+            parameters.append(
+                Parameter(
+                    name=arg.arg,
+                    position=self.text.start(arg),
+                    annotation=type_expr,
+                    annotation_text=self.text.text(annotation) if annotation is not None else None,
+                    site=self.fix_sites.site(annotation, scope) if annotation is not None else None,
+                    default_is_strict=default is not None and self.is_strict_field(default, scope),
+                    alias=alias,
+                )
+            )
+        return tuple(parameters)
+
+    def is_strict_field(self, node: ast.expr, scope: Scope) -> bool:
+        expr = self.type_expr(node, scope) if isinstance(node, ast.Call) else None
+        return isinstance(expr, TCall) and expr.strict and expr.function.endswith("Field")
+
+    def type_expr(self, node: ast.expr, scope: Scope) -> TypeExpr:
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, str):
+                try:
+                    inner = ast.parse(node.value.strip(), mode="eval").body
+                except SyntaxError:
+                    return TOpaque(node.value)
+                return self.type_expr(inner, scope)
+            return TConst(node.value)
+        if isinstance(node, ast.Name | ast.Attribute):
+            qualified = self.names.qualify(node, scope)
+            return TName(qualified) if qualified else TOpaque(self.text.text(node))
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            members: list[TypeExpr] = []
+            for side in (node.left, node.right):
+                expr = self.type_expr(side, scope)
+                members.extend(expr.members if isinstance(expr, TUnion) else (expr,))
+            return TUnion(tuple(members))
+        if isinstance(node, ast.Subscript):
+            base = self.type_expr(node.value, scope)
+            elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            if isinstance(base, TName) and base.qualified in LITERAL:
+                args = tuple(
+                    TConst(e.value) if isinstance(e, ast.Constant) else TOpaque(self.text.text(e))
+                    for e in elements
+                )
+            else:
+                args = tuple(self.type_expr(e, scope) for e in elements)
+            return TSubscript(base, args)
+        if isinstance(node, ast.Call):
+            function = self.names.qualify(node.func, scope) or self.text.text(node.func)
+            return TCall(function, _is_strict_call(node, function))
+        return TOpaque(self.text.text(node))
+
+
+def _is_strict_call(node: ast.Call, function: str) -> bool:
+    strict = keyword(node, "strict")
+    if strict is not None:
+        return isinstance(strict, ast.Constant) and strict.value is True
+    # `Strict()` is strict by default; `Strict(False)` is not.
+    if function.endswith(".Strict"):
+        first = node.args[0] if node.args else None
+        return first is None or (isinstance(first, ast.Constant) and first.value is True)
+    return False
+
+
+def _is_context(expr: TypeExpr | None) -> bool:
+    """The SDKs inject `Context` parameters; they are not tool arguments."""
+    if isinstance(expr, TSubscript):
+        expr = expr.base
+    return isinstance(expr, TName) and expr.qualified.rsplit(".", 1)[-1] == "Context"

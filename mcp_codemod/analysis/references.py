@@ -1,0 +1,125 @@
+"""What an expression refers to: a server (constructed, imported, a parameter, an attribute of
+`self`) or a function (local, imported, a method of an instance)."""
+
+from __future__ import annotations
+
+import ast
+
+from mcp_codemod.analysis.facts import FunctionRef, RefKind, ServerRef
+from mcp_codemod.analysis.frameworks import GUARD_FUNCTIONS
+from mcp_codemod.analysis.scope import ClassContext, Names, Scope
+from mcp_codemod.analysis.source_text import SourceText
+
+
+class References:
+    def __init__(self, text: SourceText, names: Names) -> None:
+        self.text = text
+        self.names = names
+
+    def server_from_value(self, value: ast.expr, scope: Scope) -> ServerRef | None:
+        """The server an assigned value may be: a construction, a `guard(...)`, another name."""
+        if isinstance(value, ast.Call):
+            function = self.names.qualify(value.func, scope)
+            if function in GUARD_FUNCTIONS and value.args:
+                inner = self.server_from_value(value.args[0], scope)
+                if inner is not None:
+                    return ServerRef(
+                        inner.kind,
+                        inner.target,
+                        inner.strict_input_validation,
+                        True,
+                        inner.class_span,
+                        inner.line,
+                    )
+                return None
+            if function is None or function.startswith("?"):
+                return None
+            strict = any(
+                k.arg == "strict_input_validation"
+                and isinstance(k.value, ast.Constant)
+                and k.value.value is True
+                for k in value.keywords
+            )
+            return ServerRef(
+                RefKind.CONSTRUCT, function, strict, False, self.text.span(value.func), value.lineno
+            )
+        if isinstance(value, ast.Name):
+            symbol = scope.lookup(value.id)
+            if symbol is not None and symbol.kind == "server":
+                return symbol.server
+            if symbol is not None and symbol.kind == "import":
+                return ServerRef(RefKind.IMPORT, symbol.target)
+        return None
+
+    def argument_server(
+        self, node: ast.expr, scope: Scope, cls: ClassContext | None
+    ) -> ServerRef | None:
+        if isinstance(node, ast.Name):
+            symbol = scope.lookup(node.id)
+            return symbol.server if symbol is not None else None
+        if (
+            isinstance(node, ast.Attribute)
+            and cls is not None
+            and isinstance(node.value, ast.Name)
+            and node.value.id == cls.self_name
+        ):
+            return cls.attributes.get(node.attr)
+        if isinstance(node, ast.Call):
+            return self.server_from_value(node, scope)
+        return None
+
+    def bound_method(
+        self, node: ast.expr, scope: Scope, cls: ClassContext | None = None
+    ) -> FunctionRef | None:
+        """`instance.method` where the instance was made by calling a class, or is annotated."""
+        if not isinstance(node, ast.Attribute):
+            return None
+        instance = self.argument_server(node.value, scope, cls)
+        if instance is not None and instance.kind in (RefKind.CONSTRUCT, RefKind.ANNOTATED):
+            # `tools = LogsTools(); tools.register(mcp)`, or `LogsTools().register(mcp)`
+            return FunctionRef(RefKind.METHOD, instance.target, node.attr)
+        return None
+
+    def server_ref(self, node: ast.expr, scope: Scope, cls: ClassContext | None) -> ServerRef:
+        if cls is not None and isinstance(node, ast.Name) and node.id == cls.self_name:
+            # `self.tool(...)` in a method: the server is an instance of this class.
+            return ServerRef(RefKind.ANNOTATED, f"{self.names.module}.{cls.qualname}")
+        server = self.argument_server(node, scope, cls)
+        if server is not None:
+            return server
+        if isinstance(node, ast.Attribute) or (
+            isinstance(node, ast.Name) and getattr(scope.lookup(node.id), "kind", "") == "import"
+        ):
+            # A name bound elsewhere: `from .server import mcp`, `app_module.mcp`.
+            qualified = self.names.qualify(node, scope)
+            if qualified and not qualified.startswith("?"):
+                return ServerRef(RefKind.IMPORT, qualified)
+        return ServerRef(RefKind.UNKNOWN, self.text.text(node))
+
+    def function_ref(self, node: ast.expr, scope: Scope, cls: ClassContext | None) -> FunctionRef:
+        if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
+            # `wrap(fn)`: the SDKs read the signature through `functools.wraps`' `__wrapped__`.
+            return self.function_ref(node.args[0], scope, cls)
+        if isinstance(node, ast.Name):
+            symbol = scope.lookup(node.id)
+            if symbol is not None and symbol.kind == "function":
+                return FunctionRef(RefKind.LOCAL, symbol.target)
+            if symbol is not None and symbol.kind == "method":
+                return FunctionRef(RefKind.METHOD, symbol.target, symbol.method)
+            if symbol is not None and symbol.kind in ("import", "class"):
+                # A class is "called" through its `__init__`: `Handler(mcp)`.
+                return FunctionRef(RefKind.IMPORT, symbol.target)
+        elif isinstance(node, ast.Attribute):
+            if (
+                cls is not None
+                and isinstance(node.value, ast.Name)
+                and node.value.id == cls.self_name
+            ):
+                return FunctionRef(RefKind.LOCAL, f"{cls.qualname}.{node.attr}")
+            method = self.bound_method(node, scope, cls)
+            if method is not None:
+                return method
+            qualified = self.names.qualify(node, scope)
+            if qualified and not qualified.startswith("?"):
+                return FunctionRef(RefKind.IMPORT, qualified)
+        return FunctionRef(RefKind.UNKNOWN, self.text.text(node))

@@ -1,0 +1,157 @@
+"""Registration patterns: `@server.tool`, `server.tool(...)(fn)`, `server.add_tool(fn)`, and the
+calls around them that matter (`guard(server)`, `install()`, calls that pass a server on)."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from mcp_codemod.analysis.facts import CallSite, FunctionRef, RefKind, Registration, ServerRef
+from mcp_codemod.analysis.frameworks import GUARD_FUNCTIONS, INSTALL_FUNCTIONS
+from mcp_codemod.analysis.references import References
+from mcp_codemod.analysis.scope import ClassContext, Names, Scope
+from mcp_codemod.analysis.source_text import SourceText
+from mcp_codemod.analysis.syntax import constant_keyword, is_super, keyword, root_calls
+
+# Text without which a statement holds no registration, guard or install call. (`.tool` may be
+# split from its dot by blanks or a line break: `tool` alone is enough.)
+_REGISTERS = re.compile(r"tool|guard|install")
+
+
+class Registrations:
+    """Collects a module's registrations and the calls that matter to them."""
+
+    def __init__(self, text: SourceText, names: Names, references: References) -> None:
+        self.text = text
+        self.names = names
+        self.references = references
+        self.registrations: list[Registration] = []
+        self.calls: list[CallSite] = []
+        self.guard_calls: list[ServerRef] = []
+        self.installs_guard = False
+
+    def decorator(
+        self, node: ast.expr, qualname: str, scope: Scope, cls: ClassContext | None
+    ) -> None:
+        call = node if isinstance(node, ast.Call) else None
+        target = call.func if call else node
+        if (
+            isinstance(target, ast.Attribute)
+            and target.attr == "tool"
+            and not is_super(target.value)
+        ):
+            self.registrations.append(
+                Registration(
+                    server=self.references.server_ref(target.value, scope, cls),
+                    server_text=self.text.text(target.value),
+                    function=FunctionRef(RefKind.LOCAL, qualname),
+                    tool_name=_tool_name(call),
+                    position=self.text.start(node),
+                )
+            )
+        elif call is not None:
+            self.calls_in(call, scope, cls)
+
+    def calls_in(self, node: ast.AST, scope: Scope, cls: ClassContext | None) -> None:
+        if self.may_register(node):
+            calls = [call for call in ast.walk(node) if isinstance(call, ast.Call)]
+        else:
+            # No registration or guard can be in here: only a call passing a server on
+            # (`register_tools(mcp)`, `Handler(mcp)`) matters, and such a call is the statement
+            # itself or its value. Walking every expression would cost more than parsing.
+            calls = root_calls(node)
+        # In `server.tool(name)(fn)` the inner call is part of the outer registration.
+        inner = {id(call.func) for call in calls if isinstance(call.func, ast.Call)}
+        for call in calls:
+            if id(call) not in inner:
+                self.call(call, scope, cls)
+
+    def may_register(self, node: ast.AST) -> bool:
+        if not hasattr(node, "lineno"):  # a `with` item: no position of its own
+            return True
+        first, last = node.lineno - 1, node.end_lineno
+        return any(_REGISTERS.search(line) for line in self.text.lines[first:last])
+
+    def call(self, node: ast.Call, scope: Scope, cls: ClassContext | None) -> None:
+        func = node.func
+        # `server.tool(name=...)(fn)`: the call form used for methods and late registration.
+        if (
+            isinstance(func, ast.Call)
+            and isinstance(func.func, ast.Attribute)
+            and func.func.attr == "tool"
+            and node.args
+        ):
+            self.register(func.func.value, node.args[0], _tool_name(func), node, scope, cls)
+        elif isinstance(func, ast.Attribute) and func.attr == "add_tool":
+            target = node.args[0] if node.args else keyword(node, "fn", "tool")
+            if target is not None:
+                name = constant_keyword(node, "name")
+                if isinstance(target, ast.Call) and _is_from_function(target):
+                    name = constant_keyword(target, "name") or name
+                    target = target.args[0] if target.args else keyword(target, "fn")
+                if target is not None:
+                    self.register(func.value, target, name, node, scope, cls)
+        elif isinstance(func, ast.Attribute) and func.attr == "tool" and node.args:
+            # fastmcp accepts `server.tool(fn)`; a first argument that is a string is a name.
+            first = node.args[0]
+            if not isinstance(first, ast.Constant):
+                self.register(func.value, first, _tool_name(node), node, scope, cls)
+        else:
+            qualified = self.names.qualify(func, scope)
+            if qualified in GUARD_FUNCTIONS and node.args:
+                self.guard_calls.append(self.references.server_ref(node.args[0], scope, cls))
+            elif qualified in INSTALL_FUNCTIONS:
+                self.installs_guard = True
+            else:
+                self.call_site(node, scope, cls)
+
+    def call_site(self, node: ast.Call, scope: Scope, cls: ClassContext | None) -> None:
+        """Record a call that passes a possible server, so that a callee's unannotated
+        parameter can be resolved to it."""
+        references = self.references
+        arguments = tuple(references.argument_server(a, scope, cls) for a in node.args)
+        keywords = tuple(
+            (k.arg, server)
+            for k in node.keywords
+            if k.arg and (server := references.argument_server(k.value, scope, cls)) is not None
+        )
+        if not keywords and all(a is None for a in arguments):
+            return
+        function = references.function_ref(node.func, scope, cls)
+        if function.kind is not RefKind.UNKNOWN:
+            self.calls.append(
+                CallSite(function, function.kind is RefKind.METHOD, arguments, keywords)
+            )
+
+    def register(
+        self,
+        server: ast.expr,
+        target: ast.expr,
+        tool_name: str | None,
+        node: ast.Call,
+        scope: Scope,
+        cls: ClassContext | None,
+    ) -> None:
+        if is_super(server):
+            return  # a server subclass forwarding its own `tool()` to the framework
+        self.registrations.append(
+            Registration(
+                server=self.references.server_ref(server, scope, cls),
+                server_text=self.text.text(server),
+                function=self.references.function_ref(target, scope, cls),
+                tool_name=tool_name,
+                position=self.text.start(node),
+            )
+        )
+
+
+def _tool_name(call: ast.Call | None) -> str | None:
+    if call is None:
+        return None
+    if call.args and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str):
+        return call.args[0].value
+    return constant_keyword(call, "name")
+
+
+def _is_from_function(call: ast.Call) -> bool:
+    return isinstance(call.func, ast.Attribute) and call.func.attr == "from_function"

@@ -1,0 +1,79 @@
+"""Shapes of statements and calls, independent of what their names mean."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+_COMPOUND_BODIES = ("body", "orelse", "finalbody")
+_COMPOUND = (
+    ast.If,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.With,
+    ast.AsyncWith,
+    ast.Try,
+    ast.Match,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    *([ast.TryStar] if hasattr(ast, "TryStar") else []),  # Python 3.11+
+)
+
+
+def statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement of a body, also inside compound statements and nested functions."""
+    pending = list(body)
+    while pending:
+        statement = pending.pop()
+        yield statement
+        for nested in nested_bodies(statement):
+            pending.extend(nested)
+
+
+def root_calls(node: ast.AST) -> list[ast.Call]:
+    """The call a simple statement makes: `f(x)`, `y = f(x)`, `return f(x)`, `await f(x)`."""
+    value = getattr(node, "value", node)
+    if isinstance(value, ast.Await):
+        value = value.value
+    return [value] if isinstance(value, ast.Call) else []
+
+
+def nested_bodies(node: ast.stmt) -> list[list[ast.stmt]]:
+    if not isinstance(node, _COMPOUND):  # most statements: asked for every one, so decided fast
+        return []
+    bodies = [getattr(node, name) for name in _COMPOUND_BODIES if getattr(node, name, None)]
+    bodies += [handler.body for handler in getattr(node, "handlers", [])]
+    bodies += [case.body for case in getattr(node, "cases", [])]
+    return bodies
+
+
+def header_expressions(node: ast.stmt) -> list[ast.AST]:
+    """The expressions of a compound statement outside its bodies (`with x.tool(...)`, `if ...`)."""
+    fields = ("test", "iter", "items", "subject")
+    found: list[ast.AST] = []
+    for name in fields:
+        value = getattr(node, name, None)
+        if isinstance(value, list):
+            found.extend(value)
+        elif isinstance(value, ast.AST):
+            found.append(value)
+    return found
+
+
+def keyword(call: ast.Call, *names: str) -> ast.expr | None:
+    return next((k.value for k in call.keywords if k.arg in names), None)
+
+
+def constant_keyword(call: ast.Call, name: str) -> str | None:
+    value = keyword(call, name)
+    if isinstance(value, ast.Constant) and isinstance(value.value, str):
+        return value.value
+    return None
+
+
+def is_super(node: ast.expr) -> bool:
+    return (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
+    )

@@ -1,0 +1,126 @@
+"""The library layer: what the command line does, as functions that return data.
+
+`check_paths` and `fix_paths` read the configuration as `mcp-codemod check`/`fix` do, find the
+files, run the analysis and return what the commands print; the CLI, the corpus and benchmark
+scripts and a project's own tooling all call them. Bad options and configuration raise
+`UsageError` (the CLI's exit code 2); per-file problems are data in the result, never exceptions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from mcp_codemod.cache import default_cache_dir
+from mcp_codemod.checker import CheckResult, check_files
+from mcp_codemod.discovery import PathError, discover, writable_files
+from mcp_codemod.fixer import FixResult, fix_findings
+from mcp_codemod.rules import select_rules
+from mcp_codemod.settings import ConfigError, Settings, load_settings
+
+__all__ = ["CheckResult", "FixOutcome", "UsageError", "check_paths", "fix_paths"]
+
+
+class UsageError(Exception):
+    """Options, configuration or paths that cannot be used; the message is one line."""
+
+
+@dataclass(frozen=True)
+class Options:
+    """What `check` and `fix` share: the command-line options (None: the configuration's)."""
+
+    config: Path | None = None
+    select: Sequence[str] | None = None
+    ignore: Sequence[str] | None = None
+    extend_exclude: Sequence[str] | None = None
+    force_exclude: bool | None = None
+    framework: str | None = None
+    output_format: str | None = None
+    jobs: int | None = None
+    cache: bool = True
+    cache_dir: Path | None = None
+
+
+def settings_for(options: Options) -> Settings:
+    try:
+        return load_settings(
+            options.config,
+            {
+                "select": _codes(options.select),
+                "ignore": _codes(options.ignore),
+                "extend_exclude": list(options.extend_exclude or ()) or None,
+                "force_exclude": options.force_exclude,
+                "framework": options.framework,
+                "output_format": options.output_format,
+            },
+        )
+    except ConfigError as error:
+        raise UsageError(str(error)) from None
+
+
+def check_paths(
+    paths: Sequence[str | Path] = (),
+    options: Options | None = None,
+    *,
+    stdin: tuple[Path, bytes] | None = None,
+) -> tuple[Settings, CheckResult]:
+    """The findings under `paths` (default: the working directory), as `mcp-codemod check`.
+    `stdin`: instead of `paths`, one module's bytes and the path it stands for (which need
+    not exist: editors pass unsaved buffers)."""
+    options = options or Options()
+    settings = settings_for(options)
+    files = [stdin[0]] if stdin is not None else _discover(paths, settings)
+    rules = select_rules(
+        list(settings.select) if settings.select is not None else None, list(settings.ignore)
+    )
+    cache = None
+    if options.cache:
+        cache = options.cache_dir or settings.cache_dir or default_cache_dir(settings.config_file)
+    result = check_files(
+        files,
+        rules,
+        settings.framework,
+        jobs=options.jobs,
+        cache_dir=cache,
+        unsaved={stdin[0]: stdin[1]} if stdin is not None else None,
+    )
+    return settings, result
+
+
+def _discover(paths: Sequence[str | Path], settings: Settings) -> list[Path]:
+    try:
+        return discover(
+            [Path(p) for p in paths] or [Path(".")],
+            settings.excludes,
+            settings.respect_gitignore,
+            settings.force_exclude,
+        )
+    except PathError as error:
+        raise UsageError(str(error)) from None
+
+
+@dataclass(frozen=True)
+class FixOutcome:
+    check: CheckResult
+    fixes: FixResult  # the changed files (not written yet), per-file failures, advice
+
+
+def fix_paths(
+    paths: Sequence[str | Path] = (),
+    options: Options | None = None,
+    *,
+    unsafe_fixes: bool = False,
+) -> FixOutcome:
+    """The changes `mcp-codemod fix` would make (nothing is written: `fixer.write` does that).
+    Only files discovery finds under `paths` are changed, never a module an import leads to
+    elsewhere."""
+    settings, result = check_paths(paths, options)
+    writable = writable_files(_discover(paths, settings), [Path(p) for p in paths] or [Path(".")])
+    applicable = tuple(f for f in result.findings if f.applies(unsafe_fixes))
+    return FixOutcome(result, fix_findings(applicable, result.digests, writable))
+
+
+def _codes(values: Sequence[str] | None) -> list[str] | None:
+    codes = [c.strip().upper() for value in values or () for c in value.split(",") if c.strip()]
+    return codes or None

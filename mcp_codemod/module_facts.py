@@ -1,0 +1,215 @@
+"""Each file's facts, from the cache when it knows the file, else read, prefiltered and parsed.
+
+A file's outcome is None (the prefilter rules it out), its `ModuleFacts`, the one-line reason it
+cannot be read or parsed, or `Pending` (to parse: `Sources.parse` does it, in parallel when there
+is enough to parse).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import traceback
+from pathlib import Path
+from typing import NamedTuple
+
+from mcp_codemod.analysis.facts import ModuleFacts
+from mcp_codemod.cache import (
+    Entry,
+    FactsCache,
+    Parsed,
+    Stamp,
+    digest,
+    dump_facts,
+    load_facts,
+    stamp,
+    trusted_stamp,
+)
+from mcp_codemod.parallel import map_ordered
+from mcp_codemod.prefilter import is_candidate
+from mcp_codemod.project import module_name
+from mcp_codemod.sources import SourceError, decode
+
+
+def display_path(path: Path) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return str(path)
+
+
+class ScanTask(NamedTuple):
+    """One module to parse and scan: all a worker process needs."""
+
+    text: str
+    module: str
+    display: str
+    is_package: bool
+
+
+def scan_source(task: ScanTask) -> ModuleFacts | str:
+    """The module's facts, or the one-line reason it cannot be parsed."""
+    # Imported here: a run answered by the cache never needs the scanner.
+    from mcp_codemod.analysis.scanner import scan_module
+
+    try:
+        tree = ast.parse(task.text, filename=task.display)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
+        return _syntax_message(error)
+    try:
+        return scan_module(task.text, tree, task.module, task.display, task.is_package)
+    except RecursionError as error:  # a valid module can nest deeper than the scanner recurses
+        return _syntax_message(error)
+    except Exception as error:  # a bug of ours: one file's error, reported, not a traceback
+        message = (
+            f"internal error while analysing ({type(error).__name__}: {error}); please report it"
+        )
+        if os.environ.get("MCP_CODEMOD_DEBUG"):
+            message += "\n" + traceback.format_exc()
+        return message
+
+
+def _syntax_message(error: BaseException) -> str:
+    if isinstance(error, SyntaxError):
+        where = f"line {error.lineno}" + (f", column {error.offset}" if error.offset else "")
+        return f"cannot parse ({where}): {error.msg}"
+    if isinstance(error, RecursionError):
+        return "cannot parse: nested too deeply"
+    return f"cannot parse: {error}"
+
+
+class Pending(NamedTuple):
+    """A file to parse, and what its cache entry will say about it."""
+
+    task: ScanTask
+    key: str
+    stamp: Stamp | None
+    digest: bytes
+    candidate: bool | None
+
+
+Outcome = ModuleFacts | str | Pending | None
+_UNKNOWN = object()
+_UNCACHED = Entry(None, b"", None, None)  # what is known of a file without a cache: nothing
+
+
+class Sources:
+    """Each file's outcome: None (the prefilter rules it out), its facts, the one-line reason it
+    cannot be read or parsed, or `Pending` (to parse). The cache answers for files whose stamp
+    or content it knows; others are read."""
+
+    def __init__(self, cache: FactsCache | None, unsaved: dict[Path, bytes] | None = None) -> None:
+        self.cache = cache
+        self.unsaved = unsaved or {}
+        self.located: dict[Path, tuple[str, Path, bool, str]] = {}
+        # The hash of the bytes examined, per absolute path (cached: as recorded with the stamp).
+        self.digests: dict[str, bytes] = {}
+
+    def locate(self, path: Path) -> tuple[str, Path, bool, str]:
+        """Module name, the directory it is importable from, whether it is a package, and the
+        path as findings show it."""
+        if path not in self.located:
+            module, root, is_package = module_name(path)
+            self.located[path] = (module, root, is_package, display_path(path))
+        return self.located[path]
+
+    def examine(self, path: Path, prefilter: bool, key: str | None = None) -> Outcome:
+        """`key`: the absolute path, when the caller has it."""
+        key = key or os.path.abspath(path)
+        if path in self.unsaved:
+            return self._unsaved(path, self.unsaved[path], prefilter)
+        entry = self.cache.get(key) if self.cache is not None else None
+        if entry is not None and entry.stamp is not None:
+            try:
+                unchanged = stamp(os.stat(path)) == entry.stamp
+            except OSError:
+                unchanged = False
+            if unchanged and (known := self._known(path, entry, prefilter)) is not _UNKNOWN:
+                self.digests[key] = entry.digest
+                return known
+        try:
+            # Stamp before reading: a change while reading leaves a stamp that no longer matches.
+            stat = os.stat(path) if self.cache is not None else None
+            data = path.read_bytes()
+        except OSError as error:
+            return f"cannot read: {error.strerror or error}"
+        content = digest(data)
+        self.digests[key] = content
+        if stat is None:
+            entry = _UNCACHED
+        else:
+            if entry is None or entry.digest != content:
+                entry = Entry(trusted_stamp(stat), content, None, None)
+            else:
+                entry = entry._replace(stamp=trusted_stamp(stat))
+            self._put(key, entry)
+        if (known := self._known(path, entry, prefilter)) is not _UNKNOWN:
+            return known
+        try:
+            if prefilter and entry.candidate is None:
+                entry = entry._replace(candidate=is_candidate(data))
+                self._put(key, entry)
+                if not entry.candidate:
+                    return None
+            text = decode(data).text
+        except SourceError as error:
+            return str(error)
+        module, _root, is_package, display = self.locate(path)
+        task = ScanTask(text, module, display, is_package)
+        return Pending(task, key, entry.stamp, entry.digest, entry.candidate)
+
+    def _unsaved(self, path: Path, data: bytes, prefilter: bool) -> Outcome:
+        """A buffer that is not the file on disk: never cached."""
+        try:
+            if prefilter and not is_candidate(data):
+                return None
+            text = decode(data).text
+        except SourceError as error:
+            return str(error)
+        module, _root, is_package, display = self.locate(path)
+        return Pending(ScanTask(text, module, display, is_package), "", None, b"", None)
+
+    def _known(self, path: Path, entry: Entry, prefilter: bool) -> Outcome | object:
+        if prefilter and entry.candidate is not True:
+            return None if entry.candidate is False else _UNKNOWN
+        parsed = entry.parsed
+        if parsed is None:
+            return _UNKNOWN
+        module, _root, is_package, display = self.locate(path)
+        if (parsed.module, parsed.display, parsed.is_package) != (module, display, is_package):
+            return _UNKNOWN
+        if parsed.error is not None:
+            return parsed.error
+        facts = load_facts(parsed.facts) if parsed.facts is not None else None
+        return facts if facts is not None else _UNKNOWN
+
+    def _put(self, key: str, entry: Entry) -> None:
+        if self.cache is not None:
+            self.cache.put(key, entry)
+
+    def record(self, pending: Pending, result: ModuleFacts | str) -> None:
+        if self.cache is None or not pending.key:
+            return
+        task = pending.task
+        if isinstance(result, str):
+            parsed = Parsed(task.module, task.display, task.is_package, None, result)
+        else:
+            parsed = Parsed(task.module, task.display, task.is_package, dump_facts(result), None)
+        self.cache.put(pending.key, Entry(pending.stamp, pending.digest, pending.candidate, parsed))
+
+    def facts(self, path: Path) -> ModuleFacts | None:
+        """The facts of one module now, parsed in this process if need be."""
+        outcome = self.examine(path, prefilter=False)
+        if isinstance(outcome, Pending):
+            outcome = self.parse([outcome], jobs=1)[0]
+        return outcome if isinstance(outcome, ModuleFacts) else None
+
+    def parse(self, pending: list[Pending], jobs: int | None) -> list[ModuleFacts | str]:
+        """Parse and scan the pending files (over a process pool when there are enough), and
+        record the results in the cache."""
+        results = map_ordered(
+            scan_source, [p.task for p in pending], [len(p.task.text) for p in pending], jobs
+        )
+        for task, result in zip(pending, results, strict=True):
+            self.record(task, result)
+        return results

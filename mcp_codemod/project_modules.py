@@ -1,0 +1,116 @@
+"""The modules of the checked tree, and the project's other modules loaded when an import or a
+registrar's callers lead there."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from mcp_codemod.analysis.facts import ModuleFacts
+from mcp_codemod.discovery import discover
+from mcp_codemod.module_facts import Pending, Sources
+from mcp_codemod.project import find_module, project_root
+from mcp_codemod.settings import DEFAULT_EXCLUDE
+from mcp_codemod.sources import SourceError, decode
+
+
+class Project:
+    """The modules of the checked tree, loading others on demand when an import leads there."""
+
+    def __init__(self, sources: Sources) -> None:
+        self.sources = sources
+        self.by_path: dict[Path, ModuleFacts | None] = {}
+        self.roots: list[Path] = []
+        self.project_files: dict[Path, list[Path]] = {}
+        self.found: dict[tuple[str, Path, int], Path | None] = {}
+        self.answers: dict[tuple[str, str, int], ModuleFacts | None] = {}
+        self.listings: dict[Path, frozenset[str]] = {}
+
+    def add(self, path: Path, facts: ModuleFacts | None) -> None:
+        self.by_path[path.resolve()] = facts
+
+    def add_roots(self, files: list[Path]) -> None:
+        """The directories the given files are importable from, in order: where imports are
+        looked up. Every given file counts, parsed or not, so that what is found does not
+        depend on which files the prefilter passed."""
+        roots: dict[Path, Path] = {}  # directory → the directory it is importable from
+        for path in files:
+            directory = path.parent
+            if directory not in roots:
+                roots[directory] = self.sources.locate(path)[1]
+                if roots[directory] not in self.roots:
+                    self.roots.append(roots[directory])
+
+    def load(self, name: str, near: ModuleFacts) -> ModuleFacts | None:
+        # The linker asks for the same modules from every module that imports them, and again
+        # for every call's callee: hundreds of thousands of times on a large tree, so the answer
+        # is kept under plain strings, and the file system probed once per package root.
+        answer = (name, near.path, len(self.roots))
+        if answer not in self.answers:
+            near_root = self.sources.locate(Path(near.path))[1]
+            probe = (name, near_root, len(self.roots))
+            if probe not in self.found:
+                # Namespace packages (directories without `__init__.py`, as in
+                # `awslabs.x.tools`) are importable from some directory above the one where the
+                # `__init__` chain stops.
+                roots = [near_root, *self.roots, *list(near_root.parents)[:4]]
+                top = name.partition(".")[0]
+                roots = [root for root in roots if self.may_hold(root, top)]
+                path = find_module(name, roots) if roots else None
+                self.found[probe] = path.resolve() if path is not None else None
+            path = self.found[probe]
+            if path is not None and path not in self.by_path:
+                # None when it cannot be parsed: reported only if the user asked to check it.
+                self.by_path[path] = self.sources.facts(path)
+            self.answers[answer] = self.by_path[path] if path is not None else None
+        return self.answers[answer]
+
+    def may_hold(self, root: Path, top: str) -> bool:
+        """Whether a module or package `top` can be under `root`: one listing per directory
+        instead of two probes per root for every name (most, as `typing`, are nowhere)."""
+        if root not in self.listings:
+            try:
+                self.listings[root] = frozenset(os.listdir(root))
+            except OSError:
+                self.listings[root] = frozenset()
+        listing = self.listings[root]
+        return top in listing or f"{top}.py" in listing
+
+    def loaded(self) -> list[ModuleFacts]:
+        return [facts for facts in self.by_path.values() if facts is not None]
+
+    def load_callers(self, name: str, near: ModuleFacts) -> list[ModuleFacts]:
+        """Load the project's modules that may call `name` (a registrar taking the server as an
+        argument), when they were not among the files given: pre-commit passes the staged ones."""
+        root = project_root(Path(near.path).resolve())
+        if root not in self.project_files:
+            # Resolved once: the linker asks once per registrar, for the same files.
+            files = discover([root], DEFAULT_EXCLUDE, respect_gitignore=True)
+            self.project_files[root] = [path.resolve() for path in files]
+        mention = re.compile(rf"\b{re.escape(name)}\b")
+        found = []
+        for path in self.project_files[root]:
+            if path in self.by_path:
+                continue
+            outcome = self.sources.examine(path, prefilter=True)
+            if outcome is None:
+                continue
+            if isinstance(outcome, ModuleFacts):
+                try:
+                    text = decode(path.read_bytes()).text
+                except (OSError, SourceError):
+                    continue
+            elif isinstance(outcome, Pending):
+                text = outcome.task.text
+            else:
+                self.by_path[path] = None
+                continue
+            if not mention.search(text):
+                continue
+            if isinstance(outcome, Pending):
+                outcome = self.sources.parse([outcome], jobs=1)[0]
+            self.by_path[path] = facts = outcome if isinstance(outcome, ModuleFacts) else None
+            if facts is not None:
+                found.append(facts)
+        return found

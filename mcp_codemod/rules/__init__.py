@@ -1,0 +1,29 @@
+"""The rules, one module each (see `model` for what a rule declares), and their selection."""
+
+from __future__ import annotations
+
+from mcp_codemod.rules import json_pre_parsed, large_integer_id, strict_integer, unguarded_server
+from mcp_codemod.rules.model import Rule
+
+RULES: tuple[Rule, ...] = (
+    json_pre_parsed.RULE,
+    strict_integer.RULE,
+    large_integer_id.RULE,
+    unguarded_server.RULE,
+)
+RULES_BY_CODE = {rule.code: rule for rule in RULES}
+
+
+def select_rules(select: list[str] | None, ignore: list[str]) -> tuple[Rule, ...]:
+    """Rules enabled by `--select`/`--ignore`; codes are matched by prefix, as ruff does (`MCP`)."""
+    if select is None:
+        chosen = [rule for rule in RULES if rule.enabled_by_default]
+    else:
+        chosen = [rule for rule in RULES if any(rule.code.startswith(s) for s in select)]
+        if any(s == "ALL" for s in select):
+            chosen = list(RULES)
+    return tuple(rule for rule in chosen if not any(rule.code.startswith(i) for i in ignore))
+
+
+def unknown_codes(codes: list[str]) -> list[str]:
+    return [c for c in codes if c != "ALL" and not any(r.code.startswith(c) for r in RULES)]

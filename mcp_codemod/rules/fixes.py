@@ -1,0 +1,47 @@
+"""The edits that rules put in their fixes: a marker on a tool parameter's annotation, and the
+guarded class for a server."""
+
+from __future__ import annotations
+
+from mcp_codemod.analysis.facts import ServerSwap
+from mcp_codemod.analysis.frameworks import GUARDED_CLASS_NAME
+from mcp_codemod.analysis.linker import ResolvedServer, ToolParameter
+from mcp_codemod.findings import MarkerEdit
+
+
+def add_marker(parameter: ToolParameter, marker: str) -> tuple[MarkerEdit, ...]:
+    """The edit that marks the parameter (at its alias's definition when the annotation is one);
+    none when it is marked already."""
+    if marker in parameter.facts.markers:
+        return ()
+    path, site = parameter.fix_site
+    return (MarkerEdit(path, site, marker),) if site is not None else ()
+
+
+def guard_server(server: ResolvedServer) -> tuple[tuple[ServerSwap, ...], str | None]:
+    """The swap to the guarded class where the server's construction or project base is in
+    reach; otherwise the advice to guard it where it is built."""
+    if server.swap is not None:
+        return (server.swap,), None
+    return (), (
+        f"the server ({server.description}) is built outside the code this fix can rewrite: "
+        "pass it through `mcp_codemod.runtime.guard(server)` before it serves requests"
+    )
+
+
+def guarded_class(server: ResolvedServer) -> str:
+    return GUARDED_CLASS_NAME.get(server.framework, "the guarded server class")
+
+
+def describe(parameter: ToolParameter) -> str:
+    """`name: annotation` for messages; a long annotation is cut (the finding keeps it whole)."""
+    annotation = parameter.parameter.annotation_text
+    name = parameter.parameter.name
+    if annotation is None:
+        return f"`{name}` (no annotation)"
+    if len(annotation) > _LONGEST_ANNOTATION:
+        annotation = annotation[: _LONGEST_ANNOTATION - 1].rstrip() + "…"
+    return f"`{name}: {annotation}`"
+
+
+_LONGEST_ANNOTATION = 80

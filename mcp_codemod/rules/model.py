@@ -1,0 +1,79 @@
+"""What a rule is: its documentation, its subject, its check, its fix and its cases.
+
+A rule judges one kind of subject (`ToolParameter`: one argument of one tool; `ServerTools`: one
+server with the registrations the analysis could not follow) and returns a `Report`: the message
+and, where it can, the `Fix` with its edits and whether applying it is safe. The engine
+(`mcp_codemod.checker`) turns reports into findings; the fixer applies their fixes. A rule carries
+its own cases (`Valid`, `Invalid`), from which the tests are generated and the first example of
+`mcp-codemod rule CODE` is taken, as Fixit rules do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+from typing import Generic, TypeVar
+
+from mcp_codemod.analysis.linker import ServerTools, ToolParameter
+from mcp_codemod.findings import Fix
+
+Subject = TypeVar("Subject", ToolParameter, ServerTools)
+
+
+class FixAvailability(str, Enum):
+    ALWAYS = "always"
+    SOMETIMES = "sometimes"
+    NEVER = "never"
+
+
+@dataclass(frozen=True)
+class Report:
+    """What a rule says about one subject."""
+
+    message: str
+    fix: Fix | None = None
+
+
+@dataclass(frozen=True)
+class Valid:
+    """A module on which the rule reports nothing."""
+
+    source: str
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """A module on which the rule reports exactly at `lines` (1-based), and that `fix --write`
+    (with `--unsafe-fixes` for an unsafe fix) turns into `fixed`; `fixed` is None when there is
+    no fix."""
+
+    source: str
+    lines: tuple[int, ...]
+    fixed: str | None = None
+
+
+@dataclass(frozen=True)
+class Rule(Generic[Subject]):
+    code: str
+    name: str
+    summary: str
+    why: str  # "Why is this bad?"
+    fix_title: str  # what the fix does, or what to do by hand when there is none
+    fix_safety: str  # why the fix is safe, or when it is not
+    subject: type[Subject]
+    check: Callable[[Subject], Report | None]
+    availability: FixAvailability
+    enabled_by_default: bool
+    cases: tuple[Valid | Invalid, ...]
+
+    @property
+    def example(self) -> Invalid:
+        return next(case for case in self.cases if isinstance(case, Invalid))
+
+    @property
+    def use_instead(self) -> str:
+        """The example fixed, or for a rule without a fix, its first valid case."""
+        if self.example.fixed is not None:
+            return self.example.fixed
+        return next(case.source for case in self.cases if isinstance(case, Valid))

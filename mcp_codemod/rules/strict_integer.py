@@ -1,0 +1,125 @@
+"""MCP002: a strictly validated integer parameter that rejects 5.0."""
+
+from __future__ import annotations
+
+from mcp_codemod.analysis.frameworks import Framework
+from mcp_codemod.analysis.linker import ToolParameter
+from mcp_codemod.analysis.types import ACCEPT_WHOLE_FLOAT, Integer
+from mcp_codemod.findings import Fix, Safety
+from mcp_codemod.rules.fixes import add_marker, describe
+from mcp_codemod.rules.model import FixAvailability, Invalid, Report, Rule, Valid
+
+
+def check(parameter: ToolParameter) -> Report | None:
+    facts = parameter.facts
+    if facts.integer is Integer.NONE or ACCEPT_WHOLE_FLOAT in facts.markers:
+        return None
+    server = parameter.server
+    if facts.integer is Integer.STRICT or parameter.parameter.default_is_strict:
+        reason = "strict validation"
+    elif server.strict_input_validation and server.framework is Framework.FASTMCP:
+        reason = "the server's strict_input_validation"
+    else:
+        return None
+    message = (
+        f"Tool `{parameter.tool}`: integer {describe(parameter)} rejects whole-number floats "
+        f"such as 5.0 ({reason}), which float64-serializing clients send"
+    )
+    markers = add_marker(parameter, ACCEPT_WHOLE_FLOAT)
+    fix = Fix("Mark it `AcceptWholeFloat`", Safety.SAFE, markers) if markers else None
+    return Report(message, fix)
+
+
+RULE = Rule(
+    code="MCP002",
+    name="strict-integer-rejects-whole-float",
+    summary="A strictly validated integer parameter that rejects 5.0",
+    why=(
+        "Some clients pass tool arguments through a protobuf `Struct`, whose numbers are all\n"
+        "float64: the integer 5 arrives as 5.0. Lax pydantic turns 5.0 into 5, but strict\n"
+        "validation (`StrictInt`, `Annotated[int, Strict()]`, `Field(strict=True)`,\n"
+        "`conint(strict=True)`, a fastmcp 3+ server with `strict_input_validation=True`) rejects\n"
+        "it, so the tool fails for those clients."
+    ),
+    fix_title=(
+        "`mcp-codemod fix --write` adds the `AcceptWholeFloat` marker: 5.0 becomes 5 before\n"
+        "validation, 5.5, nan, inf and booleans are still rejected, the JSON schema is unchanged."
+    ),
+    fix_safety="Safe: only whole-number floats, which strict validation rejected, change fate.",
+    subject=ToolParameter,
+    check=check,
+    availability=FixAvailability.SOMETIMES,
+    enabled_by_default=True,
+    cases=(
+        Invalid(
+            """\
+from pydantic import StrictInt
+
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("pages")
+
+
+@mcp.tool()
+def page(number: StrictInt) -> str:
+    return str(number)
+""",
+            lines=(9,),
+            fixed="""\
+from pydantic import StrictInt
+
+from mcp.server.fastmcp import FastMCP
+from mcp_codemod.runtime import AcceptWholeFloat
+from typing import Annotated
+
+mcp = FastMCP("pages")
+
+
+@mcp.tool()
+def page(number: Annotated[StrictInt, AcceptWholeFloat]) -> str:
+    return str(number)
+""",
+        ),
+        Valid(
+            """\
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("pages")
+
+
+@mcp.tool()
+def page(number: int) -> str:
+    return str(number)
+"""
+        ),
+        Invalid(
+            """\
+from pydantic import Field
+
+from fastmcp import FastMCP
+
+mcp = FastMCP("pages", strict_input_validation=True)
+
+
+@mcp.tool()
+def page(number: int, size: int = Field(10, strict=True)) -> str:
+    return str(number * size)
+""",
+            lines=(9, 9),
+            fixed="""\
+from pydantic import Field
+
+from fastmcp import FastMCP
+from mcp_codemod.runtime import AcceptWholeFloat
+from typing import Annotated
+
+mcp = FastMCP("pages", strict_input_validation=True)
+
+
+@mcp.tool()
+def page(number: Annotated[int, AcceptWholeFloat], size: Annotated[int, AcceptWholeFloat] = Field(10, strict=True)) -> str:
+    return str(number * size)
+""",
+        ),
+    ),
+)

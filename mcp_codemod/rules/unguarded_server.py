@@ -1,0 +1,154 @@
+"""MCP004: a pre-parsing server, not guarded, with tools the analysis cannot see."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from mcp_codemod.analysis.linker import ServerTools, Unseen
+from mcp_codemod.findings import Fix, Safety
+from mcp_codemod.rules.fixes import guard_server, guarded_class
+from mcp_codemod.rules.model import FixAvailability, Invalid, Report, Rule, Valid
+
+# What each kind of unseen registration is, counted: "2 helper parameters".
+KIND_NAMES = {
+    Unseen.HELPER_PARAMETER: ("tool passed to a helper", "tools passed to helpers"),
+    Unseen.LOOP_VARIABLE: ("tool chosen in a loop", "tools chosen in loops"),
+    Unseen.THIRD_PARTY: ("third-party function", "third-party functions"),
+    Unseen.GENERATED_SIGNATURE: ("generated signature", "generated signatures"),
+    Unseen.NOT_FOUND: ("expression it cannot follow", "expressions it cannot follow"),
+}
+
+
+def check(subject: ServerTools) -> Report | None:
+    server = subject.server
+    if server.framework is None or not server.framework.pre_parses_json or not subject.unseen:
+        return None
+    counts = Counter(tool.kind for tool in subject.unseen if tool.kind in KIND_NAMES)
+    if not counts:
+        return None
+    kinds = ", ".join(
+        f"{count} {KIND_NAMES[kind][count != 1]}" for kind, count in sorted(counts.items())
+    )
+    total = sum(counts.values())
+    registrations = "registration" if total == 1 else "registrations"
+    message = (
+        f"Server {server.description} is not guarded and has {total} tool {registrations} the "
+        f"analysis cannot see ({kinds}): {server.framework.title} JSON-pre-parses their text "
+        "arguments unchecked"
+    )
+    swaps, _ = guard_server(server)
+    if not swaps:
+        return Report(
+            message + "; pass the server through `mcp_codemod.runtime.guard(server)` where it "
+            "is built"
+        )
+    title = f"Make the server a `{guarded_class(server)}`"
+    return Report(message, Fix(title, Safety.UNSAFE, swaps=swaps))
+
+
+RULE = Rule(
+    code="MCP004",
+    name="unchecked-tools-on-unguarded-server",
+    summary="A JSON-pre-parsing server, not guarded, with tools the analysis cannot see",
+    why=(
+        "A tool function handed to a helper, chosen in a loop over a collection built at run\n"
+        "time, imported from a library whose source is not installed, or given a signature at run\n"
+        "time (`fn.__signature__ = ...`) cannot be checked parameter by parameter; the SDK still\n"
+        'JSON-pre-parses its text arguments ("null" → None, "[1, 2]" → a list). Only the server\n'
+        "can protect what the analysis cannot see: `GuardedFastMCP` / `GuardedMCPServer`, or\n"
+        "`guard(server)`, never pre-parse a string for a parameter that admits strings. One finding\n"
+        "per server, at its first unseen registration; `check` lists every such registration."
+    ),
+    fix_title=(
+        "`mcp-codemod fix --write --unsafe-fixes` makes the server's construction (or its project\n"
+        "subclass's base) the guarded class. Where the server is built outside the project, wrap\n"
+        "it in `mcp_codemod.runtime.guard(server)` by hand."
+    ),
+    fix_safety=(
+        "Unsafe: it changes the argument handling of tools nobody has reviewed here. A tool with\n"
+        "an `Any` parameter that relies on the SDK decoding JSON text would receive the text."
+    ),
+    subject=ServerTools,
+    check=check,
+    availability=FixAvailability.SOMETIMES,
+    enabled_by_default=True,
+    cases=(
+        Invalid(
+            """\
+import importlib
+
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("plugins")
+
+for name in ("search", "fetch"):
+    mcp.add_tool(importlib.import_module(f"plugins.{name}").run)
+""",
+            lines=(8,),
+            fixed="""\
+import importlib
+
+from mcp_codemod.runtime import GuardedFastMCP
+
+mcp = GuardedFastMCP("plugins")
+
+for name in ("search", "fetch"):
+    mcp.add_tool(importlib.import_module(f"plugins.{name}").run)
+""",
+        ),
+        Valid(
+            """\
+import importlib
+
+from mcp_codemod.runtime import GuardedFastMCP
+
+mcp = GuardedFastMCP("plugins")
+
+for name in ("search", "fetch"):
+    mcp.add_tool(importlib.import_module(f"plugins.{name}").run)
+"""
+        ),
+        Valid(
+            """\
+import importlib
+
+from mcp.server.fastmcp import FastMCP
+from mcp_codemod.runtime import guard
+
+mcp = guard(FastMCP("plugins"))
+
+for name in ("search", "fetch"):
+    mcp.add_tool(importlib.import_module(f"plugins.{name}").run)
+"""
+        ),
+        Valid(
+            """\
+import importlib
+
+from fastmcp import FastMCP
+
+mcp = FastMCP("plugins")
+
+for name in ("search", "fetch"):
+    mcp.add_tool(importlib.import_module(f"plugins.{name}").run)
+"""
+        ),
+        Invalid(
+            """\
+from mcp.server.mcpserver import MCPServer
+from not_installed_anywhere.tools import search
+
+server = MCPServer("library")
+server.add_tool(search)
+""",
+            lines=(5,),
+            fixed="""\
+from mcp_codemod.runtime import GuardedMCPServer
+from not_installed_anywhere.tools import search
+
+server = GuardedMCPServer("library")
+server.add_tool(search)
+""",
+        ),
+    ),
+)
