@@ -1,20 +1,22 @@
 """Apply the fix plans that findings carry: the smallest edits a careful person would make.
 
 Markers and server renames are text edits at the exact spans the analysis recorded, so nothing
-outside them moves. Imports are then updated with libcst (`fix_imports`): added with
-`AddImportsVisitor`, which knows where a module's import block is, and the import of a renamed
-server class replaced in place when nothing uses it any more. A result that does not parse is
-never written.
+outside them moves. The imports they need are text edits too, found with `ast` (`fix_imports`):
+placed as isort places them, spelled as the module already binds them, and the import of a
+renamed server class removed when nothing uses it any more. Every edit is made in one pass over
+the text. A result that does not parse is never written.
 """
 
 from __future__ import annotations
 
 import ast
-import difflib
+import codecs
+import gc
 import os
 import re
 from collections import defaultdict
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,7 +24,9 @@ from mcp_codemod.analysis.facts import AnnotationSite, Position, Span
 from mcp_codemod.analysis.frameworks import GUARDED_CLASS_NAME
 from mcp_codemod.cache import digest
 from mcp_codemod.findings import Finding
+from mcp_codemod.fix_imports import ANNOTATED, RUNTIME, first_party_names, plan_imports
 from mcp_codemod.sources import CHANGED, SourceError, line_offsets, read_for_rewrite, write_source
+from mcp_codemod.textdiff import unified_diff
 
 
 class FixError(Exception):
@@ -48,14 +52,7 @@ class FileFix:
     data: bytes  # the bytes `original` was decoded from: the file is replaced only if it holds them
 
     def diff(self) -> str:
-        return "".join(
-            difflib.unified_diff(
-                self.original.splitlines(keepends=True),
-                self.fixed.splitlines(keepends=True),
-                fromfile=f"a/{self.path}",
-                tofile=f"b/{self.path}",
-            )
-        )
+        return unified_diff(self.original, self.fixed, f"a/{self.path}", f"b/{self.path}")
 
 
 @dataclass(frozen=True)
@@ -155,7 +152,9 @@ def fix_findings(
             data, source = read_for_rewrite(Path(path))
             if digest(data) != digests.get(os.path.abspath(path)):
                 raise SourceError(CHANGED)
-            fixed = apply(source.text, planned.files[path])
+            fixed = apply(
+                source.text, planned.files[path], encoding=source.encoding, path=Path(path)
+            )
         except (SourceError, FixError) as error:
             failures.append(FixFailure(path, str(error)))
             continue
@@ -176,8 +175,29 @@ def write(fix: FileFix) -> None:
     write_source(Path(fix.path), fix.fixed, fix.encoding, fix.data)
 
 
-def apply(text: str, file_plan: FilePlan) -> str:
-    """The text with the plan's edits and the imports they need; raises FixError."""
+def apply(
+    text: str,
+    file_plan: FilePlan,
+    *,
+    encoding: str = "utf-8",
+    path: Path | None = None,
+    runtime: str = RUNTIME,
+) -> str:
+    """The text with the plan's edits and the imports they need; raises FixError.
+
+    `path` tells first-party modules from third-party ones (where an import goes); `runtime` is
+    the module the markers and guarded classes are imported from.
+    """
+    with _without_cycle_collector():
+        return _apply(text, file_plan, encoding, path, runtime)
+
+
+def _apply(text: str, file_plan: FilePlan, encoding: str, path: Path | None, runtime: str) -> str:
+    refuse_unsafe_encoding(encoding)
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, RecursionError, MemoryError) as error:
+        raise FixError(f"cannot parse: {getattr(error, 'msg', error)}") from None
     offsets = line_offsets(text)
 
     def offset(position: Position) -> int:
@@ -185,34 +205,85 @@ def apply(text: str, file_plan: FilePlan) -> str:
             raise FixError("the file changed since it was analysed")
         return offsets[position.line - 1] + position.column
 
-    edits: list[tuple[int, int, str]] = []  # (start, end, replacement)
     needed: set[str] = set()
     for site, markers in file_plan.markers.values():
-        names = ", ".join(sorted(markers))
         needed |= markers
+        if site.append_at is None:
+            needed.add(ANNOTATED)
+    swaps = [
+        (offset(span.start), offset(span.end), guarded) for span, guarded in file_plan.swaps.items()
+    ]
+    needed |= {guarded for _, _, guarded in swaps}
+    imports = plan_imports(
+        text,
+        tree,
+        needed,
+        [(start, end) for start, end, _ in swaps],
+        runtime,
+        first_party_names(path),
+    )
+    del tree  # before the result's own parse: two trees of a large file do not fit twice
+    spell = imports.spellings
+    edits: list[tuple[int, int, str]] = list(imports.edits)
+    for site, markers in file_plan.markers.values():
+        names = ", ".join(spell[marker] for marker in sorted(markers))
         if site.append_at is not None:
             edits.append(_append(text, offset(site.append_at), names))
         else:
-            needed.add("Annotated")
             start, end = offset(site.span.start), offset(site.span.end)
-            edits.append((start, start, "Annotated["))
+            edits.append((start, start, f"{spell[ANNOTATED]}["))
             edits.append((end, end, f", {names}]"))
-    replaced: set[str] = set()
-    for span, guarded in file_plan.swaps.items():
-        start, end = offset(span.start), offset(span.end)
-        replaced.add(text[start:end])
-        edits.append((start, end, guarded))
-        needed.add(guarded)
-    for start, end, replacement in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
-        text = text[:start] + replacement + text[end:]
-    from mcp_codemod.fix_imports import update_imports  # libcst: only when fixing
-
-    text = update_imports(text, needed, replaced)
+    edits += [(start, end, spell[guarded]) for start, end, guarded in swaps]
+    text = _splice(text, edits)
     try:
         ast.parse(text)
     except SyntaxError as error:  # a bug of ours: never write it
         raise FixError(f"the fixed text would not parse ({error.msg}); left unchanged") from None
     return text
+
+
+@contextmanager
+def _without_cycle_collector() -> Iterator[None]:
+    # A syntax tree is millions of objects and no cycles; with the collector on, its passes over
+    # them made fixing a 2 MB file several times slower (as `check_files` found too).
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _splice(text: str, edits: list[tuple[int, int, str]]) -> str:
+    """`text` with every edit made in one pass; insertions at one offset keep their order."""
+    pieces: list[str] = []
+    position = 0
+    for start, end, replacement in sorted(edits, key=lambda edit: (edit[0], edit[1])):
+        if start < position:
+            raise FixError("overlapping edits (a bug of ours); left unchanged")
+        pieces += [text[position:start], replacement]
+        position = end
+    pieces.append(text[position:])
+    return "".join(pieces)
+
+
+def refuse_unsafe_encoding(encoding: str) -> None:
+    """Refuse encodings in which ASCII text is not plain ASCII bytes (UTF-7, UTF-16...) or
+    that switch state with escape sequences (ISO-2022-*): re-encoding such a file could change
+    bytes the fix never touched."""
+    ascii_bytes = bytes(range(128))
+    try:
+        name = codecs.lookup(encoding).name
+        plain = "utf-8" if name == "utf-8-sig" else name  # the BOM is written once, up front
+        safe = not name.startswith("iso2022") and (
+            ascii_bytes.decode(plain).encode(plain) == ascii_bytes
+            and ascii_bytes.decode(plain).isascii()
+        )
+    except (LookupError, UnicodeError):
+        safe = False
+    if not safe:
+        raise FixError(f"not fixed: the {encoding} encoding is not ASCII-compatible")
 
 
 # After the last element of a multi-line `Annotated[...]`: a trailing comma (and maybe a comment)
