@@ -262,6 +262,11 @@ def _force_excluded(given: Path, excluded, respect_gitignore: bool) -> bool:
     return respect_gitignore and _git_ignores(absolute, absolute.is_dir())
 
 
+def force_excluded(path: Path, excludes: tuple[str, ...], respect_gitignore: bool) -> bool:
+    """Whether `--force-exclude` skips `path` (which need not exist: an editor's buffer)."""
+    return _force_excluded(path, _exclusion(excludes).match, respect_gitignore)
+
+
 def _is_regular_file(path: Path) -> bool:
     try:
         return stat.S_ISREG(os.stat(path).st_mode)
