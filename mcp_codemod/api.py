@@ -34,9 +34,9 @@ class Options:
     select: Sequence[str] | None = None
     ignore: Sequence[str] | None = None
     extend_exclude: Sequence[str] | None = None
-    force_exclude: bool | None = None
     framework: str | None = None
     output_format: str | None = None
+    force_exclude: bool | None = None
     jobs: int | None = None
     cache: bool = True
     cache_dir: Path | None = None
@@ -50,9 +50,9 @@ def settings_for(options: Options) -> Settings:
                 "select": _codes(options.select),
                 "ignore": _codes(options.ignore),
                 "extend_exclude": list(options.extend_exclude or ()) or None,
-                "force_exclude": options.force_exclude,
                 "framework": options.framework,
                 "output_format": options.output_format,
+                "force_exclude": options.force_exclude,
             },
         )
     except ConfigError as error:
@@ -121,9 +121,10 @@ def fix_paths(
 ) -> FixOutcome:
     """The changes `mcp-codemod fix` would make (nothing is written: `fixer.write` does that).
     Only files discovery finds under `paths` are changed, never a module an import leads to
-    elsewhere."""
+    elsewhere: an edit there is a note in the result."""
     settings, result = check_paths(paths, options)
-    writable = writable_files(_discover(paths, settings), [Path(p) for p in paths] or [Path(".")])
+    given = [Path(p) for p in paths] or [Path(".")]
+    writable = writable_files(_discover(paths, settings), given)
     applicable = tuple(f for f in result.findings if f.applies(unsafe_fixes))
     return FixOutcome(result, fix_findings(applicable, result.digests, writable))
 

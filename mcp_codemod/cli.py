@@ -108,7 +108,17 @@ def analysis_options(function):
 
 
 def _options(
-    select, ignore, extend_exclude, framework, config, jobs, no_cache, cache_dir, verbose, **extra
+    select,
+    ignore,
+    extend_exclude,
+    force_exclude,
+    framework,
+    config,
+    jobs,
+    no_cache,
+    cache_dir,
+    verbose,
+    **extra,
 ) -> api.Options:
     if verbose:
         # Read by the parsing processes too, which inherit the environment.
@@ -118,6 +128,7 @@ def _options(
         select=select,
         ignore=ignore,
         extend_exclude=extend_exclude,
+        force_exclude=force_exclude,
         framework=framework,
         jobs=jobs,
         cache=not (no_cache or verbose),
@@ -285,12 +296,15 @@ def _run_fix(paths, write: bool, show_diff: bool, unsafe_fixes: bool, options) -
     message = f"{verb} {report.plural(fixed, 'issue')} in {report.plural(len(changed), 'file')}."
     if not changed:
         message = "Nothing to fix."
-    if left:
-        message += f" {left} not fixed: see `mcp-codemod check`."
     if fixes.incomplete:
         message += f" {fixes.incomplete} need an edit outside the given paths (see the notes)."
+    if left:
+        message += f" {left} not fixed: see `mcp-codemod check`."
     if hidden:
-        message += f" {report.plural(hidden, 'hidden fix', 'hidden fixes')} can be enabled with `--unsafe-fixes`."
+        message += (
+            f" {report.plural(hidden, 'hidden fix', 'hidden fixes')} can be enabled with "
+            "`--unsafe-fixes`."
+        )
     click.echo(message, err=True)
     if result.unchecked:
         click.echo(report.unresolved_note(result), err=True)

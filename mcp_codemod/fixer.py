@@ -10,7 +10,6 @@ the text. A result that does not parse is never written.
 from __future__ import annotations
 
 import ast
-import codecs
 import gc
 import os
 import re
@@ -90,10 +89,10 @@ def plan(findings: tuple[Finding, ...], writable: Callable[[str], bool]) -> Plan
         complete = True
         for marker in finding.fix.markers:
             if not writable(marker.path):
-                what = (
+                where = (
                     "the alias is defined" if marker.path != finding.path else "the annotation is"
                 )
-                outside[_outside_note(marker.path, marker.site.span.start.line, what)] = None
+                outside[_outside_note(marker.path, marker.site.span.start.line, where)] = None
                 complete = False
                 continue
             file_plan = plans[marker.path]
@@ -101,8 +100,8 @@ def plan(findings: tuple[Finding, ...], writable: Callable[[str], bool]) -> Plan
             markers.add(marker.marker)
         for swap in finding.fix.swaps:
             if not writable(swap.path):
-                what = "the server is constructed"
-                outside[_outside_note(swap.path, swap.span.start.line, what)] = None
+                where = "the server is constructed"
+                outside[_outside_note(swap.path, swap.span.start.line, where)] = None
                 complete = False
                 continue
             plans[swap.path].swaps[swap.span] = GUARDED_CLASS_NAME[swap.framework]
@@ -128,10 +127,10 @@ def _outside_note(path: str, line: int, what: str) -> str:
 def fix_findings(
     findings: tuple[Finding, ...], digests: Mapping[str, bytes], writable: Collection[Path]
 ) -> FixResult:
-    """The fixed text of each file with fixable findings. Only files in `writable` (resolved
+    """The fixed text of each file the findings' fixes edit. Only files in `writable` (resolved
     paths: what discovery found under the paths given) are planned; a file is fixed only if it
-    still holds the bytes the analysis read (`digests`, as CheckResult.digests). Every failure
-    is one file's, and one line."""
+    still holds the bytes the analysis read (`digests`, by absolute path). Every failure is one
+    file's, and one line."""
     resolved: dict[str, Path] = {}
 
     def is_writable(path: str) -> bool:
@@ -152,9 +151,7 @@ def fix_findings(
             data, source = read_for_rewrite(Path(path))
             if digest(data) != digests.get(os.path.abspath(path)):
                 raise SourceError(CHANGED)
-            fixed = apply(
-                source.text, planned.files[path], encoding=source.encoding, path=Path(path)
-            )
+            fixed = apply(source.text, planned.files[path], path=Path(path))
         except (SourceError, FixError) as error:
             failures.append(FixFailure(path, str(error)))
             continue
@@ -171,7 +168,7 @@ def fix_findings(
 
 def write(fix: FileFix) -> None:
     """Replace the file with the fixed text if it still holds the bytes the fix was made from;
-    raises SourceError (with the message CHANGED when it changed) and leaves the file as it was."""
+    raises SourceError (ChangedError when it changed) and leaves the file as it was."""
     write_source(Path(fix.path), fix.fixed, fix.encoding, fix.data)
 
 
@@ -179,7 +176,6 @@ def apply(
     text: str,
     file_plan: FilePlan,
     *,
-    encoding: str = "utf-8",
     path: Path | None = None,
     runtime: str = RUNTIME,
 ) -> str:
@@ -189,11 +185,10 @@ def apply(
     the module the markers and guarded classes are imported from.
     """
     with _without_cycle_collector():
-        return _apply(text, file_plan, encoding, path, runtime)
+        return _apply(text, file_plan, path, runtime)
 
 
-def _apply(text: str, file_plan: FilePlan, encoding: str, path: Path | None, runtime: str) -> str:
-    refuse_unsafe_encoding(encoding)
+def _apply(text: str, file_plan: FilePlan, path: Path | None, runtime: str) -> str:
     try:
         tree = ast.parse(text)
     except (SyntaxError, RecursionError, MemoryError) as error:
@@ -266,24 +261,6 @@ def _splice(text: str, edits: list[tuple[int, int, str]]) -> str:
         position = end
     pieces.append(text[position:])
     return "".join(pieces)
-
-
-def refuse_unsafe_encoding(encoding: str) -> None:
-    """Refuse encodings in which ASCII text is not plain ASCII bytes (UTF-7, UTF-16...) or
-    that switch state with escape sequences (ISO-2022-*): re-encoding such a file could change
-    bytes the fix never touched."""
-    ascii_bytes = bytes(range(128))
-    try:
-        name = codecs.lookup(encoding).name
-        plain = "utf-8" if name == "utf-8-sig" else name  # the BOM is written once, up front
-        safe = not name.startswith("iso2022") and (
-            ascii_bytes.decode(plain).encode(plain) == ascii_bytes
-            and ascii_bytes.decode(plain).isascii()
-        )
-    except (LookupError, UnicodeError):
-        safe = False
-    if not safe:
-        raise FixError(f"not fixed: the {encoding} encoding is not ASCII-compatible")
 
 
 # After the last element of a multi-line `Annotated[...]`: a trailing comma (and maybe a comment)

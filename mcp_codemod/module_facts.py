@@ -101,9 +101,8 @@ class Sources:
     def __init__(self, cache: FactsCache | None, unsaved: dict[Path, bytes] | None = None) -> None:
         self.cache = cache
         self.unsaved = unsaved or {}
+        self.digests: dict[str, bytes] = {}  # absolute path → digest of the bytes analysed
         self.located: dict[Path, tuple[str, Path, bool, str]] = {}
-        # The hash of the bytes examined, per absolute path (cached: as recorded with the stamp).
-        self.digests: dict[str, bytes] = {}
 
     def locate(self, path: Path) -> tuple[str, Path, bool, str]:
         """Module name, the directory it is importable from, whether it is a package, and the

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import codecs
+import functools
 import io
 import os
 import re
@@ -66,12 +68,34 @@ def read_bytes(path: Path) -> bytes:
         raise SourceError(f"cannot read: {error.strerror or error}") from None
 
 
+@functools.cache
+def ascii_compatible(encoding: str) -> bool:
+    """Whether every ASCII character is one and the same byte in `encoding`, both ways and in any
+    context. Edits in UTF-7, ISO-2022-JP or UTF-16 text could change bytes they do not touch."""
+    try:
+        name = codecs.lookup(encoding).name
+    except LookupError:
+        return False
+    if name.startswith("iso2022") or name == "hz":
+        return False  # escape sequences switch what the ASCII bytes after them mean
+    sample = bytes(range(128))
+    try:
+        text = sample.decode(name)
+        return text == sample.decode("ascii") and text.encode(name) == sample
+    except UnicodeError:
+        return False
+
+
 def read_for_rewrite(path: Path) -> tuple[bytes, Source]:
-    """The bytes and the decoded text of a file the fixer may rewrite; raises SourceError when
-    the text does not encode back to exactly those bytes (the fixer itself refuses encodings
-    that are not ASCII-compatible)."""
+    """The bytes and the decoded text of a file the fixer may rewrite; raises SourceError for an
+    encoding it must not re-encode."""
     data = read_bytes(path)
     source = decode(data)
+    # utf-8-sig is UTF-8 after its BOM, which encoding puts back.
+    if not ascii_compatible(source.encoding.removesuffix("-sig")):
+        raise SourceError(
+            f"encoded in {source.encoding}, which is not ASCII-compatible; left unchanged"
+        )
     if source.text.encode(source.encoding) != data:
         raise SourceError(
             f"its {source.encoding} text does not encode back to the same bytes; left unchanged"

@@ -30,9 +30,7 @@ from mcp_codemod.rules.model import Invalid
 def fix_once(paths: list[Path]) -> list[Path]:
     """Fix `paths` in place; the files that changed."""
     result = check_files(paths, select_rules(None, []))
-    outcome = fix_findings(
-        result.findings, result.digests, frozenset(path.resolve() for path in paths)
-    )
+    outcome = fix_findings(result.findings, result.digests, {p.resolve() for p in paths})
     assert outcome.failures == ()
     for change in outcome.files:
         write(change)
@@ -530,7 +528,7 @@ def test_encodings_that_are_not_ascii_compatible_are_left_alone(tmp_path, encodi
     result = run_cli("fix", "--write", "server.py", cwd=tmp_path)
     assert result.exit_code == 1
     assert (
-        f"server.py: error: not fixed: the {encoding} encoding is not ASCII-compatible\n"
+        f"server.py: error: encoded in {encoding}, which is not ASCII-compatible; left unchanged\n"
         in result.output
     )
     assert "Traceback" not in result.output

@@ -386,8 +386,8 @@ def test_an_alias_in_an_excluded_or_ignored_folder_is_not_written(tmp_path, sett
 @pytest.mark.parametrize(
     ("encoding", "message"),
     [
-        ("utf-7", "the utf-7 encoding is not ASCII-compatible"),
-        ("iso-2022-jp", "the iso-2022-jp encoding is not ASCII-compatible"),
+        ("utf-7", "encoded in utf-7, which is not ASCII-compatible; left unchanged"),
+        ("iso-2022-jp", "encoded in iso-2022-jp, which is not ASCII-compatible; left unchanged"),
         ("utf-16", "not valid utf-16"),
     ],
 )

@@ -44,7 +44,7 @@ def fixed(tmp_path: Path, rule: Rule, source: str) -> str:
     path = tmp_path / "server.py"
     path.write_text(source, encoding="utf-8")
     result = check_files([path], (rule,), jobs=1)
-    outcome = fix_findings(result.findings, result.digests, frozenset([path.resolve()]))
+    outcome = fix_findings(result.findings, result.digests, {path.resolve()})
     assert outcome.failures == ()
     return outcome.files[0].fixed if outcome.files else source
 
