@@ -9,13 +9,15 @@ from __future__ import annotations
 from typing import Any
 
 from .coerce import IntegerCoercingSession, coerce_integer_arguments
-from .guards import AcceptWholeFloat, NoPreParse
+from .guards import AcceptWholeFloat, ArrayItemsSchema, DecodeJsonText, NoPreParse
 
 _SERVER_NAMES = ("guard", "install", "uninstall", "GuardedFastMCP", "GuardedMCPServer")
 
 # The guarded classes are left out: only one of them can be imported in a given environment.
 __all__ = [
     "AcceptWholeFloat",
+    "ArrayItemsSchema",
+    "DecodeJsonText",
     "IntegerCoercingSession",
     "NoPreParse",
     "coerce_integer_arguments",
