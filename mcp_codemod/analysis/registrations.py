@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 
 from mcp_codemod.analysis.facts import CallSite, FunctionRef, RefKind, Registration, ServerRef
 from mcp_codemod.analysis.frameworks import GUARD_FUNCTIONS, INSTALL_FUNCTIONS
@@ -149,8 +150,15 @@ class Registrations:
             and not any(_follows(f) for f in functions)
             and not any(_follows(f) for _, f in function_keywords)
         ):
-            return
-        function = references.function_ref(node.func, scope, cls)
+            # Only arguments that cannot be followed (`helper(a if fast else b)`): they matter
+            # if the callee is a helper that registers them, so only for the project's callees.
+            if not any(f is not None for f in functions) and not function_keywords:
+                return
+            function = references.function_ref(node.func, scope, cls)
+            if not _may_be_project(function):
+                return
+        else:
+            function = references.function_ref(node.func, scope, cls)
         if function.kind is not RefKind.UNKNOWN:
             self.calls.append(
                 CallSite(
@@ -197,6 +205,13 @@ class Registrations:
 
 def _follows(function: FunctionRef | None) -> bool:
     return function is not None and function.kind is not RefKind.UNKNOWN
+
+
+def _may_be_project(function: FunctionRef) -> bool:
+    if function.kind is RefKind.IMPORT:
+        top = function.target.partition(".")[0]
+        return top not in sys.stdlib_module_names and top != "builtins"
+    return function.kind in (RefKind.LOCAL, RefKind.METHOD)
 
 
 def _tool_name(call: ast.Call | None) -> str | None:

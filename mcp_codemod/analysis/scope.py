@@ -19,8 +19,10 @@ class Symbol:
     target: str = ""  # qualified name; for a loop: the collection's, or "?" and its source text
     method: str = ""  # for a method: its name; `target` is the instance's class
     server: ServerRef | None = None
-    # collection: the literal (list, tuple, set, dict); expression: a loop variable's value for
-    # one element of a literal collection. Both are read in `scope`.
+    # collection: the literal (list, tuple, set, dict), read in the scope that binds it (not
+    # kept: a scope holding its own symbol would be a reference cycle, and the collector is off
+    # while checking); expression: a loop variable's value for one element of a literal
+    # collection, read in `scope`.
     node: ast.expr | None = None
     scope: Scope | None = None
 
@@ -32,10 +34,15 @@ class Scope:
     names: dict[str, Symbol] = field(default_factory=dict)
 
     def lookup(self, name: str) -> Symbol | None:
+        owner = self.owner(name)
+        return owner.names[name] if owner is not None else None
+
+    def owner(self, name: str) -> Scope | None:
+        """The scope that binds `name`: this one or an enclosing one."""
         scope: Scope | None = self
         while scope is not None:
             if name in scope.names:
-                return scope.names[name]
+                return scope
             scope = scope.parent
         return None
 
