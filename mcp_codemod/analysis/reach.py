@@ -139,11 +139,9 @@ class ToolReach:
             passed = _passed(call, bound, index, name)
             if passed is not None and passed.kind is RefKind.UNKNOWN:
                 reason = f"what is passed to {ref.target}() as `{name}` cannot be followed"
-                found.append(
-                    Unreached(Unseen.HELPER_PARAMETER, reason, caller.path, call.position.line)
-                )
+                found.append(Unreached(Unseen.HELPER_PARAMETER, reason, caller.path, call.line))
             elif passed is not None:
-                found.extend(self.resolve(caller, passed, call.position.line, hops + 1))
+                found.extend(self.resolve(caller, passed, call.line, hops + 1))
         parent = ref.target.rpartition(".")[0]
         factory = module.functions.get(parent)
         decorations: list[tuple[ModuleFacts, CallSite, bool]] = []
@@ -151,7 +149,7 @@ class ToolReach:
             decorations = [c for c in self.linker.calls_to(module, parent) if c[1].decorates]
             for caller, call, _ in decorations:
                 assert call.decorates is not None
-                found.extend(self.resolve(caller, call.decorates, call.position.line, hops + 1))
+                found.extend(self.resolve(caller, call.decorates, call.line, hops + 1))
         if not calls and not decorations:
             reason = f"the tool is parameter `{name}` of {ref.target}(), and no call passes it"
             return [Unreached(Unseen.HELPER_PARAMETER, reason, module.path, line)]

@@ -170,6 +170,27 @@ class References:
                 return FunctionRef(RefKind.WRAPPED, self.text.label(node), candidates=candidates)
         return None
 
+    def argument(
+        self, node: ast.expr, scope: Scope, cls: ClassContext | None
+    ) -> tuple[ServerRef | None, FunctionRef | None]:
+        """An argument of a call: the server it may be, and the function it may be (see
+        `function_argument`). Asked for every argument of every call that may matter."""
+        if isinstance(node, ast.Constant | ast.JoinedStr):
+            return None, None
+        if isinstance(node, ast.Name):
+            symbol = scope.lookup(node.id)
+            if symbol is not None and symbol.kind in ("other", "collection", "alias"):
+                return None, _OPAQUE
+            if symbol is not None and symbol.kind == "server":
+                server = symbol.server
+                assert server is not None
+                if server.argument is None:
+                    return server, _OPAQUE
+        return (
+            self.argument_server(node, scope, cls),
+            self.function_argument(node, scope, cls),
+        )
+
     def function_argument(
         self, node: ast.expr, scope: Scope, cls: ClassContext | None
     ) -> FunctionRef | None:

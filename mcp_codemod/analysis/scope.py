@@ -12,7 +12,7 @@ _BUILTIN_NAMES = frozenset(dir(builtins))
 STAR = "*"  # prefix of a name that no statement of the module binds, but a star import may
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False, slots=True)  # made for every binding: neither frozen nor compared
 class Symbol:
     # import | function | method | class | alias | server | collection | expression | loop | other
     kind: str
@@ -34,8 +34,13 @@ class Scope:
     names: dict[str, Symbol] = field(default_factory=dict)
 
     def lookup(self, name: str) -> Symbol | None:
-        owner = self.owner(name)
-        return owner.names[name] if owner is not None else None
+        scope: Scope | None = self
+        while scope is not None:
+            symbol = scope.names.get(name)
+            if symbol is not None:
+                return symbol
+            scope = scope.parent
+        return None
 
     def owner(self, name: str) -> Scope | None:
         """The scope that binds `name`: this one or an enclosing one."""
