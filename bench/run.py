@@ -194,11 +194,6 @@ def ruff_command() -> list[str]:
     return [str(script) if script.exists() else "ruff"]
 
 
-def supports(command: list[str], *words: str) -> bool:
-    result = subprocess.run([*command, "--help"], capture_output=True, text=True)
-    return result.returncode == 0 and all(word in result.stdout for word in words)
-
-
 class Report:
     def __init__(self) -> None:
         self.lines: list[str] = []
@@ -220,7 +215,7 @@ class Report:
         self.lines += ["", text]
 
 
-def measure_tree(report: Report, name: str, tree: Path, repeat: int, fix_works: bool) -> None:
+def measure_tree(report: Report, name: str, tree: Path, repeat: int) -> None:
     files = python_files(tree)
     size = sum(path.stat().st_size for path in files)
     codemod = codemod_command()
@@ -254,33 +249,28 @@ def measure_tree(report: Report, name: str, tree: Path, repeat: int, fix_works: 
         run([*check, "--cache-dir", cache], tree)
         seconds, memory = median_run([*check, "--cache-dir", cache], tree, repeat)
         row("mcp-codemod check, warm cache", seconds, memory)
-    if fix_works:
-        seconds, memory = median_run([*codemod, "fix", "--no-cache", "."], tree, repeat)
-        row("mcp-codemod fix (diff, no write), cold", seconds, memory)
+    seconds, memory = median_run([*codemod, "fix", "--no-cache", "."], tree, repeat)
+    row("mcp-codemod fix (diff, no write), cold", seconds, memory)
     report.heading(f"{name}: {len(files):,} files, {size / 2**20:.1f} MB")
     report.table(["step", "wall s", "files/s", "vs ruff", "vs read", "peak MB"], rows)
-    if not fix_works:
-        report.note("`fix` skipped: `mcp-codemod fix --help` failed.")
 
 
 def measure_every_file_holds_tools(report: Report, scratch: Path, repeat: int) -> None:
     """Parse and analysis cost where the prefilter passes everything, in this process."""
-    from mcp_codemod.checker import check_files
+    from mcp_codemod.api import Options, check_paths
     from mcp_codemod.module_facts import Sources, scan_source
-    from mcp_codemod.rules import select_rules
 
-    # check_files runs without the cycle collector; so do these measurements, to compare alike.
+    # check_paths runs without the cycle collector; so do these measurements, to compare alike.
     gc.disable()
     tree = synthetic_tree(scratch / "every-file-holds-tools", 500)
     files = python_files(tree)
-    rules = select_rules(None, [])
     sources = Sources(None)
     tasks = [sources.examine(path, prefilter=True).task for path in files]
     texts = [task.text for task in tasks]
     parse = median_time(lambda: [ast.parse(text) for text in texts], repeat)
     scan_and_parse = median_time(lambda: [scan_source(task) for task in tasks], repeat)
-    serial = median_time(lambda: check_files(files, rules, jobs=1), repeat)
-    parallel = median_time(lambda: check_files(files, rules, jobs=2), repeat)
+    serial = median_time(lambda: check_paths([tree], Options(jobs=1, cache=False)), repeat)
+    parallel = median_time(lambda: check_paths([tree], Options(jobs=2, cache=False)), repeat)
     analysis = serial - parse  # reading, prefilter, scan and link: all but the parse
     scan = scan_and_parse - parse
     try:
@@ -301,7 +291,7 @@ def measure_every_file_holds_tools(report: Report, scratch: Path, repeat: int) -
         ["ast.parse", f"{parse:.3f}", ""],
         ["scan (facts from the tree)", f"{scan:.3f}", f"{scan / parse:.0%} of ast.parse"],
         [
-            "check_files, 1 job, minus ast.parse (read, scan, link, rules)",
+            "check_paths, 1 job, minus ast.parse (read, scan, link, rules)",
             f"{analysis:.3f}",
             f"{analysis / parse:.0%} of ast.parse",
         ],
@@ -315,8 +305,8 @@ def measure_every_file_holds_tools(report: Report, scratch: Path, repeat: int) -
             ]
         )
     rows += [
-        ["check_files, 1 job", f"{serial:.3f}", ""],
-        ["check_files, 2 jobs", f"{parallel:.3f}", f"{serial / parallel:.2f}× faster"],
+        ["check_paths, 1 job", f"{serial:.3f}", ""],
+        ["check_paths, 2 jobs", f"{parallel:.3f}", f"{serial / parallel:.2f}× faster"],
         ["mcp-codemod check, 1 job (wall)", f"{wall_1:.3f}", ""],
         ["mcp-codemod check, 2 jobs (wall)", f"{wall_2:.3f}", f"{wall_1 / wall_2:.2f}× faster"],
     ]
@@ -378,11 +368,6 @@ def main() -> int:
     parser.add_argument("--results", type=Path, default=HERE / "RESULTS.md")
     parser.add_argument("--note", default="", help="a line for the results (what was measured)")
     options = parser.parse_args()
-    codemod = codemod_command()
-    if not supports([*codemod, "check"], "--no-cache", "--jobs", "--cache-dir"):
-        print("`mcp-codemod check` lacks --no-cache, --jobs or --cache-dir", file=sys.stderr)
-        return 2
-    fix_works = supports([*codemod, "fix"])
     servers = build_tree(options.cache, "servers", SERVERS)
     build_tree(options.cache, "libraries", LIBRARIES)
     report = Report()
@@ -395,8 +380,8 @@ def main() -> int:
         f"{options.repeat} runs. Corpus in {options.cache}."
     )
     measure_start_up(report, options.repeat)
-    measure_tree(report, "Corpus", options.cache / "tree", options.repeat, fix_works)
-    measure_tree(report, "MCP servers only", servers, options.repeat, fix_works)
+    measure_tree(report, "Corpus", options.cache / "tree", options.repeat)
+    measure_tree(report, "MCP servers only", servers, options.repeat)
     with tempfile.TemporaryDirectory() as scratch:
         measure_every_file_holds_tools(report, Path(scratch), options.repeat)
         measure_pool_threshold(report, Path(scratch), options.repeat)

@@ -11,8 +11,8 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
@@ -39,6 +39,9 @@ class CheckResult:
     files: int  # files considered
     tools: int  # tool registrations found
     unresolved: tuple[UnresolvedTool, ...]  # registrations whose tools were not checked
+    # The hash (cache.digest) of the bytes analysed, per absolute path: `fix` rewrites a file
+    # only while it still holds exactly those bytes.
+    digests: Mapping[str, bytes] = field(default_factory=dict)
 
     @property
     def unchecked(self) -> tuple[UnresolvedTool, ...]:
@@ -104,6 +107,7 @@ def _check(
     for (index, _), result in zip(pending, results, strict=True):
         outcomes[index] = result
     project = Project(sources)
+    project.add_roots(files)
     candidates: list[ModuleFacts] = []
     errors: list[FileError] = []
     for path, outcome in zip(files, outcomes, strict=True):
@@ -128,6 +132,7 @@ def _check(
         files=len(files),
         tools=linked.tools,
         unresolved=linked.unresolved,
+        digests=sources.digests,
     )
 
 

@@ -30,9 +30,18 @@ class Project:
 
     def add(self, path: Path, facts: ModuleFacts | None) -> None:
         self.by_path[path.resolve()] = facts
-        root = self.sources.locate(path)[1]
-        if root not in self.roots:
-            self.roots.append(root)
+
+    def add_roots(self, files: list[Path]) -> None:
+        """The directories the given files are importable from, in order: where imports are
+        looked up. Every given file counts, parsed or not, so that what is found does not
+        depend on which files the prefilter passed."""
+        roots: dict[Path, Path] = {}  # directory → the directory it is importable from
+        for path in files:
+            directory = path.parent
+            if directory not in roots:
+                roots[directory] = self.sources.locate(path)[1]
+                if roots[directory] not in self.roots:
+                    self.roots.append(roots[directory])
 
     def load(self, name: str, near: ModuleFacts) -> ModuleFacts | None:
         # The linker asks for the same modules from every module that imports them, and again

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -43,13 +42,8 @@ EXPECTED = {
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
     packages = {p.name: p for p in run.load_packages()}
-    if not run.fix_available():
-        pytest.fail("`mcp-codemod fix --help` failed: the corpus check needs the fix command")
     scratch = tmp_path_factory.mktemp("corpus")
-    start = time.perf_counter()
-    found = {name: run.run_package(packages[name], scratch=scratch) for name in EXPECTED}
-    found["_seconds"] = time.perf_counter() - start
-    return found
+    return {name: run.run_package(packages[name], scratch=scratch) for name in EXPECTED}
 
 
 def test_subset_is_pinned_in_packages_txt():
@@ -73,7 +67,3 @@ def test_findings_per_package(results, name):
     assert len(result.unresolved) == unresolved, result.unresolved
     assert len(result.changed) == changed, result.changed
     assert result.fixable == sum(codes.values())  # every finding of this subset is fixable
-
-
-def test_subset_is_fast(results):
-    assert results["_seconds"] < 60

@@ -28,7 +28,9 @@ def fix_tree(tmp_path: Path, files: dict[str, str], rules=None) -> dict[str, str
         path.write_text(dedent(text), encoding="utf-8")
         paths.append(path)
     result = check_files(paths, rules or select_rules(None, []))
-    outcome = fix_findings(result.findings)
+    outcome = fix_findings(
+        result.findings, result.digests, frozenset(path.resolve() for path in paths)
+    )
     assert outcome.failures == ()
     fixed = {Path(change.path).resolve(): change.fixed for change in outcome.files}
     return {
@@ -54,8 +56,9 @@ def test_optional_text_is_wrapped_and_the_server_guarded(tmp_path):
             return query or ""
         """,
         """\
-        from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
         from typing import Annotated
+
+        from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
 
         mcp = GuardedFastMCP("demo")  # the server
 
@@ -172,8 +175,8 @@ def test_alias_is_rewritten_once_at_its_definition(tmp_path):
         from typing import Annotated, Optional
 
         from mcp.server.fastmcp import Context
-        from pydantic import Field
         from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
+        from pydantic import Field
 
         Query = Annotated[Optional[str], Field(description="text"), NoPreParse]
         mcp = GuardedFastMCP("demo")
@@ -251,8 +254,8 @@ def test_strict_integers_get_the_whole_float_marker(tmp_path):
         from typing import Annotated
 
         from fastmcp import FastMCP
-        from pydantic import Field, StrictInt
         from mcp_codemod.runtime import AcceptWholeFloat
+        from pydantic import Field, StrictInt
 
         mcp = FastMCP("demo", strict_input_validation=True)
 
@@ -292,9 +295,10 @@ def test_subclass_base_becomes_the_guarded_class(tmp_path):
             return isinstance(value, FastMCP)
         """,
         """\
+        from typing import Annotated
+
         from mcp.server.fastmcp import FastMCP
         from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
-        from typing import Annotated
 
 
         class App(GuardedFastMCP):
@@ -335,7 +339,8 @@ def test_class_based_tools_on_a_server_passed_in(tmp_path):
     # The construction is out of reach: nothing is guessed, the user is told what to add.
     assert "GuardedFastMCP" not in fixed["tools.py"]
     result = check_files([tmp_path / "tools.py"], select_rules(None, []))
-    [advice] = fix_findings(result.findings).advice
+    writable = frozenset([(tmp_path / "tools.py").resolve()])
+    [advice] = fix_findings(result.findings, result.digests, writable).advice
     assert "guard(server)" in advice and "tools.py:9" in advice
 
 
@@ -460,11 +465,13 @@ def test_fixed_fixtures_parse_pass_ruff_and_are_stable(fixtures_copy):
     changed = {p.relative_to(fixtures_copy).as_posix() for p in after if after[p] != before[p]}
     assert "guarded_server.py" not in changed and "unresolved_server.py" not in changed
     again = run_cli("fix", "--write", ".", cwd=fixtures_copy).output
-    # The servers with unseen tools were guarded by MCP001's fix: their tools are protected now.
-    assert again.startswith("Nothing to fix.\n")
+    # The unseen tools of the probe servers and of reach_app were guarded by MCP001's fix on the
+    # same server; the two servers in unseen/ that only MCP004 reports are left to the unsafe fix.
+    assert again.startswith("Nothing to fix. 2 not fixed")
     assert again.count("protected: the server is guarded") == 4
     check = json.loads(run_cli("check", "--output-format", "json", ".", cwd=fixtures_copy).stdout)
-    assert [f for f in check if f["fixable"]] == []
+    left = {(f["path"].split("/")[0], f["code"], f["fix"]["applicability"]) for f in check}
+    assert left == {("unseen", "MCP004", "unsafe")}
     lint = subprocess.run(
         [sys.executable, "-m", "ruff", "check", "--isolated", "--select", "E4,E7,E9,F", "."],
         cwd=fixtures_copy,
@@ -489,8 +496,9 @@ def test_tools_registered_on_self_in_a_server_subclass(tmp_path):
                 return q or ""
         """,
         """\
-        from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
         from typing import Annotated
+
+        from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
 
 
         class App(GuardedFastMCP):
@@ -517,8 +525,9 @@ def test_non_ascii_text_before_the_annotation(tmp_path):
             return requête or clé
         """,
         """\
-        from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
         from typing import Annotated
+
+        from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
 
         mcp = GuardedFastMCP("démo")
 

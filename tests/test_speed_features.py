@@ -313,13 +313,7 @@ def test_check_never_imports_libcst(fixtures_copy: Path):
 
 # ---- command line --------------------------------------------------------------------------
 
-CLI_HAS_CACHE_OPTIONS = "--no-cache" in CliRunner().invoke(main, ["check", "--help"]).output
-needs_cache_options = pytest.mark.skipif(
-    not CLI_HAS_CACHE_OPTIONS, reason="cli.py does not have --no-cache yet (docs/speed.md)"
-)
 
-
-@needs_cache_options
 def test_the_cli_caches_beside_the_configuration(fixtures_copy: Path, monkeypatch):
     (fixtures_copy / "pyproject.toml").write_text("[tool.mcp-codemod]\n", encoding="utf-8")
     monkeypatch.chdir(fixtures_copy / "notes_app")
@@ -328,7 +322,6 @@ def test_the_cli_caches_beside_the_configuration(fixtures_copy: Path, monkeypatc
     assert CliRunner().invoke(main, ["check", "."]).output == first.output
 
 
-@needs_cache_options
 def test_the_cli_without_cache_writes_nothing(fixtures_copy: Path, monkeypatch):
     monkeypatch.chdir(fixtures_copy)
     before = sorted(fixtures_copy.rglob("*"))

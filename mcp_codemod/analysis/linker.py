@@ -22,6 +22,8 @@ from mcp_codemod.analysis.frameworks import SERVER_CLASSES, Framework
 from mcp_codemod.analysis.reach import LibraryLoader, Reached, ToolReach, Unreached
 from mcp_codemod.analysis.scope import STAR
 from mcp_codemod.analysis.types import (
+    MAX_ALIAS_DEPTH,
+    AliasTooDeep,
     AnnotationFacts,
     TCall,
     TName,
@@ -184,10 +186,12 @@ class Linker:
                         UnresolvedTool(tool.path, tool.line, tool.reason, tool.kind, server)
                     )
                 elif tool.library:
-                    parameters.extend(self.library_parameters(module, tool, registration, server))
+                    parameters.extend(
+                        self.library_parameters(module, tool, registration, server, unresolved)
+                    )
                 else:
                     parameters.extend(
-                        self.parameters(tool.owner, tool.function, registration, server)
+                        self.parameters(tool.owner, tool.function, registration, server, unresolved)
                     )
         return LinkResult(tuple(parameters), tuple(unresolved), tools)
 
@@ -197,7 +201,9 @@ class Linker:
         function: Function,
         registration: Registration,
         server: ResolvedServer,
+        unresolved: list[UnresolvedTool],
     ) -> list[ToolParameter]:
+        """The tool's parameters; one whose annotation cannot be followed goes to `unresolved`."""
         tool = registration.tool_name or function.qualname.rsplit(".", 1)[-1]
         result = []
         for parameter in function.parameters:
@@ -210,7 +216,20 @@ class Linker:
             annotation = parameter.annotation
             if owner.star_imports and annotation is not None:
                 annotation = _unstarred_type(annotation, lambda name: self.unstarred(name, owner))
-            facts = classify(annotation, lambda name: self.alias_value(name, owner))
+            try:
+                facts = classify(annotation, lambda name: self.alias_value(name, owner))
+            except AliasTooDeep:
+                unresolved.append(
+                    UnresolvedTool(
+                        owner.path,
+                        parameter.position.line,
+                        f"`{parameter.name}`: its annotation nests more than {MAX_ALIAS_DEPTH} "
+                        "type aliases; too deep to follow",
+                        Unseen.NOT_FOUND,
+                        server,
+                    )
+                )
+                continue
             result.append(
                 ToolParameter(owner.path, tool, function, parameter, facts, server, alias)
             )
@@ -222,6 +241,7 @@ class Linker:
         tool: Reached,
         registration: Registration,
         server: ResolvedServer,
+        unresolved: list[UnresolvedTool],
     ) -> list[ToolParameter]:
         """A library's tool function: reported on the registration, where the project is."""
         at = registration.position
@@ -235,7 +255,9 @@ class Linker:
                 alias=None,
                 library=tool.owner.path,
             )
-            for found in self.parameters(tool.owner, tool.function, registration, server)
+            for found in self.parameters(
+                tool.owner, tool.function, registration, server, unresolved
+            )
         ]
 
     # ---- names across modules --------------------------------------------------------------

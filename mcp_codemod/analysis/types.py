@@ -140,7 +140,15 @@ def _pre_parse_changes(value: object) -> bool:
     return decoded is None or isinstance(decoded, list | dict)
 
 
+MAX_ALIAS_DEPTH = 100
+
+
+class AliasTooDeep(Exception):
+    """An annotation whose aliases nest deeper than MAX_ALIAS_DEPTH (each level costs stack)."""
+
+
 def classify(expr: TypeExpr | None, resolve_alias: AliasResolver) -> AnnotationFacts:
+    """What the annotation admits; raises AliasTooDeep."""
     if expr is None:
         return AnnotationFacts(Text.ANY, Integer.NONE)
     return _Classifier(resolve_alias).top(expr)
@@ -150,6 +158,7 @@ class _Classifier:
     def __init__(self, resolve_alias: AliasResolver) -> None:
         self.resolve_alias = resolve_alias
         self.seen: set[str] = set()
+        self.depth = 0
 
     def top(self, expr: TypeExpr) -> AnnotationFacts:
         # pydantic strips `Annotated` before the SDK compares the field annotation with `str`,
@@ -191,8 +200,13 @@ class _Classifier:
             if alias is not None:
                 self.seen.add(qualified)
                 value, is_type_statement = alias
+                self.depth += 1
+                if self.depth > MAX_ALIAS_DEPTH:
+                    raise AliasTooDeep(qualified)
                 # A PEP 695 alias reaches pydantic as a TypeAliasType, which is never `str` itself.
-                return self.visit(value, exact_allowed and not is_type_statement)
+                facts = self.visit(value, exact_allowed and not is_type_statement)
+                self.depth -= 1
+                return facts
         return AnnotationFacts(Text.UNKNOWN, Integer.NONE)
 
     def call(self, expr: TCall, exact_allowed: bool) -> AnnotationFacts:

@@ -34,9 +34,14 @@ def check(parameter: ToolParameter) -> Report | None:
     )
     # `Any` and unannotated parameters have nothing to wrap: the author has to choose a type.
     markers = add_marker(parameter, NO_PRE_PARSE) if parameter.facts.text is Text.ADMITS_STR else ()
+    swaps, advice = guard_server(server)
+    if parameter.library is not None and swaps:
+        # A library's function (reported on its registration): no marker can go there.
+        return Report(
+            message, Fix(f"Make the server a `{guarded_class(server)}`", Safety.SAFE, (), swaps)
+        )
     if not markers:
         return Report(message)
-    swaps, advice = guard_server(server)
     title = f"Mark it `NoPreParse` and make the server a `{guarded_class(server)}`"
     return Report(message, Fix(title, Safety.SAFE, markers, swaps, advice))
 
@@ -85,8 +90,9 @@ def search(query: str | None = None) -> str:
 """,
             lines=(7,),
             fixed="""\
-from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
 from typing import Annotated
+
+from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
 
 mcp = GuardedFastMCP("search")
 

@@ -1,0 +1,65 @@
+"""Tools the analysis cannot follow (fixtures/unseen/): `check` must not pass them silently, and
+after `fix --write --unsafe-fixes` the SDK's own argument handling (the probe, on the installed mcp
+1.x or 2.x) must deliver "null" and "[1]" to every text parameter as sent, seen or not."""
+
+from __future__ import annotations
+
+import importlib
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mcp_codemod.cli import main
+from mcp_codemod.probe import probe_server
+
+from . import sdk
+
+UNSEEN = Path(__file__).resolve().parents[2] / "fixtures" / "unseen"
+# An installed library's tool functions: on sys.path, outside the checked project.
+SITE = Path(__file__).resolve().parents[1] / "data" / "site"
+SHAPES = sorted(path.stem for path in UNSEEN.glob("*.py"))
+TEXT_PROBES = {"null", "[1]", '{"a": 1}'}
+
+
+@pytest.fixture
+def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The unseen-shape servers for the installed SDK, with the fake library on sys.path."""
+    target = tmp_path / "unseen"
+    shutil.copytree(UNSEEN, target, ignore=shutil.ignore_patterns("__pycache__"))
+    if sdk.MCP_MAJOR >= 2:
+        for path in target.glob("*.py"):
+            text = path.read_text(encoding="utf-8")
+            text = text.replace(
+                "from mcp.server.fastmcp import FastMCP",
+                "from mcp.server.mcpserver import MCPServer",
+            ).replace("FastMCP(", "MCPServer(")
+            path.write_text(text, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(SITE))
+    monkeypatch.syspath_prepend(str(target))
+    monkeypatch.chdir(target)
+    yield target
+    for name in [*SHAPES, "fakelib", "fakelib.tools"]:
+        sys.modules.pop(name, None)
+
+
+def mangled_text(shape: str) -> set[tuple[str, str]]:
+    sys.modules.pop(shape, None)
+    report = probe_server(importlib.import_module(shape).mcp)
+    assert report.tools, shape
+    return {(p.tool, p.parameter) for p in report.problems if p.sent in TEXT_PROBES}
+
+
+# Since `check` follows helpers, loops and libraries (analysis/reach.py), some of these shapes are
+# seen and guarded through MCP001; the others through MCP004. Either way nothing is mangled after.
+@pytest.mark.parametrize("shape", SHAPES)
+def test_unseen_tools_are_reported_then_guarded(tree: Path, shape: str):
+    assert mangled_text(shape), f"{shape}: the SDK should mangle this server's text arguments"
+    check = CliRunner().invoke(main, ["check", "--no-cache", f"{shape}.py"])
+    assert check.exit_code == 1, check.output
+    assert "All checks passed!" not in check.output
+    fixed = CliRunner().invoke(main, ["fix", "--write", "--unsafe-fixes", "--no-cache", "."])
+    assert fixed.exit_code == 0, fixed.output
+    assert mangled_text(shape) == set()

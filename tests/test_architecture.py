@@ -1,0 +1,71 @@
+"""The shape of the package: no import cycles, rule codes declared only by their rules."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "mcp_codemod"
+
+
+def module_of(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported(path: Path) -> set[str]:
+    """The package's modules that `path` imports anywhere (in functions too: a lazy import is
+    still a dependency), except under `if TYPE_CHECKING:`."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            node.body = []
+    here = module_of(path)
+    package = here if path.name == "__init__.py" else here.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            found.add(base)
+            found |= {f"{base}.{alias.name}" for alias in node.names}
+    return {name for name in found if name.startswith("mcp_codemod")}
+
+
+def test_no_import_cycles():
+    modules = {module_of(path): path for path in PACKAGE.rglob("*.py")}
+    graph = {name: imported(path) & set(modules) - {name} for name, path in modules.items()}
+    # Importing a module runs its packages' `__init__`s first: that is not a dependency.
+    for name in graph:
+        graph[name] = {other for other in graph[name] if not name.startswith(other + ".")}
+    cycles = []
+
+    def visit(name: str, trail: list[str]) -> None:
+        for other in sorted(graph[name]):
+            if other in trail:
+                cycles.append(" → ".join([*trail[trail.index(other) :], other]))
+            elif other not in done:
+                visit(other, [*trail, other])
+        done.add(name)
+
+    done: set[str] = set()
+    for name in sorted(graph):
+        if name not in done:
+            visit(name, [name])
+    assert cycles == []
+
+
+def test_rule_codes_are_spelled_only_by_their_rules():
+    code = re.compile(r'"MCP\d{3}"')
+    spelled = {
+        path.relative_to(PACKAGE).as_posix()
+        for path in PACKAGE.rglob("*.py")
+        if code.search(path.read_text(encoding="utf-8"))
+    }
+    rules = {p.relative_to(PACKAGE).as_posix() for p in (PACKAGE / "rules").glob("*.py")}
+    assert spelled <= rules - {"rules/__init__.py", "rules/model.py", "rules/fixes.py"}

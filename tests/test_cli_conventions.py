@@ -1,0 +1,143 @@
+"""The ruff conventions of the command line: unsafe fixes, `check --fix`, standard input,
+statistics in every format, honest summaries, tracebacks on request."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mcp_codemod.cli import main
+
+PLUGINS = """\
+import importlib
+
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("plugins")
+
+for name in ("search", "fetch"):
+    mcp.add_tool(importlib.import_module(f"plugins.{name}").run)
+"""
+EXPOSED = """\
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("demo")
+
+
+@mcp.tool()
+def search(query: str | None = None) -> str:
+    return query or ""
+"""
+UNKNOWN_FRAMEWORK = """\
+from company_toolkit import build_server
+
+mcp = build_server("demo")
+
+
+@mcp.tool()
+def search(query: str | None = None) -> str:
+    return query or ""
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def run(*args: str, stdin: bytes | None = None):
+    return CliRunner().invoke(main, list(args), input=stdin)
+
+
+def test_an_unsafe_fix_needs_unsafe_fixes(project):
+    (project / "server.py").write_text(PLUGINS)
+    check = run("check", "--no-cache")
+    assert check.exit_code == 1
+    assert "MCP004 Server FastMCP(...) is not guarded" in check.stdout
+    assert "MCP004 [*]" not in check.stdout
+    assert "1 hidden fix can be enabled with `mcp-codemod fix --write --unsafe-fixes`." in (
+        check.stdout
+    )
+    assert "MCP004 [*]" in run("check", "--no-cache", "--unsafe-fixes").stdout
+    safe = run("fix", "--write", "--no-cache")
+    assert safe.exit_code == 0
+    assert (project / "server.py").read_text() == PLUGINS
+    assert "1 hidden fix can be enabled with `--unsafe-fixes`" in safe.output
+    unsafe = run("fix", "--write", "--no-cache", "--unsafe-fixes")
+    assert unsafe.exit_code == 0
+    assert 'mcp = GuardedFastMCP("plugins")' in (project / "server.py").read_text()
+    after = run("check", "--no-cache")
+    assert after.exit_code == 0
+    assert "All checks passed!" in after.stdout
+    assert "protected: the server is guarded" in after.stdout
+
+
+def test_check_fix_is_fix_write(project):
+    (project / "server.py").write_text(EXPOSED)
+    result = run("check", "--fix", "--no-cache")
+    assert result.exit_code == 0
+    assert "Fixed 1 issue in 1 file." in result.output
+    assert "Annotated[str | None, NoPreParse]" in (project / "server.py").read_text()
+
+
+def test_check_reads_standard_input(project):
+    result = run(
+        "check", "--no-cache", "--stdin-filename", "app/server.py", "-", stdin=EXPOSED.encode()
+    )
+    assert result.exit_code == 1
+    assert result.stdout.startswith("app/server.py:7:12: MCP001 [*] Tool `search`")
+    assert not (project / "app").exists()
+    assert run("check", "--stdin-filename", "x.py").exit_code == 2
+    assert "--fix cannot rewrite standard input" in run("check", "--fix", "-", stdin=b"").output
+
+
+def test_statistics_in_json(project):
+    (project / "server.py").write_text(EXPOSED)
+    result = run("check", "--no-cache", "--statistics", "--output-format", "json")
+    assert json.loads(result.stdout) == [
+        {"code": "MCP001", "name": "json-pre-parsed-parameter", "count": 1, "fixable": True}
+    ]
+
+
+def test_unchecked_tools_on_a_server_of_unknown_framework_never_pass(project):
+    (project / "server.py").write_text(UNKNOWN_FRAMEWORK)
+    result = run("check", "--no-cache")
+    assert result.exit_code == 1
+    assert "All checks passed!" not in result.output
+    assert "No issues found in the tools checked, but 1 tool that the server may" in result.stdout
+    assert "state its framework with `framework`" in result.stdout
+    stated = run("check", "--no-cache", "--framework", "mcp1")
+    assert stated.exit_code == 1 and "MCP001 [*]" in stated.stdout
+
+
+def test_long_annotations_are_cut_in_messages_kept_whole_in_json(project):
+    annotation = "str | " + " | ".join(f"Literal['{n:03}']" for n in range(60))
+    (project / "server.py").write_text(
+        EXPOSED.replace("from mcp", "from typing import Literal\nfrom mcp").replace(
+            "query: str | None", f"query: {annotation}"
+        )
+    )
+    [finding] = json.loads(run("check", "--no-cache", "--output-format", "json").stdout)
+    assert finding["annotation"] == annotation
+    assert "…`" in finding["message"] and len(finding["message"]) < 250
+
+
+def test_verbose_prints_the_traceback_of_an_internal_error(project, monkeypatch):
+    monkeypatch.setenv("MCP_CODEMOD_DEBUG", "")  # restored after the test: --verbose sets it
+    (project / "server.py").write_text(EXPOSED)
+
+    def broken(*args, **kwargs):
+        raise KeyError("a bug of ours")
+
+    monkeypatch.setattr("mcp_codemod.api.check_files", broken)
+    quiet = run("check", "--no-cache")
+    assert quiet.exit_code == 2
+    assert "internal error (KeyError: 'a bug of ours'); please report it" in quiet.output
+    assert "Traceback" not in quiet.output
+    assert "--verbose" in quiet.output
+    loud = run("check", "--verbose")
+    assert loud.exit_code == 2 and "Traceback" in loud.output
