@@ -35,11 +35,11 @@ class Loops:
         if found is None:
             target = self.names.qualify(node.iter, scope)
             if target is None or target.startswith("?"):
-                target = f"?{self.text.text(node.iter)}"
+                target = f"?{self.text.label(node.iter)}"
             return [Scope(scope.qualname, scope, _bind_unknown(node.target, target))]
         elements, element_scope = found
         if all(_is_constant(element) for element in elements):
-            # Names, numbers: nothing a tool can be. One walk is enough.
+            # Strings, numbers: nothing a tool can be. One walk is enough.
             constants = {
                 n.id: Symbol("other") for n in ast.walk(node.target) if isinstance(n, ast.Name)
             }
@@ -131,7 +131,7 @@ class Loops:
                 for inner_target, inner in zip(target.elts, element.elts, strict=True):
                     bound.update(self.bind(inner_target, inner, scope))
                 return bound
-            return _bind_unknown(target, f"?{self.text.text(element)}")
+            return _bind_unknown(target, f"?{self.text.label(element)}")
         return {}
 
     def exports(self, names: dict[str, Symbol]) -> tuple[str, ...] | None:
