@@ -14,7 +14,7 @@ from pathlib import Path
 
 from mcp_codemod.cache import default_cache_dir
 from mcp_codemod.checker import CheckResult, check_files
-from mcp_codemod.discovery import PathError, discover, writable_files
+from mcp_codemod.discovery import PathError, discover, force_excluded, writable_files
 from mcp_codemod.fixer import FixResult, fix_findings
 from mcp_codemod.rules import select_rules
 from mcp_codemod.settings import ConfigError, Settings, load_settings
@@ -70,7 +70,14 @@ def check_paths(
     not exist: editors pass unsaved buffers)."""
     options = options or Options()
     settings = settings_for(options)
-    files = [stdin[0]] if stdin is not None else _discover(paths, settings)
+    if stdin is None:
+        files = _discover(paths, settings)
+    elif settings.force_exclude and force_excluded(
+        stdin[0], settings.excludes, settings.respect_gitignore
+    ):
+        files = []  # as ruff: an editor passing an excluded file's buffer gets no findings
+    else:
+        files = [stdin[0]]
     rules = select_rules(
         list(settings.select) if settings.select is not None else None, list(settings.ignore)
     )

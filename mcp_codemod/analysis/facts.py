@@ -6,7 +6,7 @@ content hash; references to other modules stay symbolic (qualified names) until 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 from mcp_codemod.analysis.frameworks import Framework
@@ -167,3 +167,6 @@ class ModuleFacts:
     noqa: dict[
         int, frozenset[str] | None
     ]  # line → suppressed codes; None when the comment names no code
+    class_fields: dict[str, tuple[TypeExpr, ...]] = field(default_factory=dict)
+    """The annotations of each class's own fields (`corner: tuple[int, int]` in its body): what a
+    model, dataclass or TypedDict used as a parameter holds."""

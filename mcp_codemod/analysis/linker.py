@@ -217,7 +217,11 @@ class Linker:
             if owner.star_imports and annotation is not None:
                 annotation = _unstarred_type(annotation, lambda name: self.unstarred(name, owner))
             try:
-                facts = classify(annotation, lambda name: self.alias_value(name, owner))
+                facts = classify(
+                    annotation,
+                    lambda name: self.alias_value(name, owner),
+                    lambda name: self.class_fields(name, owner),
+                )
             except AliasTooDeep:
                 unresolved.append(
                     UnresolvedTool(
@@ -361,6 +365,16 @@ class Linker:
         module, name = found
         alias = module.aliases[name]
         return alias.value, alias.type_statement
+
+    def class_fields(self, qualified: str, near: ModuleFacts) -> tuple[TypeExpr, ...] | None:
+        """The field annotations of a project class and its project bases; None when the name
+        is not a project class or it declares no fields (an enum, a plain class)."""
+        fields = [
+            expr
+            for module, name in self.project_classes(qualified, near)
+            for expr in module.class_fields.get(name, ())
+        ]
+        return tuple(fields) or None
 
     def function(
         self, module: ModuleFacts, ref: FunctionRef

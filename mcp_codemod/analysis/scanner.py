@@ -30,6 +30,7 @@ from mcp_codemod.analysis.registrations import Registrations
 from mcp_codemod.analysis.scope import ClassContext, Names, Scope, Symbol
 from mcp_codemod.analysis.source_text import SourceText
 from mcp_codemod.analysis.syntax import header_expressions, nested_bodies, statements
+from mcp_codemod.analysis.types import TypeExpr
 from mcp_codemod.sources import split_lines
 
 # Annotations of a server parameter that say nothing about its class: resolved through callers.
@@ -76,6 +77,7 @@ class _Scanner:
         self.registrations = Registrations(self.text, self.names, self.references)
         self.functions: dict[str, Function] = {}
         self.classes: dict[str, tuple[ClassBase, ...]] = {}
+        self.class_fields: dict[str, tuple[TypeExpr, ...]] = {}
         self.aliases: dict[str, Alias] = {}
         self.loops = Loops(self.text, self.names)
         self.generated_signatures: list[FunctionRef] = []
@@ -107,6 +109,7 @@ class _Scanner:
             exports=self.loops.exports(names),
             generated_signatures=tuple(self.generated_signatures),
             collections=self.loops.collections(scope, self.references),
+            class_fields=self.class_fields,
         )
 
     # ---- binding pass ----------------------------------------------------------------------
@@ -326,6 +329,11 @@ class _Scanner:
         )
         body_scope = Scope(qualname, scope)
         self.bind_statements(node.body, body_scope, module_level=False)
+        self.class_fields[node.name] = tuple(
+            self.annotations.type_expr(statement.annotation, scope)
+            for statement in node.body
+            if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name)
+        )
         context = ClassContext(qualname)
         self.collect_attributes(node, scope, context)
         # Methods resolve names in the enclosing scope, not the class body: Python's own rule.

@@ -1,6 +1,8 @@
-"""Tools the analysis cannot follow (fixtures/unseen/): `check` must not pass them silently, and
-after `fix --write --unsafe-fixes` the SDK's own argument handling (the probe, on the installed mcp
-1.x or 2.x) must deliver "null" and "[1]" to every text parameter as sent, seen or not."""
+"""Registration shapes that static analysis once could not follow (fixtures/unseen/): helpers with
+wrappers, loops, registrar classes are followed now (MCP001); generated signatures and third-party
+functions whose source is not found stay unseen (MCP004). Either way `check` must not pass them
+silently, and after `fix --write --unsafe-fixes` the SDK's own argument handling (the probe, on the
+installed mcp 1.x or 2.x) must deliver "null" and "[1]" to every text parameter as sent."""
 
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ UNSEEN = Path(__file__).resolve().parents[2] / "fixtures" / "unseen"
 # An installed library's tool functions: on sys.path, outside the checked project.
 SITE = Path(__file__).resolve().parents[1] / "data" / "site"
 SHAPES = sorted(path.stem for path in UNSEEN.glob("*.py"))
+
 TEXT_PROBES = {"null", "[1]", '{"a": 1}'}
 
 
@@ -52,8 +55,6 @@ def mangled_text(shape: str) -> set[tuple[str, str]]:
     return {(p.tool, p.parameter) for p in report.problems if p.sent in TEXT_PROBES}
 
 
-# Since `check` follows helpers, loops and libraries (analysis/reach.py), some of these shapes are
-# seen and guarded through MCP001; the others through MCP004. Either way nothing is mangled after.
 @pytest.mark.parametrize("shape", SHAPES)
 def test_unseen_tools_are_reported_then_guarded(tree: Path, shape: str):
     assert mangled_text(shape), f"{shape}: the SDK should mangle this server's text arguments"
