@@ -133,7 +133,7 @@ class Linker:
         load_library: LibraryLoader | None = None,
         runtime_copy: str | None = None,
     ) -> None:
-        self.reach = ToolReach(self, load_library)
+        self.load_library = load_library
         self.calls_to_function: dict[tuple[str, str], list[tuple[ModuleFacts, CallSite, bool]]] = {}
         self.load = load
         self.runtime_copy = runtime_copy  # the `runtime-module` setting
@@ -157,6 +157,8 @@ class Linker:
         parameters: list[ToolParameter] = []
         unresolved: list[UnresolvedTool] = []
         tools = len(registrations)  # and those a helper or loop registers more than once
+        # Made per run, not kept: it refers to this linker (no reference cycle, see checker).
+        reach = ToolReach(self, self.load_library)
         for module, registration, server in registrations:
             if server.framework is None and default is not None:
                 server = ResolvedServer(default, server.description)
@@ -178,7 +180,7 @@ class Linker:
                 server = ResolvedServer(
                     server.framework.guarded, server.description, server.strict_input_validation
                 )
-            reached = self.reach.tools(module, registration.function, registration.position.line)
+            reached = reach.tools(module, registration.function, registration.position.line)
             tools += len(reached) - 1
             for tool in reached:
                 if isinstance(tool, Unreached):
