@@ -14,7 +14,7 @@ from pathlib import Path
 
 from mcp_codemod.cache import default_cache_dir
 from mcp_codemod.checker import CheckResult, check_files
-from mcp_codemod.discovery import PathError, discover
+from mcp_codemod.discovery import PathError, discover, writable_files
 from mcp_codemod.fixer import FixResult, fix_findings
 from mcp_codemod.rules import select_rules
 from mcp_codemod.settings import ConfigError, Settings, load_settings
@@ -36,6 +36,7 @@ class Options:
     extend_exclude: Sequence[str] | None = None
     framework: str | None = None
     output_format: str | None = None
+    force_exclude: bool | None = None
     jobs: int | None = None
     cache: bool = True
     cache_dir: Path | None = None
@@ -51,6 +52,7 @@ def settings_for(options: Options) -> Settings:
                 "extend_exclude": list(options.extend_exclude or ()) or None,
                 "framework": options.framework,
                 "output_format": options.output_format,
+                "force_exclude": options.force_exclude,
             },
         )
     except ConfigError as error:
@@ -68,17 +70,7 @@ def check_paths(
     not exist: editors pass unsaved buffers)."""
     options = options or Options()
     settings = settings_for(options)
-    if stdin is not None:
-        files = [stdin[0]]
-    else:
-        try:
-            files = discover(
-                [Path(p) for p in paths] or [Path(".")],
-                settings.excludes,
-                settings.respect_gitignore,
-            )
-        except PathError as error:
-            raise UsageError(str(error)) from None
+    files = [stdin[0]] if stdin is not None else _discover(paths, settings)
     rules = select_rules(
         list(settings.select) if settings.select is not None else None, list(settings.ignore)
     )
@@ -96,6 +88,18 @@ def check_paths(
     return settings, result
 
 
+def _discover(paths: Sequence[str | Path], settings: Settings) -> list[Path]:
+    try:
+        return discover(
+            [Path(p) for p in paths] or [Path(".")],
+            settings.excludes,
+            settings.respect_gitignore,
+            settings.force_exclude,
+        )
+    except PathError as error:
+        raise UsageError(str(error)) from None
+
+
 @dataclass(frozen=True)
 class FixOutcome:
     check: CheckResult
@@ -108,10 +112,14 @@ def fix_paths(
     *,
     unsafe_fixes: bool = False,
 ) -> FixOutcome:
-    """The changes `mcp-codemod fix` would make (nothing is written: `fixer.write` does that)."""
-    _, result = check_paths(paths, options)
+    """The changes `mcp-codemod fix` would make (nothing is written: `fixer.write` does that).
+    Only files discovery finds under `paths` are changed, never a module an import leads to
+    elsewhere: an edit there is a note in the result."""
+    settings, result = check_paths(paths, options)
+    given = [Path(p) for p in paths] or [Path(".")]
+    writable = writable_files(_discover(paths, settings), given)
     applicable = tuple(f for f in result.findings if f.applies(unsafe_fixes))
-    return FixOutcome(result, fix_findings(applicable))
+    return FixOutcome(result, fix_findings(applicable, result.digests, writable))
 
 
 def _codes(values: Sequence[str] | None) -> list[str] | None:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
@@ -39,6 +39,9 @@ class CheckResult:
     files: int  # files considered
     tools: int  # tool registrations found
     unresolved: tuple[UnresolvedTool, ...]  # registrations whose tools were not checked
+    # The hash (cache.digest) of the bytes analysed, per absolute path: `fix` rewrites a file
+    # only while it still holds exactly those bytes.
+    digests: Mapping[str, bytes] = field(default_factory=dict)
 
     @property
     def unchecked(self) -> tuple[UnresolvedTool, ...]:
@@ -128,6 +131,7 @@ def _check(
         files=len(files),
         tools=linked.tools,
         unresolved=linked.unresolved,
+        digests=sources.digests,
     )
 
 

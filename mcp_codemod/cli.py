@@ -6,6 +6,7 @@ configuration or internal error.
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 import traceback
@@ -20,6 +21,7 @@ from mcp_codemod.probe import probe_command
 from mcp_codemod.rules import RULES, RULES_BY_CODE
 from mcp_codemod.rules.model import FixAvailability
 from mcp_codemod.settings import OUTPUT_FORMATS
+from mcp_codemod.sources import SourceError
 
 DEBUG_VARIABLE = "MCP_CODEMOD_DEBUG"
 
@@ -33,10 +35,17 @@ def _debug() -> bool:
     return bool(os.environ.get(DEBUG_VARIABLE))
 
 
+def _paths(_context, _parameter, values: tuple[str, ...]) -> tuple[Path, ...]:
+    # Path("") is Path("."): an empty argument (an unset shell variable) would check everything.
+    if "" in values:
+        raise click.BadParameter("an empty path names no file")
+    return tuple(Path(value) for value in values)
+
+
 def analysis_options(function):
     """Options shared by `check` and `fix`: what to look at and which rules."""
     options = [
-        click.argument("paths", nargs=-1, type=click.Path(path_type=Path)),
+        click.argument("paths", nargs=-1, type=click.Path(), callback=_paths),
         click.option(
             "--select", multiple=True, help="Rule codes or prefixes to enable (comma-separated)."
         ),
@@ -45,6 +54,11 @@ def analysis_options(function):
             "--extend-exclude",
             multiple=True,
             help="Glob patterns to exclude, besides the defaults.",
+        ),
+        click.option(
+            "--force-exclude/--no-force-exclude",
+            default=None,
+            help="Apply excludes and .gitignore to paths given explicitly too (for pre-commit).",
         ),
         click.option(
             "--framework",
@@ -94,7 +108,17 @@ def analysis_options(function):
 
 
 def _options(
-    select, ignore, extend_exclude, framework, config, jobs, no_cache, cache_dir, verbose, **extra
+    select,
+    ignore,
+    extend_exclude,
+    force_exclude,
+    framework,
+    config,
+    jobs,
+    no_cache,
+    cache_dir,
+    verbose,
+    **extra,
 ) -> api.Options:
     if verbose:
         # Read by the parsing processes too, which inherit the environment.
@@ -104,6 +128,7 @@ def _options(
         select=select,
         ignore=ignore,
         extend_exclude=extend_exclude,
+        force_exclude=force_exclude,
         framework=framework,
         jobs=jobs,
         cache=not (no_cache or verbose),
@@ -121,7 +146,26 @@ def _internal_error(error: Exception) -> NoReturn:
     _fail(f"internal error ({type(error).__name__}: {error}); please report it")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Main(click.Group):
+    """Output that cannot be written (`> /dev/full`) is one line on stderr and exit 2; a reader
+    that went away (`| head`) ends the run quietly with exit 1, as click does."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            try:
+                return super().invoke(ctx)
+            finally:
+                sys.stdout.flush()
+        except OSError as error:
+            # The commands turn every error of the files they read and write into a message:
+            # what escapes them is the output's. The interpreter's last flush would fail again.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            if error.errno == errno.EPIPE:
+                sys.exit(1)
+            _fail(f"cannot write the output: {error.strerror or error}")
+
+
+@click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="mcp-codemod")
 def main() -> None:
     """Find and fix MCP tool parameters that the server framework or the client mangles."""
@@ -224,36 +268,49 @@ def _run_fix(paths, write: bool, show_diff: bool, unsafe_fixes: bool, options) -
     except Exception as error:
         _internal_error(error)
     result, fixes = outcome.check, outcome.fixes
+    failed = len(result.errors) + len(fixes.failures)
     for error in result.errors:
         click.echo(f"{error.path}: error: {error.message}", err=True)
     for failure in fixes.failures:
         click.echo(f"{failure.path}: error: {failure.message}", err=True)
+    changed = []
     for change in fixes.files:
         if show_diff or not write:
             _echo(change.diff())
         if write:
-            fixer.write(change)
+            try:
+                fixer.write(change)
+            except SourceError as error:
+                click.echo(f"{change.path}: error: {error}", err=True)
+                failed += 1
+                continue
+        changed.append(change)
+    for note in fixes.outside:
+        click.echo(note, err=True)
     for advice in fixes.advice:
         click.echo(f"note: {advice}", err=True)
-    fixed = sum(change.fixes for change in fixes.files)
+    fixed = sum(change.fixes for change in changed)
     left = sum(not finding.applies(unsafe_fixes) for finding in result.findings)
     hidden = sum(f.fixable and not f.applies(unsafe_fixes) for f in result.findings)
     verb = "Fixed" if write else "Would fix"
-    message = (
-        f"{verb} {report.plural(fixed, 'issue')} in {report.plural(len(fixes.files), 'file')}."
-    )
-    if not fixes.files:
+    message = f"{verb} {report.plural(fixed, 'issue')} in {report.plural(len(changed), 'file')}."
+    if not changed:
         message = "Nothing to fix."
+    if fixes.incomplete:
+        message += f" {fixes.incomplete} need an edit outside the given paths (see the notes)."
     if left:
         message += f" {left} not fixed: see `mcp-codemod check`."
     if hidden:
-        message += f" {report.plural(hidden, 'hidden fix', 'hidden fixes')} can be enabled with `--unsafe-fixes`."
+        message += (
+            f" {report.plural(hidden, 'hidden fix', 'hidden fixes')} can be enabled with "
+            "`--unsafe-fixes`."
+        )
     click.echo(message, err=True)
     if result.unchecked:
         click.echo(report.unresolved_note(result), err=True)
-    if result.errors or fixes.failures:
+    if failed:
         sys.exit(1)
-    sys.exit(1 if fixes.files and not write else 0)
+    sys.exit(1 if changed and not write else 0)
 
 
 @main.command(name="rules")

@@ -1,7 +1,15 @@
 """Which files to look at: walk the given paths, skip excluded names and what .gitignore ignores.
 
-A path given explicitly is always looked at, as ruff does; exclusions apply to what is found
-beneath a given directory.
+A path given explicitly is always looked at, as ruff does, unless `force_exclude` (ruff's
+`--force-exclude`: pre-commit passes every staged file explicitly); exclusions apply to what is
+found beneath a given directory. Only regular files are looked at: reading a FIFO named `x.py`
+would wait forever.
+
+.gitignore files are matched as git matches them, each relative to its own directory, the deepest
+one that has a matching pattern deciding. pathspec's `GitIgnoreSpec` does the matching; bracket
+expressions are rewritten first into a form it copies faithfully (it knows no `[:alpha:]` classes
+and no backslash escapes inside brackets). A pattern git would never match is skipped with a
+warning.
 """
 
 from __future__ import annotations
@@ -9,93 +17,231 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-from dataclasses import dataclass
+import stat
+import string
+import sys
 from pathlib import Path
+
+from pathspec import GitIgnoreSpec
 
 
 class PathError(Exception):
-    """A path on the command line that does not exist."""
+    """A path on the command line that does not exist or is not a file or directory."""
 
 
-@dataclass(frozen=True)
-class _IgnoreRule:
-    base: Path  # the directory of the .gitignore that holds the rule
-    pattern: re.Pattern[str]
-    negate: bool
-    directory_only: bool
+class _NeverMatches(Exception):
+    """A .gitignore pattern that git never matches (an empty range, an unknown class...)."""
 
 
-def _compile(line: str, base: Path) -> _IgnoreRule | None:
-    line = line.rstrip("\n").rstrip()
-    if not line or line.startswith("#"):
-        return None
-    negate = line.startswith("!")
-    if negate:
-        line = line[1:]
-    if line.startswith("\\"):
-        line = line[1:]
-    directory_only = line.endswith("/")
-    line = line.rstrip("/")
-    anchored = "/" in line
-    line = line.lstrip("/")
-    regex = ""
+# Git's wildmatch classes, which test ASCII characters only.
+_CLASS_TESTS = {
+    "alnum": str.isalnum,
+    "alpha": str.isalpha,
+    "blank": lambda c: c in " \t",
+    "cntrl": lambda c: ord(c) < 32 or ord(c) == 127,
+    "digit": str.isdigit,
+    "graph": lambda c: 33 <= ord(c) <= 126,
+    "lower": str.islower,
+    "print": lambda c: 32 <= ord(c) <= 126,
+    "punct": lambda c: c in string.punctuation,
+    "space": lambda c: c in " \t\n\r\f\v",
+    "upper": str.isupper,
+    "xdigit": lambda c: c in string.hexdigits,
+}
+_CLASSES = {
+    name: frozenset(chr(code) for code in range(128) if test(chr(code)))
+    for name, test in _CLASS_TESTS.items()
+}
+# Characters that mean something inside a regex set, placed where they are literal.
+_SET_SPECIALS = "]\\^[-"
+
+
+def _bracket(pattern: str, start: int) -> tuple[str, int]:
+    """The bracket expression at `start`, parsed as git's wildmatch does, rewritten for pathspec,
+    and the index after it."""
+    index = start + 1
+    negated = pattern[index : index + 1] in ("!", "^")
+    index += negated
+    members: set[str] = set()
+    ranges: list[tuple[str, str]] = []
+    previous: str | None = None
+    first = True
+    while True:
+        if index >= len(pattern):
+            raise _NeverMatches("unterminated bracket")
+        char = pattern[index]
+        if char == "]" and not first:
+            index += 1
+            break
+        first = False
+        if char == "\\":
+            index += 1
+            if index >= len(pattern):
+                raise _NeverMatches("unterminated bracket")
+            char = pattern[index]
+            members.add(char)
+            previous = char
+        elif (
+            char == "-" and previous is not None and pattern[index + 1 : index + 2] not in ("", "]")
+        ):
+            index += 1
+            high = pattern[index]
+            if high == "\\":
+                index += 1
+                if index >= len(pattern):
+                    raise _NeverMatches("unterminated bracket")
+                high = pattern[index]
+            if previous <= high:  # git matches nothing in a reversed range
+                ranges.append((previous, high))
+            previous = None
+        elif char == "[" and pattern[index + 1 : index + 2] == ":":
+            end = pattern.find("]", index + 2)
+            if end == -1:
+                raise _NeverMatches("unterminated bracket")
+            name = pattern[index + 2 : end]
+            if not name.endswith(":") or end - index - 3 < 0:  # no `:]`: a literal `[`
+                members.add(char)
+                previous = char
+            elif name[:-1] not in _CLASSES:
+                raise _NeverMatches(f"unknown character class [:{name}]")
+            else:
+                members |= _CLASSES[name[:-1]]
+                previous = None
+                index = end
+        else:
+            members.add(char)
+            previous = char
+        index += 1
+    return _bracket_for_pathspec(members, ranges, negated), index
+
+
+def _bracket_for_pathspec(members: set[str], ranges: list[tuple[str, str]], negated: bool) -> str:
+    # A bracket never matches `/` in git, negated or not.
+    members.discard("/")
+    plain = []
+    for low, high in ranges:
+        # Special characters and `/` leave the range and become members of their own.
+        cuts = sorted({c for c in _SET_SPECIALS + "/" if low <= c <= high})
+        members.update(c for c in cuts if c != "/")
+        for cut in cuts:
+            if low < cut:
+                plain.append((low, chr(ord(cut) - 1)))
+            low = chr(ord(cut) + 1)
+        if low <= high:
+            plain.append((low, high))
+    if negated:
+        # `[!]` alone would read as a bracket starting with `]`; `?` is any character but `/`.
+        return "[!" + _set_body(members, plain) + "]" if members or plain else "?"
+    if not plain and len(members) <= 1:
+        if not members:
+            raise _NeverMatches("matches no character")
+        return "\\" + next(iter(members))
+    body = _set_body(members, plain)
+    if body[0] in "^[":
+        # Only `^`, `[` and maybe `-`: a leading `-` is literal; `^[` alone has no safe form.
+        if "-" not in members:
+            raise _NeverMatches("unsupported bracket [^[]")
+        body = "-" + body.replace("-", "")
+    return "[" + body + "]"
+
+
+def _set_body(members: set[str], ranges: list[tuple[str, str]]) -> str:
+    """`]` first, ranges and ordinary members, then `\\` `^` `[` `-`: each literal where it
+    stands (pathspec doubles the backslash)."""
+    ordinary = sorted(c for c in members if c not in _SET_SPECIALS)
+    body = "]" if "]" in members else ""
+    body += "".join(f"{low}-{high}" if low < high else low for low, high in ranges)
+    body += "".join(ordinary)
+    return body + "".join(c for c in "\\^[-" if c in members)
+
+
+def _for_pathspec(line: str) -> str:
+    """A .gitignore line with its bracket expressions rewritten; raises _NeverMatches."""
+    if line.startswith("#"):
+        return line
+    out = []
     index = 0
     while index < len(line):
-        if line.startswith("**/", index):
-            regex, index = regex + "(?:.*/)?", index + 3
-        elif line.startswith("/**", index) and index + 3 == len(line):
-            regex, index = regex + "/.*", index + 3
-        elif line.startswith("**", index):
-            regex, index = regex + ".*", index + 2
-        elif line[index] == "*":
-            regex, index = regex + "[^/]*", index + 1
-        elif line[index] == "?":
-            regex, index = regex + "[^/]", index + 1
-        elif line[index] == "[" and "]" in line[index + 1 :]:
-            end = line.index("]", index + 1)
-            regex, index = regex + "[" + line[index + 1 : end].replace("!", "^", 1) + "]", end + 1
+        char = line[index]
+        if char == "\\":
+            out.append(line[index : index + 2])
+            index += 2
+        elif char == "[":
+            rewritten, index = _bracket(line, index)
+            out.append(rewritten)
         else:
-            regex, index = regex + re.escape(line[index]), index + 1
-    if not anchored:
-        regex = "(?:.*/)?" + regex
-    return _IgnoreRule(base, re.compile(f"^{regex}$"), negate, directory_only)
+            out.append(char)
+            index += 1
+    return "".join(out)
 
 
-def _read_gitignore(directory: Path) -> list[_IgnoreRule]:
+Layers = tuple[tuple[Path, GitIgnoreSpec], ...]  # (directory of a .gitignore, its patterns)
+_warned: set[tuple[Path, int]] = set()
+
+
+def _read_gitignore(directory: Path) -> GitIgnoreSpec | None:
+    path = directory / ".gitignore"
     try:
-        lines = (directory / ".gitignore").read_text(encoding="utf-8", errors="replace")
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
-        return []
-    return [rule for line in lines.splitlines() if (rule := _compile(line, directory))]
-
-
-def _ignored(path: Path, is_directory: bool, rules: list[_IgnoreRule]) -> bool:
-    ignored = False
-    for rule in rules:  # later rules (deeper files, later lines) win, as in git
-        if rule.directory_only and not is_directory:
-            continue
+        return None
+    patterns = []
+    for number, line in enumerate(lines, start=1):
         try:
-            relative = path.relative_to(rule.base).as_posix()
+            patterns.extend(GitIgnoreSpec.from_lines([_for_pathspec(line)]).patterns)
+        except (_NeverMatches, ValueError, re.error) as error:
+            if (path, number) not in _warned:  # discovery may run more than once
+                _warned.add((path, number))
+                print(
+                    f"{path}:{number}: warning: pattern {line!r} skipped: {error}",
+                    file=sys.stderr,
+                )
+    return GitIgnoreSpec(patterns) if patterns else None
+
+
+def _with_gitignore(layers: Layers, directory: Path) -> Layers:
+    spec = _read_gitignore(directory)
+    return (*layers, (directory, spec)) if spec is not None else layers
+
+
+def _ignored(path: Path, is_directory: bool, layers: Layers) -> bool:
+    for base, spec in reversed(layers):  # the deepest .gitignore with a matching pattern decides
+        try:
+            relative = path.relative_to(base).as_posix()
         except ValueError:
             continue
-        if rule.pattern.match(relative):
-            ignored = not rule.negate
-    return ignored
+        result = spec.check_file(relative + "/" if is_directory else relative)
+        if result.include is not None:
+            return result.include
+    return False
 
 
-def _ancestor_rules(directory: Path) -> list[_IgnoreRule]:
-    """The .gitignore files above a walked directory, up to its repository root."""
+def _repository_chain(path: Path) -> list[Path]:
+    """The directories from the repository root down to `path`'s parent; [] outside one."""
     chain = []
-    for parent in directory.parents:
+    for parent in path.parents:
         chain.append(parent)
         if (parent / ".git").exists():
-            break
-    else:
-        return []  # not in a repository: git would not read those files
-    rules: list[_IgnoreRule] = []
-    for parent in reversed(chain):
-        rules.extend(_read_gitignore(parent))
-    return rules
+            return chain[::-1]
+    return []  # not in a repository: git would not read those files
+
+
+def _ancestor_layers(directory: Path) -> Layers:
+    """The .gitignore files above a walked directory, up to its repository root."""
+    layers: Layers = ()
+    for parent in _repository_chain(directory):
+        layers = _with_gitignore(layers, parent)
+    return layers
+
+
+def _git_ignores(path: Path, is_directory: bool) -> bool:
+    """Whether git ignores `path` itself or one of its directories (a path given explicitly)."""
+    layers: Layers = ()
+    for parent in _repository_chain(path):
+        if layers and _ignored(parent, True, layers):
+            return True
+        layers = _with_gitignore(layers, parent)
+    return _ignored(path, is_directory, layers)
 
 
 def _exclusion(patterns: tuple[str, ...]) -> re.Pattern[str]:
@@ -104,31 +250,62 @@ def _exclusion(patterns: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("|".join(fnmatch.translate(p) for p in patterns) or "(?!)", flags)
 
 
-def discover(paths: list[Path], excludes: tuple[str, ...], respect_gitignore: bool) -> list[Path]:
+def _force_excluded(given: Path, excluded, respect_gitignore: bool) -> bool:
+    """Whether `check .` run from the working directory would skip `given`: an exclude matches
+    one of its names or the path to one of its directories, or git ignores it."""
+    absolute = Path(os.path.abspath(given))
+    relative = os.path.relpath(absolute)
+    parts = absolute.parts[1:] if relative.startswith("..") else Path(relative).parts
+    for end in range(1, len(parts) + 1):
+        if excluded(parts[end - 1]) or excluded("/".join(parts[:end])):
+            return True
+    return respect_gitignore and _git_ignores(absolute, absolute.is_dir())
+
+
+def _is_regular_file(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:  # a dangling link, or gone since it was listed
+        return False
+
+
+def discover(
+    paths: list[Path],
+    excludes: tuple[str, ...],
+    respect_gitignore: bool,
+    force_exclude: bool = False,
+) -> list[Path]:
     """Python files under `paths`, sorted, without duplicates."""
     found: set[Path] = set()
+    excluded = _exclusion(excludes).match
     for given in paths:
         if not given.exists():
             raise PathError(f"{given}: no such file or directory")
-        if given.is_file():
+        is_directory = given.is_dir()
+        if not is_directory and not _is_regular_file(given):
+            raise PathError(f"{given}: not a regular file or a directory")
+        if force_exclude and _force_excluded(given, excluded, respect_gitignore):
+            continue
+        if not is_directory:
             found.add(given)
             continue
         root = given.resolve()
-        base_rules = _ancestor_rules(root) if respect_gitignore else []
-        rules_at: dict[str, list[_IgnoreRule]] = {}
-        excluded = _exclusion(excludes).match
+        base_layers = _ancestor_layers(root) if respect_gitignore else ()
+        layers_at: dict[str, Layers] = {}
         for directory, subdirectories, files in os.walk(given):
             here = Path(directory)
             resolved = here.resolve()
-            parent_rules = rules_at.get(os.path.dirname(directory), base_rules)
-            rules = parent_rules + _read_gitignore(resolved) if respect_gitignore else []
-            rules_at[directory] = rules
+            layers: Layers = ()
+            if respect_gitignore:
+                parent_layers = layers_at.get(os.path.dirname(directory), base_layers)
+                layers = _with_gitignore(parent_layers, resolved)
+                layers_at[directory] = layers
             kept = []
             for name in sorted(subdirectories):
                 relative = (here / name).relative_to(given).as_posix()
                 if excluded(name) or excluded(relative):
                     continue
-                if rules and _ignored(resolved / name, True, rules):
+                if layers and _ignored(resolved / name, True, layers):
                     continue
                 kept.append(name)
             subdirectories[:] = kept
@@ -139,7 +316,19 @@ def discover(paths: list[Path], excludes: tuple[str, ...], respect_gitignore: bo
                 relative = child.relative_to(given).as_posix()
                 if excluded(name) or excluded(relative):
                     continue
-                if rules and _ignored(resolved / name, False, rules):
+                if layers and _ignored(resolved / name, False, layers):
                     continue
-                found.add(child)
+                if _is_regular_file(child):
+                    found.add(child)
     return sorted(found)
+
+
+def writable_files(files: list[Path], paths: list[Path]) -> frozenset[Path]:
+    """The files (resolved) that `fix` may rewrite: those discovery found, where a symbolic link
+    found beneath a given directory counts only if its target is beneath that directory too."""
+    roots = [path.resolve() for path in paths]
+    return frozenset(
+        target
+        for target in (file.resolve() for file in files)
+        if any(target == root or root in target.parents for root in roots)
+    )

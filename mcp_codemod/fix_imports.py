@@ -1,100 +1,687 @@
-"""Imports for fixed code: add what the markers and guarded classes need, and drop the import
-of a renamed server class when nothing uses it any more. The only module that needs libcst."""
+"""Imports for fixed code, as text edits at exact offsets found with `ast`.
+
+Which names a fix needs (`Annotated`, `NoPreParse`, `GuardedFastMCP`...) and how the module spells
+them: an import of the right thing is reused (`from typing_extensions import Annotated`,
+`import typing as t` gives `t.Annotated`); a name the module binds to something else is imported
+under a free alias (`Annotated as _Annotated`). New imports go where isort and ruff's `I` rules
+(default settings) put them: merged into a `from` import of the same module in the leading import
+block, else a statement in sorted position in its section (standard library, third party, first
+party), or a new section between the others. The import of a server class that a swap left
+unused is removed. No other import line moves.
+"""
 
 from __future__ import annotations
 
 import ast
-import contextlib
+import re
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
 
-import libcst as cst
-from libcst.codemod import CodemodContext
-from libcst.codemod.visitors import AddImportsVisitor
-
-from mcp_codemod.fixer import FixError
+from mcp_codemod.project import module_name, project_root
+from mcp_codemod.sources import line_offsets
 
 RUNTIME = "mcp_codemod.runtime"
+ANNOTATED = "Annotated"
+_TYPING_MODULES = ("typing", "typing_extensions")
+LINE_LENGTH = 88  # ruff's and isort's default: a longer import is wrapped, one name a line
+_INDENT = "    "
+
+# Sections in isort's order.
+_FUTURE, _STDLIB, _THIRD_PARTY, _FIRST_PARTY, _LOCAL = range(5)
+
+Edit = tuple[int, int, str]  # (start, end, replacement) in characters
 
 
-def update_imports(text: str, needed: set[str], replaced: set[str]) -> str:
-    """`text` importing every name in `needed` (`Annotated` from typing, the rest from the
-    runtime), without imports that only the `replaced` class expressions used."""
-    try:
-        module = cst.parse_module(text)
-    except (cst.ParserSyntaxError, RecursionError) as error:
-        raise FixError(f"libcst cannot parse the file: {str(error).splitlines()[0]}") from None
-    unused = {expression.split(".")[0] for expression in replaced} - _used_names(text)
-    if unused:
-        runtime_names = sorted(name for name in needed if name != "Annotated")
-        module = module.visit(_ReplaceUnusedImport(unused, runtime_names))
-    context = CodemodContext()
+@dataclass(frozen=True)
+class ImportPlan:
+    spellings: dict[str, str]  # each needed name → how this module refers to it
+    edits: list[Edit]
+
+
+@dataclass(frozen=True)
+class _Binding:
+    """What a module-level statement binds a name to."""
+
+    kind: str  # "from" (`from module import name`), "module" (`import module`), "other"
+    module: str = ""
+    name: str = ""  # for "from": the imported name; for "module": how to spell the module
+    unconditional: bool = True  # not under `if`, `for`, `while` or `match`
+
+
+@dataclass
+class _Item:
+    """An import statement of the leading import block."""
+
+    node: ast.Import | ast.ImportFrom
+    section: int
+    key: tuple
+    start: int  # offset of the comment lines right above it, or of its first line
+    line_start: int  # offset of its first line
+    end: int  # offset of the line after it
+    removed: bool = False
+
+
+def first_party_names(path: Path | None) -> Callable[[str], bool]:
+    """Whether a top-level module is the project's own, as ruff decides it by default: it exists
+    in the project's root or its `src/`, or where the file is importable from."""
+    if path is None:
+        return lambda _: False
+    path = path.resolve()
+    roots = {module_name(path)[1], project_root(path), project_root(path) / "src"}
+
+    def first_party(top: str) -> bool:
+        return any((r / top).is_dir() or (r / f"{top}.py").is_file() for r in roots)
+
+    return first_party
+
+
+def plan_imports(
+    text: str,
+    tree: ast.Module,
+    needed: set[str],
+    swapped: list[tuple[int, int]],
+    runtime: str = RUNTIME,
+    first_party: Callable[[str], bool] = lambda _: False,
+) -> ImportPlan:
+    """How to spell each `needed` name, and the import edits that make them available; the
+    server class imports that only the `swapped` spans used are removed."""
+    offsets = line_offsets(text)
+    eol = _line_ending(text)
+    bindings = _module_bindings(tree)
+    spellings: dict[str, str] = {}
+    additions: dict[str, list[tuple[str, str | None]]] = {}  # module → (name, alias)
     for name in sorted(needed):
-        AddImportsVisitor.add_needed_import(
-            context, "typing" if name == "Annotated" else RUNTIME, name
-        )
-    return AddImportsVisitor(context).transform_module(module).code
+        modules = _TYPING_MODULES if name == ANNOTATED else (runtime,)
+        spelling = _reusable(name, modules, bindings, runtime)
+        if spelling is None:
+            local = _free_name(name, text, bindings)
+            additions.setdefault(modules[0], []).append((name, None if local == name else local))
+            spelling = local
+        spellings[name] = spelling
+    block = _LeadingBlock(text, tree, offsets, first_party)
+    for base in {text[start:end].split(".")[0] for start, end in swapped}:
+        if not _still_used(base, text, tree, offsets, swapped, bindings):
+            block.remove_binding(base)
+    for module, names in sorted(additions.items(), key=lambda item: block.section(item[0])):
+        plain = sorted((n for n, alias in names if alias is None), key=_member_key)
+        aliased = [(n, alias) for n, alias in names if alias is not None]
+        if plain and not block.merge(module, plain, eol):
+            block.add(module, [(n, None) for n in plain], eol)
+        for name, alias in aliased:  # isort keeps `as` imports apart (combine-as-imports off)
+            block.add(module, [(name, alias)], eol)
+    return ImportPlan(spellings, block.edits(eol))
 
 
-def _used_names(text: str) -> set[str]:
-    """Names the module still reads, also inside string annotations (as ruff's F401 counts)."""
-    used: set[str] = set()
-    pending = [ast.parse(text)]
-    while pending:
-        for node in ast.walk(pending.pop()):
-            if isinstance(node, ast.Name):
-                used.add(node.id)
-            for annotation in _annotations(node):
-                if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
-                    with contextlib.suppress(SyntaxError):  # not ours to judge
-                        pending.append(ast.parse(annotation.value.strip(), mode="eval"))
-    return used
+# ---- what the module binds --------------------------------------------------------------
 
 
-def _annotations(node: ast.AST) -> list[ast.expr | None]:
-    if isinstance(node, ast.arg | ast.AnnAssign):
-        return [node.annotation]
-    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-        return [node.returns]
+def _module_statements(
+    body: list[ast.stmt], unconditional: bool = True
+) -> Iterator[tuple[ast.stmt, bool]]:
+    """Module-level statements, also inside compound statements (not in functions or classes)."""
+    for statement in body:
+        yield statement, unconditional
+        if isinstance(statement, ast.If | ast.For | ast.AsyncFor | ast.While):
+            yield from _module_statements(statement.body + statement.orelse, False)
+        elif isinstance(statement, ast.With | ast.AsyncWith):
+            yield from _module_statements(statement.body, unconditional)
+        elif isinstance(statement, ast.Try | getattr(ast, "TryStar", ast.Try)):
+            parts = statement.body + statement.orelse + statement.finalbody
+            for handler in statement.handlers:
+                parts += handler.body
+            yield from _module_statements(parts, unconditional)
+        elif isinstance(statement, getattr(ast, "Match", ())):
+            for case in statement.cases:
+                yield from _module_statements(case.body, False)
+
+
+def _module_bindings(tree: ast.Module) -> dict[str, list[_Binding]]:
+    bindings: dict[str, list[_Binding]] = {}
+
+    def bind(name: str, binding: _Binding) -> None:
+        bindings.setdefault(name, []).append(binding)
+
+    for statement, unconditional in _module_statements(tree.body):
+        if isinstance(statement, ast.Import):
+            for alias in statement.names:
+                if alias.asname:
+                    bind(alias.asname, _Binding("module", alias.name, alias.asname, unconditional))
+                else:
+                    top = alias.name.split(".")[0]
+                    bind(top, _Binding("module", alias.name, alias.name, unconditional))
+        elif isinstance(statement, ast.ImportFrom):
+            module = statement.module if statement.level == 0 else None
+            for alias in statement.names:
+                if alias.name == "*":
+                    continue
+                local = alias.asname or alias.name
+                if module is None:
+                    bind(local, _Binding("other"))
+                else:
+                    bind(local, _Binding("from", module, alias.name, unconditional))
+        elif isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bind(statement.name, _Binding("other"))
+        else:
+            for target in _targets(statement):
+                for node in ast.walk(target):
+                    if isinstance(node, ast.Name):
+                        bind(node.id, _Binding("other"))
+    return bindings
+
+
+def _targets(statement: ast.stmt) -> list[ast.AST]:
+    if isinstance(statement, ast.Assign):
+        return list(statement.targets)
+    if isinstance(statement, ast.AnnAssign | ast.AugAssign | ast.For | ast.AsyncFor):
+        return [statement.target]
+    if isinstance(statement, ast.With | ast.AsyncWith):
+        return [item.optional_vars for item in statement.items if item.optional_vars]
+    if isinstance(statement, getattr(ast, "TypeAlias", ())):
+        return [statement.name]
     return []
 
 
-def _bound_name(alias: cst.ImportAlias) -> str:
-    if alias.asname is not None:
-        return alias.evaluated_alias or ""
-    return alias.evaluated_name.split(".")[0]
+def _provides(binding: _Binding, name: str, modules: tuple[str, ...], runtime: str) -> bool:
+    """Whether `binding` is an import of `name` from one of `modules` (or a runtime submodule)."""
+
+    def right_module(module: str) -> bool:
+        return module in modules or (runtime in modules and module.startswith(runtime + "."))
+
+    if binding.kind == "from":
+        return binding.name == name and right_module(binding.module)
+    return False
 
 
-class _ReplaceUnusedImport(cst.CSTTransformer):
-    """Drop, in place, the import of a renamed server class that nothing uses any more.
+def _reusable(
+    name: str, modules: tuple[str, ...], bindings: dict[str, list[_Binding]], runtime: str
+) -> str | None:
+    """How the module already refers to `name` from `modules`, if every binding of that
+    spelling agrees and one of them holds whatever the branches do."""
 
-    An import line that bound only that name becomes the runtime import, so the line keeps its
-    place, its comments and the blank lines around it; otherwise only the name goes.
-    """
+    def agreed(local: str, test: Callable[[_Binding], bool]) -> bool:
+        found = bindings.get(local, [])
+        return all(test(b) for b in found) and any(b.unconditional for b in found)
 
-    def __init__(self, unused: set[str], runtime_names: list[str]) -> None:
-        super().__init__()
-        self.unused = unused
-        self.runtime_names = runtime_names
+    imported = [
+        local
+        for local, found in bindings.items()
+        if any(_provides(b, name, modules, runtime) for b in found)
+        and agreed(local, lambda b: _provides(b, name, modules, runtime))
+    ]
+    if imported:
+        return name if name in imported else sorted(imported)[0]
+    for local, found in sorted(bindings.items()):
+        spellings = {b.name for b in found if b.kind == "module" and b.module in modules}
+        if len(spellings) == 1 and agreed(
+            local, lambda b: b.kind == "module" and b.module in modules
+        ):
+            return f"{spellings.pop()}.{name}"
+    return None
 
-    def leave_SimpleStatementLine(
-        self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
-    ) -> cst.SimpleStatementLine | cst.RemovalSentinel:
-        body = updated_node.body
-        if len(body) != 1 or not isinstance(body[0], cst.Import | cst.ImportFrom):
-            return updated_node
-        statement = body[0]
-        if isinstance(statement.names, cst.ImportStar):
-            return updated_node
-        kept = [alias for alias in statement.names if _bound_name(alias) not in self.unused]
-        if len(kept) == len(statement.names):
-            return updated_node
-        if kept:
-            kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-            return updated_node.with_changes(body=[statement.with_changes(names=kept)])
-        if not self.runtime_names:
-            return cst.RemoveFromParent()
-        replacement = cst.ImportFrom(
-            module=cst.parse_expression(RUNTIME),
-            names=[cst.ImportAlias(cst.Name(name)) for name in self.runtime_names],
+
+def _free_name(name: str, text: str, bindings: dict[str, list[_Binding]]) -> str:
+    """`name` when the module does not bind it, else the first of `_name`, `_name_2`... that
+    appears nowhere in the text."""
+    if name not in bindings:
+        return name
+    candidate, number = f"_{name}", 1
+    while re.search(rf"\b{re.escape(candidate)}\b", text):
+        number += 1
+        candidate = f"_{name}_{number}"
+    return candidate
+
+
+def _still_used(
+    name: str,
+    text: str,
+    tree: ast.Module,
+    offsets: list[int],
+    swapped: list[tuple[int, int]],
+    bindings: dict[str, list[_Binding]],
+) -> bool:
+    """Whether anything but the swapped spans and its imports still refers to `name`: code,
+    `__all__`, a string annotation or a `cast("Name", ...)`, as ruff's F401 and F822 count."""
+    if any(b.kind == "other" for b in bindings.get(name, [])):
+        return True  # not only an import: leave it
+    occurrences = [m.start() for m in re.finditer(rf"\b{re.escape(name)}\b", text)]
+    imports = _import_spans(tree, offsets, name)
+    outside = [
+        at
+        for at in occurrences
+        if not any(start <= at < end for start, end in swapped)
+        and not any(start <= at < end for start, end in imports)
+    ]
+    if not outside:
+        return False
+    swapped_starts = {start for start, _ in swapped}
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Name)
+            and node.id == name
+            and _offset(text, offsets, node.lineno, node.col_offset) not in swapped_starts
+        ):
+            return True
+        for expression in _type_strings(node):
+            if name in _names_in(expression):
+                return True
+        if _is_all(node) and any(
+            isinstance(e, ast.Constant) and e.value == name for e in _elements(node.value)
+        ):
+            return True
+    return False
+
+
+def _import_spans(tree: ast.Module, offsets: list[int], name: str) -> list[tuple[int, int]]:
+    spans = []
+    for statement, _ in _module_statements(tree.body):
+        if isinstance(statement, ast.Import | ast.ImportFrom):
+            start = offsets[statement.lineno - 1]
+            end = offsets[statement.end_lineno] if statement.end_lineno < len(offsets) else None
+            spans.append((start, end if end is not None else sys.maxsize))
+    return spans
+
+
+def _offset(text: str, offsets: list[int], line: int, byte_column: int) -> int:
+    start = offsets[line - 1]
+    prefix = text[start : start + byte_column]
+    if prefix.isascii():
+        return start + byte_column
+    return start + len(text[start:].encode("utf-8")[:byte_column].decode("utf-8", "replace"))
+
+
+def _type_strings(node: ast.AST) -> list[str]:
+    """String literals that type checkers read as expressions: annotations and `cast` types."""
+    candidates: list[ast.expr | None] = []
+    if isinstance(node, ast.arg | ast.AnnAssign):
+        candidates = [node.annotation]
+    elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        candidates = [node.returns]
+    elif isinstance(node, ast.Call) and node.args:
+        function = node.func
+        called = function.attr if isinstance(function, ast.Attribute) else None
+        if isinstance(function, ast.Name):
+            called = function.id
+        if called == "cast":
+            candidates = [node.args[0]]
+    strings = []
+    for candidate in candidates:
+        for inner in ast.walk(candidate) if candidate is not None else ():
+            if isinstance(inner, ast.Constant) and isinstance(inner.value, str):
+                strings.append(inner.value)
+    return strings
+
+
+def _names_in(expression: str) -> set[str]:
+    try:
+        tree = ast.parse(expression.strip(), mode="eval")
+    except SyntaxError:  # not ours to judge
+        return set()
+    return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+
+
+def _is_all(node: ast.AST) -> bool:
+    targets = []
+    if isinstance(node, ast.Assign):
+        targets = node.targets
+    elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+        targets = [node.target]
+    return any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets)
+
+
+def _elements(value: ast.expr | None) -> list[ast.expr]:
+    return list(value.elts) if isinstance(value, ast.List | ast.Tuple | ast.Set) else []
+
+
+# ---- isort's order ----------------------------------------------------------------------
+
+
+def _member_key(name: str) -> tuple:
+    """isort's `order-by-type`: CONSTANTS, then Classes, then the rest; case-insensitively."""
+    if len(name) > 1 and name.isupper():
+        kind = 0
+    elif name[:1].isupper():
+        kind = 1
+    else:
+        kind = 2
+    return (kind, name.lower(), name)
+
+
+def _statement_key(node: ast.Import | ast.ImportFrom) -> tuple:
+    if isinstance(node, ast.Import):
+        module = node.names[0].name
+        return (0, 0, module.lower(), module, ())
+    first = node.names[0]
+    return (
+        1,
+        -node.level,
+        (node.module or "").lower(),
+        node.module or "",
+        (_member_key(first.name), first.asname or ""),
+    )
+
+
+def _new_statement_key(module: str, name: str, alias: str | None) -> tuple:
+    return (1, 0, module.lower(), module, (_member_key(name), alias or ""))
+
+
+def _line_ending(text: str) -> str:
+    match = re.search(r"\r\n|\r|\n", text)
+    return match.group() if match else "\n"
+
+
+class _LeadingBlock:
+    """The module's leading imports (after the docstring), and the edits made to them."""
+
+    def __init__(
+        self,
+        text: str,
+        tree: ast.Module,
+        offsets: list[int],
+        first_party: Callable[[str], bool],
+    ) -> None:
+        self.text = text
+        self.tree = tree
+        self.offsets = offsets
+        self.first_party = first_party
+        self.items: list[_Item] = []
+        self._edits: list[Edit] = []
+        # New statements: (section, offset, text, whether it is laid out with the others there).
+        self._new: list[tuple[int, int, str, bool]] = []
+        body = tree.body
+        index = 0
+        if body and _is_docstring(body[0]):
+            index = 1
+        for statement in body[index:]:
+            if not isinstance(statement, ast.Import | ast.ImportFrom):
+                break
+            previous_end = self.items[-1].end if self.items else None
+            self.items.append(
+                _Item(
+                    statement,
+                    self._section_of(statement),
+                    _statement_key(statement),
+                    self._start_with_comments(statement.lineno, previous_end),
+                    self.offsets[statement.lineno - 1],
+                    self._line_after(statement.end_lineno),
+                )
+            )
+        self.next_statement = (
+            body[index + len(self.items)] if len(body) > index + len(self.items) else None
         )
-        self.runtime_names = []  # AddImportsVisitor finds them here from now on
-        return updated_node.with_changes(body=[replacement])
+        self.docstring = body[0] if index else None
+
+    # -- positions
+
+    def _line_after(self, line: int) -> int:
+        return self.offsets[line] if line < len(self.offsets) else len(self.text)
+
+    def _start_with_comments(self, line: int, floor: int | None) -> int:
+        """The start of `line`, or of the comment lines right above it (they belong to it)."""
+        start = self.offsets[line - 1]
+        while line > 1:
+            above = self.offsets[line - 2]
+            if floor is not None and above < floor:
+                break
+            if not self.text[above:start].lstrip().startswith("#"):
+                break
+            start, line = above, line - 1
+        return start
+
+    # -- sections
+
+    def section(self, module: str) -> int:
+        if module == "__future__":
+            return _FUTURE
+        top = module.split(".")[0]
+        if top in sys.stdlib_module_names:
+            return _STDLIB
+        return _FIRST_PARTY if self.first_party(top) else _THIRD_PARTY
+
+    def _section_of(self, node: ast.Import | ast.ImportFrom) -> int:
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                return _LOCAL
+            return self.section(node.module or "")
+        return self.section(node.names[0].name)
+
+    # -- edits
+
+    def remove_binding(self, name: str) -> None:
+        """Remove the imports in the block that bind `name` (a server class nothing uses)."""
+        for statement, _ in _module_statements(self.tree.body):
+            if not isinstance(statement, ast.Import | ast.ImportFrom):
+                continue
+            gone = [a for a in statement.names if _bound_by(a, statement) == name]
+            if not gone:
+                continue
+            item = next((i for i in self.items if i.node is statement), None)
+            if len(gone) == len(statement.names):
+                if item is not None:
+                    item.removed = True
+                else:
+                    start = self.offsets[statement.lineno - 1]
+                    self._edits.append((start, self._line_after(statement.end_lineno), ""))
+            else:
+                for alias in gone:
+                    self._edits.append(self._remove_alias(statement, alias))
+
+    def _remove_alias(self, statement: ast.Import | ast.ImportFrom, alias: ast.alias) -> Edit:
+        names = statement.names
+        index = names.index(alias)
+        start = self._position(alias.lineno, alias.col_offset)
+        end = self._position(alias.end_lineno, alias.end_col_offset)
+        if index + 1 < len(names):
+            following = names[index + 1]
+            if following.lineno > alias.lineno:  # one name a line: drop the whole line
+                line_start = self.offsets[alias.lineno - 1]
+                return line_start, self.offsets[following.lineno - 1], ""
+            return start, self._position(following.lineno, following.col_offset), ""
+        previous = names[index - 1]
+        if alias.lineno > previous.end_lineno:
+            return self.offsets[alias.lineno - 1], self._line_after(alias.end_lineno), ""
+        return self._position(previous.end_lineno, previous.end_col_offset), end, ""
+
+    def _position(self, line: int, byte_column: int) -> int:
+        return _offset(self.text, self.offsets, line, byte_column)
+
+    def merge(self, module: str, names: list[str], eol: str) -> bool:
+        """Add `names` to a `from module import ...` of the block; False when there is none."""
+        for item in self.items:
+            node = item.node
+            if (
+                item.removed
+                or not isinstance(node, ast.ImportFrom)
+                or node.level
+                or node.module != module
+                or any(a.asname or a.name == "*" for a in node.names)
+            ):
+                continue
+            self._merge_into(node, names, eol)
+            return True
+        return False
+
+    def _merge_into(self, node: ast.ImportFrom, names: list[str], eol: str) -> None:
+        existing = node.names
+        gaps: dict[int, list[str]] = {}
+        for name in names:
+            index = next(
+                (i for i, a in enumerate(existing) if _member_key(a.name) > _member_key(name)),
+                len(existing),
+            )
+            gaps.setdefault(index, []).append(name)
+        if node.end_lineno == node.lineno:
+            line_start = self.offsets[node.lineno - 1]
+            line_end = self._line_after(node.lineno)
+            line = self.text[line_start:line_end].rstrip("\r\n")
+            added = sum(len(n) + 2 for n in names)
+            if len(line) + added > LINE_LENGTH and "#" not in line and ";" not in line:
+                merged: list[tuple[str, str | None]] = []
+                for index, alias in enumerate(existing):
+                    merged += [(n, None) for n in gaps.get(index, [])]
+                    merged.append((alias.name, alias.asname))
+                merged += [(n, None) for n in gaps.get(len(existing), [])]
+                start = self.offsets[node.lineno - 1]
+                end = self._position(node.end_lineno, node.end_col_offset)
+                self._edits.append((start, end, _from_import(module_of(node), merged, eol)))
+                return
+        one_per_line = node.end_lineno > node.lineno and len({a.lineno for a in existing}) == len(
+            existing
+        )
+        for index, group in gaps.items():
+            if one_per_line:
+                anchor = existing[min(index, len(existing) - 1)]
+                indent = self._indent(anchor.lineno)
+                lines = "".join(f"{indent}{n},{eol}" for n in group)
+                if index < len(existing):
+                    self._edits.append((self.offsets[anchor.lineno - 1],) * 2 + (lines,))
+                    continue
+                after = self._position(anchor.end_lineno, anchor.end_col_offset)
+                if self.text.startswith(",", after):
+                    at = self._line_after(anchor.end_lineno)
+                    self._edits.append((at, at, lines))
+                else:
+                    joined = f",{eol}".join(f"{indent}{n}" for n in group)
+                    self._edits.append((after, after, f",{eol}{joined}"))
+            elif index < len(existing):
+                at = self._position(existing[index].lineno, existing[index].col_offset)
+                self._edits.append((at, at, "".join(f"{n}, " for n in group)))
+            else:
+                last = existing[-1]
+                at = self._position(last.end_lineno, last.end_col_offset)
+                self._edits.append((at, at, "".join(f", {n}" for n in group)))
+
+    def _indent(self, line: int) -> str:
+        start = self.offsets[line - 1]
+        return re.match(r"[ \t]*", self.text[start:]).group()
+
+    def add(self, module: str, names: list[tuple[str, str | None]], eol: str) -> None:
+        """A new `from module import names` statement where isort puts it."""
+        section = self.section(module)
+        key = _new_statement_key(module, *names[0])
+        statement = _from_import(module, names, eol) + eol
+        kept = [i for i in self.items if not i.removed]
+        same = [i for i in kept if i.section == section]
+        if same:
+            later = next((i for i in same if i.key > key), None)
+            if later is not None:
+                self._new.append((section, later.start, statement, False))
+            else:
+                self._new.append((section, *self._append_after(same[-1], statement), False))
+            return
+        replaced = next((i for i in self.items if i.removed and i.section == section), None)
+        if replaced is not None:
+            self._new.append((section, replaced.line_start, statement, True))
+            return
+        lower = [i for i in kept if i.section < section]
+        higher = [i for i in kept if i.section > section]
+        if lower:
+            at, prefix = self._append_after(lower[-1], "")
+            self._new.append((section, at, prefix + eol + statement, False))
+        elif higher:
+            self._new.append((section, higher[0].start, statement + eol, False))
+        elif self.items:  # every import of the block was removed: take the first one's place
+            self._new.append((section, self.items[0].line_start, statement, True))
+        else:
+            self._new.append((section, -1, statement, True))  # a new block: see _new_block
+
+    def _append_after(self, item: _Item, statement: str) -> tuple[int, str]:
+        at = item.end
+        if at == len(self.text) and not self.text.endswith(("\n", "\r")):
+            return at, _line_ending(self.text) + statement
+        return at, statement
+
+    def edits(self, eol: str) -> list[Edit]:
+        edits = list(self._edits)
+        for item in self.items:
+            if item.removed:
+                edits.append(self._removal(item))
+        # Statements that take a place of their own (a removed import's, or a new block's) are
+        # laid out together: a blank line between sections, as isort separates them.
+        grouped: dict[int, list[tuple[int, str]]] = {}
+        for section, at, statement, group in self._new:
+            if group:
+                grouped.setdefault(at, []).append((section, statement))
+            else:
+                edits.append((at, at, statement))
+        for at, statements in grouped.items():
+            block = _sections_apart(sorted(statements), eol)
+            edits.append(self._new_block(block, eol) if at == -1 else (at, at, block))
+        return edits
+
+    def _removal(self, item: _Item) -> Edit:
+        """Remove a statement (not the comments above it); a section it leaves empty loses its
+        blank separator line too."""
+        start, end = item.line_start, item.end
+        emptied = not any(i.section == item.section and not i.removed for i in self.items)
+        if emptied and not any(entry[0] == item.section for entry in self._new):
+            index = self.items.index(item)
+            blank = re.compile(r"[ \t]*(\r\n|\r|\n)")
+            before = self.items[index - 1].end if index else None
+            if before is not None and before < start and blank.fullmatch(self.text, before, start):
+                start = before
+            elif index + 1 < len(self.items) and (match := blank.match(self.text, end)):
+                end = match.end()
+        return start, end, ""
+
+    def _new_block(self, block: str, eol: str) -> Edit:
+        """Imports for a module that had none: after the docstring, then the blank lines ruff
+        wants before the code (two before a function or class)."""
+        following = self.next_statement
+        wanted = 2 if isinstance(following, _DEFINITIONS) else 1
+        if self.docstring is not None:
+            at = self._line_after(self.docstring.end_lineno)
+            prefix = eol if at < len(self.text) else eol + eol
+            blanks = re.match(r"(?:[ \t]*(?:\r\n|\r|\n))*", self.text[at:]).group()
+            existing = len(re.findall(r"\r\n|\r|\n", blanks))
+            return at, at, prefix + block + eol * max(0, wanted - existing)
+        if following is None:
+            return len(self.text), len(self.text), block
+        at = self.offsets[_first_line(following) - 1]
+        return at, at, block + eol * wanted
+
+
+def _sections_apart(statements: list[tuple[int, str]], eol: str) -> str:
+    parts: list[str] = []
+    for index, (section, statement) in enumerate(statements):
+        if index and section != statements[index - 1][0]:
+            parts.append(eol)
+        parts.append(statement)
+    return "".join(parts)
+
+
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _first_line(statement: ast.stmt) -> int:
+    decorators = getattr(statement, "decorator_list", [])
+    return min([statement.lineno, *(d.lineno for d in decorators)])
+
+
+def _is_docstring(statement: ast.stmt) -> bool:
+    return (
+        isinstance(statement, ast.Expr)
+        and isinstance(statement.value, ast.Constant)
+        and isinstance(statement.value.value, str)
+    )
+
+
+def _bound_by(alias: ast.alias, statement: ast.Import | ast.ImportFrom) -> str:
+    if alias.asname:
+        return alias.asname
+    return alias.name.split(".")[0] if isinstance(statement, ast.Import) else alias.name
+
+
+def module_of(node: ast.ImportFrom) -> str:
+    return "." * node.level + (node.module or "")
+
+
+def _from_import(module: str, names: list[tuple[str, str | None]], eol: str) -> str:
+    """`from module import names`, wrapped one name a line when longer than ruff allows."""
+    spelled = [f"{n} as {alias}" if alias else n for n, alias in names]
+    line = f"from {module} import {', '.join(spelled)}"
+    if len(line) <= LINE_LENGTH:
+        return line
+    inner = "".join(f"{_INDENT}{n},{eol}" for n in spelled)
+    return f"from {module} import ({eol}{inner})"

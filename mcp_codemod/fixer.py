@@ -1,25 +1,31 @@
 """Apply the fix plans that findings carry: the smallest edits a careful person would make.
 
 Markers and server renames are text edits at the exact spans the analysis recorded, so nothing
-outside them moves. Imports are then updated with libcst (`fix_imports`): added with
-`AddImportsVisitor`, which knows where a module's import block is, and the import of a renamed
-server class replaced in place when nothing uses it any more. A result that does not parse is
-never written.
+outside them moves. The imports they need are text edits too, found with `ast` (`fix_imports`):
+placed as isort places them, spelled as the module already binds them, and the import of a
+renamed server class removed when nothing uses it any more. Every edit is made in one pass over
+the text. A result that does not parse is never written.
 """
 
 from __future__ import annotations
 
 import ast
-import difflib
+import gc
+import os
 import re
 from collections import defaultdict
+from collections.abc import Callable, Collection, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from mcp_codemod.analysis.facts import AnnotationSite, Position, Span
 from mcp_codemod.analysis.frameworks import GUARDED_CLASS_NAME
+from mcp_codemod.cache import digest
 from mcp_codemod.findings import Finding
-from mcp_codemod.sources import SourceError, line_offsets, read_source, write_source
+from mcp_codemod.fix_imports import ANNOTATED, RUNTIME, first_party_names, plan_imports
+from mcp_codemod.sources import CHANGED, SourceError, line_offsets, read_for_rewrite, write_source
+from mcp_codemod.textdiff import unified_diff
 
 
 class FixError(Exception):
@@ -42,16 +48,10 @@ class FileFix:
     fixed: str
     encoding: str
     fixes: int
+    data: bytes  # the bytes `original` was decoded from: the file is replaced only if it holds them
 
     def diff(self) -> str:
-        return "".join(
-            difflib.unified_diff(
-                self.original.splitlines(keepends=True),
-                self.fixed.splitlines(keepends=True),
-                fromfile=f"a/{self.path}",
-                tofile=f"b/{self.path}",
-            )
-        )
+        return unified_diff(self.original, self.fixed, f"a/{self.path}", f"b/{self.path}")
 
 
 @dataclass(frozen=True)
@@ -65,35 +65,93 @@ class FixResult:
     files: tuple[FileFix, ...]  # only files whose text changes
     failures: tuple[FixFailure, ...]
     advice: tuple[str, ...]  # servers the fix cannot reach: what the user has to add
+    outside: tuple[str, ...]  # `path:line: note: ...` for each edit outside the writable files
+    incomplete: int  # findings left (partly) unfixed because an edit is outside
 
 
-def plan(findings: tuple[Finding, ...]) -> tuple[dict[str, FilePlan], tuple[str, ...]]:
+@dataclass
+class Plan:
+    files: dict[str, FilePlan]
+    advice: tuple[str, ...]
+    outside: tuple[str, ...]
+    incomplete: int
+
+
+def plan(findings: tuple[Finding, ...], writable: Callable[[str], bool]) -> Plan:
+    """The edits per file; an edit in a file that is not `writable` becomes a note instead."""
     plans: dict[str, FilePlan] = defaultdict(FilePlan)
     advice: dict[str, str] = {}  # note → where it applies first
+    outside: dict[str, None] = {}  # ordered, without repeats
+    incomplete = 0
     for finding in findings:
         if finding.fix is None:
             continue
+        complete = True
         for marker in finding.fix.markers:
+            if not writable(marker.path):
+                where = (
+                    "the alias is defined" if marker.path != finding.path else "the annotation is"
+                )
+                outside[_outside_note(marker.path, marker.site.span.start.line, where)] = None
+                complete = False
+                continue
             file_plan = plans[marker.path]
             _, markers = file_plan.markers.setdefault(marker.site.span, (marker.site, set()))
             markers.add(marker.marker)
         for swap in finding.fix.swaps:
+            if not writable(swap.path):
+                where = "the server is constructed"
+                outside[_outside_note(swap.path, swap.span.start.line, where)] = None
+                complete = False
+                continue
             plans[swap.path].swaps[swap.span] = GUARDED_CLASS_NAME[swap.framework]
-        plans[finding.path].fixes += 1
+        if complete:
+            plans[finding.path].fixes += 1
+        else:
+            incomplete += 1
         if finding.fix.advice:
             # One note per server, at its first tool, however many parameters it exposes.
             advice.setdefault(finding.fix.advice, f"{finding.path}:{finding.line}")
-    return dict(plans), tuple(f"{where}: {text}" for text, where in advice.items())
+    return Plan(
+        dict(plans),
+        tuple(f"{where}: {text}" for text, where in advice.items()),
+        tuple(outside),
+        incomplete,
+    )
 
 
-def fix_findings(findings: tuple[Finding, ...]) -> FixResult:
-    plans, advice = plan(findings)
+def _outside_note(path: str, line: int, what: str) -> str:
+    return f"{path}:{line}: note: {what} outside the given paths; fix it there or pass that path"
+
+
+def fix_findings(
+    findings: tuple[Finding, ...], digests: Mapping[str, bytes], writable: Collection[Path]
+) -> FixResult:
+    """The fixed text of each file the findings' fixes edit. Only files in `writable` (resolved
+    paths: what discovery found under the paths given) are planned; a file is fixed only if it
+    still holds the bytes the analysis read (`digests`, by absolute path). Every failure is one
+    file's, and one line."""
+    resolved: dict[str, Path] = {}
+
+    def is_writable(path: str) -> bool:
+        if path not in resolved:
+            resolved[path] = Path(path).resolve()
+        return resolved[path] in writable
+
+    planned = plan(findings, is_writable)
     files: list[FileFix] = []
     failures: list[FixFailure] = []
-    for path in sorted(plans):
+    targets: set[Path] = set()
+    for path in sorted(planned.files):
+        target = Path(path).resolve()
+        if target in targets:  # the same file under another name (a symbolic link): same edits
+            continue
+        targets.add(target)
         try:
-            source = read_source(Path(path))
-            fixed = apply(source.text, plans[path])
+            data, source = read_for_rewrite(Path(path))
+            if digest(data) != digests.get(os.path.abspath(path)):
+                raise SourceError(CHANGED)
+            fixed = apply(source.text, planned.files[path], path=Path(path))
         except (SourceError, FixError) as error:
             failures.append(FixFailure(path, str(error)))
             continue
@@ -101,16 +159,40 @@ def fix_findings(findings: tuple[Finding, ...]) -> FixResult:
             failures.append(FixFailure(path, f"internal error, file left unchanged: {error!r}"))
             continue
         if fixed != source.text:
-            files.append(FileFix(path, source.text, fixed, source.encoding, plans[path].fixes))
-    return FixResult(tuple(files), tuple(failures), advice)
+            fixes = planned.files[path].fixes
+            files.append(FileFix(path, source.text, fixed, source.encoding, fixes, data))
+    return FixResult(
+        tuple(files), tuple(failures), planned.advice, planned.outside, planned.incomplete
+    )
 
 
 def write(fix: FileFix) -> None:
-    write_source(Path(fix.path), fix.fixed, fix.encoding)
+    """Replace the file with the fixed text if it still holds the bytes the fix was made from;
+    raises SourceError (ChangedError when it changed) and leaves the file as it was."""
+    write_source(Path(fix.path), fix.fixed, fix.encoding, fix.data)
 
 
-def apply(text: str, file_plan: FilePlan) -> str:
-    """The text with the plan's edits and the imports they need; raises FixError."""
+def apply(
+    text: str,
+    file_plan: FilePlan,
+    *,
+    path: Path | None = None,
+    runtime: str = RUNTIME,
+) -> str:
+    """The text with the plan's edits and the imports they need; raises FixError.
+
+    `path` tells first-party modules from third-party ones (where an import goes); `runtime` is
+    the module the markers and guarded classes are imported from.
+    """
+    with _without_cycle_collector():
+        return _apply(text, file_plan, path, runtime)
+
+
+def _apply(text: str, file_plan: FilePlan, path: Path | None, runtime: str) -> str:
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, RecursionError, MemoryError) as error:
+        raise FixError(f"cannot parse: {getattr(error, 'msg', error)}") from None
     offsets = line_offsets(text)
 
     def offset(position: Position) -> int:
@@ -118,34 +200,67 @@ def apply(text: str, file_plan: FilePlan) -> str:
             raise FixError("the file changed since it was analysed")
         return offsets[position.line - 1] + position.column
 
-    edits: list[tuple[int, int, str]] = []  # (start, end, replacement)
     needed: set[str] = set()
     for site, markers in file_plan.markers.values():
-        names = ", ".join(sorted(markers))
         needed |= markers
+        if site.append_at is None:
+            needed.add(ANNOTATED)
+    swaps = [
+        (offset(span.start), offset(span.end), guarded) for span, guarded in file_plan.swaps.items()
+    ]
+    needed |= {guarded for _, _, guarded in swaps}
+    imports = plan_imports(
+        text,
+        tree,
+        needed,
+        [(start, end) for start, end, _ in swaps],
+        runtime,
+        first_party_names(path),
+    )
+    del tree  # before the result's own parse: two trees of a large file do not fit twice
+    spell = imports.spellings
+    edits: list[tuple[int, int, str]] = list(imports.edits)
+    for site, markers in file_plan.markers.values():
+        names = ", ".join(spell[marker] for marker in sorted(markers))
         if site.append_at is not None:
             edits.append(_append(text, offset(site.append_at), names))
         else:
-            needed.add("Annotated")
             start, end = offset(site.span.start), offset(site.span.end)
-            edits.append((start, start, "Annotated["))
+            edits.append((start, start, f"{spell[ANNOTATED]}["))
             edits.append((end, end, f", {names}]"))
-    replaced: set[str] = set()
-    for span, guarded in file_plan.swaps.items():
-        start, end = offset(span.start), offset(span.end)
-        replaced.add(text[start:end])
-        edits.append((start, end, guarded))
-        needed.add(guarded)
-    for start, end, replacement in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
-        text = text[:start] + replacement + text[end:]
-    from mcp_codemod.fix_imports import update_imports  # libcst: only when fixing
-
-    text = update_imports(text, needed, replaced)
+    edits += [(start, end, spell[guarded]) for start, end, guarded in swaps]
+    text = _splice(text, edits)
     try:
         ast.parse(text)
     except SyntaxError as error:  # a bug of ours: never write it
         raise FixError(f"the fixed text would not parse ({error.msg}); left unchanged") from None
     return text
+
+
+@contextmanager
+def _without_cycle_collector() -> Iterator[None]:
+    # A syntax tree is millions of objects and no cycles; with the collector on, its passes over
+    # them made fixing a 2 MB file several times slower (as `check_files` found too).
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _splice(text: str, edits: list[tuple[int, int, str]]) -> str:
+    """`text` with every edit made in one pass; insertions at one offset keep their order."""
+    pieces: list[str] = []
+    position = 0
+    for start, end, replacement in sorted(edits, key=lambda edit: (edit[0], edit[1])):
+        if start < position:
+            raise FixError("overlapping edits (a bug of ours); left unchanged")
+        pieces += [text[position:start], replacement]
+        position = end
+    pieces.append(text[position:])
+    return "".join(pieces)
 
 
 # After the last element of a multi-line `Annotated[...]`: a trailing comma (and maybe a comment)

@@ -101,6 +101,7 @@ class Sources:
     def __init__(self, cache: FactsCache | None, unsaved: dict[Path, bytes] | None = None) -> None:
         self.cache = cache
         self.unsaved = unsaved or {}
+        self.digests: dict[str, bytes] = {}  # absolute path → digest of the bytes analysed
         self.located: dict[Path, tuple[str, Path, bool, str]] = {}
 
     def locate(self, path: Path) -> tuple[str, Path, bool, str]:
@@ -123,6 +124,7 @@ class Sources:
             except OSError:
                 unchanged = False
             if unchanged and (known := self._known(path, entry, prefilter)) is not _UNKNOWN:
+                self.digests[key] = entry.digest
                 return known
         try:
             # Stamp before reading: a change while reading leaves a stamp that no longer matches.
@@ -130,10 +132,11 @@ class Sources:
             data = path.read_bytes()
         except OSError as error:
             return f"cannot read: {error.strerror or error}"
+        content = digest(data)
+        self.digests[key] = content
         if stat is None:
             entry = _UNCACHED
         else:
-            content = digest(data)
             if entry is None or entry.digest != content:
                 entry = Entry(trusted_stamp(stat), content, None, None)
             else:

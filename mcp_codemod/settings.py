@@ -53,6 +53,7 @@ class Settings:
     output_format: str = "text"
     framework: Framework | None = None  # for servers whose framework cannot be resolved
     respect_gitignore: bool = True
+    force_exclude: bool = False  # excludes and .gitignore apply to paths given explicitly too
     cache_dir: Path | None = None
     config_file: Path | None = None
 
@@ -69,6 +70,7 @@ _KEYS = {
     "output-format",
     "framework",
     "respect-gitignore",
+    "force-exclude",
     "cache-dir",
 }
 
@@ -87,8 +89,13 @@ def _table(path: Path) -> dict | None:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise ConfigError(f"{path}: cannot read: {error}") from None
-    table = data.get("tool", {}).get("mcp-codemod")
-    return table if isinstance(table, dict) else None
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        raise ConfigError(f"{path}: `tool` must be a table, not {type(tool).__name__}")
+    table = tool.get("mcp-codemod")
+    if table is not None and not isinstance(table, dict):
+        raise ConfigError(f"{path}: `tool.mcp-codemod` must be a table")
+    return table
 
 
 def load_settings(config_file: Path | None, overrides: dict) -> Settings:
@@ -138,10 +145,11 @@ def _validate(values: dict, path: Path | None) -> Settings:
                 f"{where}`framework` must be one of mcp1, mcp2, fastmcp, not {values['framework']!r}"
             )
         settings = replace(settings, framework=framework)
-    if "respect_gitignore" in values:
-        if not isinstance(values["respect_gitignore"], bool):
-            raise ConfigError(f"{where}`respect-gitignore` must be true or false")
-        settings = replace(settings, respect_gitignore=values["respect_gitignore"])
+    for key in ("respect_gitignore", "force_exclude"):
+        if key in values:
+            if not isinstance(values[key], bool):
+                raise ConfigError(f"{where}`{key.replace('_', '-')}` must be true or false")
+            settings = replace(settings, **{key: values[key]})
     if "cache_dir" in values:
         if not isinstance(values["cache_dir"], str | Path) or not str(values["cache_dir"]):
             raise ConfigError(f"{where}`cache-dir` must be a path")

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import codecs
+import functools
 import io
 import os
 import re
+import stat
 import tempfile
 import tokenize
 from dataclasses import dataclass
@@ -52,27 +55,83 @@ def decode(data: bytes) -> Source:
         raise SourceError(str(error)) from None
 
 
-def read_source(path: Path) -> Source:
+CHANGED = "changed while fixing; left unchanged, run fix again"
+
+
+def read_bytes(path: Path) -> bytes:
+    """The bytes of a regular file (a FIFO would block the read)."""
     try:
-        data = path.read_bytes()
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise SourceError("not a regular file")
+        return path.read_bytes()
     except OSError as error:
         raise SourceError(f"cannot read: {error.strerror or error}") from None
-    return decode(data)
 
 
-def write_source(path: Path, text: str, encoding: str) -> None:
-    """Replace `path` atomically (temporary file in the same directory, then rename), keeping its
-    permission bits, so that an interrupted write never leaves a truncated file."""
+@functools.cache
+def ascii_compatible(encoding: str) -> bool:
+    """Whether every ASCII character is one and the same byte in `encoding`, both ways and in any
+    context. Edits in UTF-7, ISO-2022-JP or UTF-16 text could change bytes they do not touch."""
+    try:
+        name = codecs.lookup(encoding).name
+    except LookupError:
+        return False
+    if name.startswith("iso2022") or name == "hz":
+        return False  # escape sequences switch what the ASCII bytes after them mean
+    sample = bytes(range(128))
+    try:
+        text = sample.decode(name)
+        return text == sample.decode("ascii") and text.encode(name) == sample
+    except UnicodeError:
+        return False
+
+
+def read_for_rewrite(path: Path) -> tuple[bytes, Source]:
+    """The bytes and the decoded text of a file the fixer may rewrite; raises SourceError for an
+    encoding it must not re-encode."""
+    data = read_bytes(path)
+    source = decode(data)
+    # utf-8-sig is UTF-8 after its BOM, which encoding puts back.
+    if not ascii_compatible(source.encoding.removesuffix("-sig")):
+        raise SourceError(
+            f"encoded in {source.encoding}, which is not ASCII-compatible; left unchanged"
+        )
+    if source.text.encode(source.encoding) != data:
+        raise SourceError(
+            f"its {source.encoding} text does not encode back to the same bytes; left unchanged"
+        )
+    return data, source
+
+
+def write_source(path: Path, text: str, encoding: str, original: bytes) -> None:
+    """Compare and swap: replace the file `path` names, if it still holds the bytes `original`,
+    with `text`. Atomic (a temporary file in the same directory, then a rename), so an
+    interrupted write never leaves a truncated file; permission bits kept. A symbolic link stays
+    a link: its target is rewritten in place. Raises SourceError (with the message CHANGED when
+    the file changed since it was read) and leaves the file as it was."""
     data = text.encode(encoding)
-    mode = path.stat().st_mode & 0o7777
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        target = path.resolve(strict=True)
+        mode = target.stat().st_mode & 0o7777
+        handle, temporary = tempfile.mkstemp(
+            dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
+        )
+    except OSError as error:
+        raise SourceError(f"cannot write: {error.strerror or error}; left unchanged") from None
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
             stream.flush()
             os.fsync(stream.fileno())
         os.chmod(temporary, mode)
-        os.replace(temporary, path)
+        # The last moment to notice an editor's save or a formatter's run: only a change within
+        # the next system call can still be lost.
+        if read_bytes(target) != original:
+            raise SourceError(CHANGED)
+        os.replace(temporary, target)
+    except OSError as error:
+        Path(temporary).unlink(missing_ok=True)
+        raise SourceError(f"cannot write: {error.strerror or error}; left unchanged") from None
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise

@@ -28,7 +28,9 @@ def fix_tree(tmp_path: Path, files: dict[str, str], rules=None) -> dict[str, str
         path.write_text(dedent(text), encoding="utf-8")
         paths.append(path)
     result = check_files(paths, rules or select_rules(None, []))
-    outcome = fix_findings(result.findings)
+    outcome = fix_findings(
+        result.findings, result.digests, frozenset(path.resolve() for path in paths)
+    )
     assert outcome.failures == ()
     fixed = {Path(change.path).resolve(): change.fixed for change in outcome.files}
     return {
@@ -54,8 +56,9 @@ def test_optional_text_is_wrapped_and_the_server_guarded(tmp_path):
             return query or ""
         """,
         """\
-        from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
         from typing import Annotated
+
+        from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
 
         mcp = GuardedFastMCP("demo")  # the server
 
@@ -172,8 +175,8 @@ def test_alias_is_rewritten_once_at_its_definition(tmp_path):
         from typing import Annotated, Optional
 
         from mcp.server.fastmcp import Context
-        from pydantic import Field
         from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
+        from pydantic import Field
 
         Query = Annotated[Optional[str], Field(description="text"), NoPreParse]
         mcp = GuardedFastMCP("demo")
@@ -251,8 +254,8 @@ def test_strict_integers_get_the_whole_float_marker(tmp_path):
         from typing import Annotated
 
         from fastmcp import FastMCP
-        from pydantic import Field, StrictInt
         from mcp_codemod.runtime import AcceptWholeFloat
+        from pydantic import Field, StrictInt
 
         mcp = FastMCP("demo", strict_input_validation=True)
 
@@ -292,9 +295,10 @@ def test_subclass_base_becomes_the_guarded_class(tmp_path):
             return isinstance(value, FastMCP)
         """,
         """\
+        from typing import Annotated
+
         from mcp.server.fastmcp import FastMCP
         from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
-        from typing import Annotated
 
 
         class App(GuardedFastMCP):
@@ -335,7 +339,8 @@ def test_class_based_tools_on_a_server_passed_in(tmp_path):
     # The construction is out of reach: nothing is guessed, the user is told what to add.
     assert "GuardedFastMCP" not in fixed["tools.py"]
     result = check_files([tmp_path / "tools.py"], select_rules(None, []))
-    [advice] = fix_findings(result.findings).advice
+    writable = frozenset([(tmp_path / "tools.py").resolve()])
+    [advice] = fix_findings(result.findings, result.digests, writable).advice
     assert "guard(server)" in advice and "tools.py:9" in advice
 
 
@@ -491,8 +496,9 @@ def test_tools_registered_on_self_in_a_server_subclass(tmp_path):
                 return q or ""
         """,
         """\
-        from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
         from typing import Annotated
+
+        from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
 
 
         class App(GuardedFastMCP):
@@ -519,8 +525,9 @@ def test_non_ascii_text_before_the_annotation(tmp_path):
             return requête or clé
         """,
         """\
-        from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
         from typing import Annotated
+
+        from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
 
         mcp = GuardedFastMCP("démo")
 

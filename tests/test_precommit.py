@@ -100,3 +100,19 @@ def test_fix_hook_rewrites_the_server_and_fails_the_commit(project, pre_commit_h
     fixed = (project / "server.py").read_text(encoding="utf-8")
     assert "GuardedFastMCP" in fixed
     assert "query: Annotated[str | None, NoPreParse] = None" in fixed
+
+
+def test_a_file_in_an_excluded_folder_does_not_block_the_commit(tmp_path, pre_commit_home):
+    repo = tmp_path / "project"
+    (repo / "generated").mkdir(parents=True)
+    (repo / "generated" / "server.py").write_text(EXPOSED, encoding="utf-8")
+    (repo / "pyproject.toml").write_text(
+        '[tool.mcp-codemod]\nextend-exclude = ["generated"]\n', encoding="utf-8"
+    )
+    for command in (["init", "--quiet"], ["add", "generated/server.py", "pyproject.toml"]):
+        subprocess.run(["git", *command], cwd=repo, env=environment(), check=True)
+
+    result = try_repo(repo, "mcp-codemod-check", pre_commit_home)
+
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Passed" in result.stdout

@@ -16,6 +16,10 @@ def check(tmp_path: Path, files: dict[str, str]):
     return check_files([tmp_path / name for name in files], select_rules(None, []))
 
 
+def every_file(directory: Path) -> frozenset[Path]:
+    return frozenset(path.resolve() for path in directory.rglob("*.py"))
+
+
 def found(result) -> set[tuple[str, str]]:
     return {(f.tool, f.parameter) for f in result.findings}
 
@@ -101,7 +105,7 @@ def test_annotated_registrar_parameter_is_resolved_through_its_callers(tmp_path)
     [finding] = result.findings
     [swap] = finding.fix.swaps
     assert swap.path.endswith("server.py")
-    outcome = fix_findings(result.findings)
+    outcome = fix_findings(result.findings, result.digests, every_file(tmp_path))
     assert outcome.advice == ()
     fixed = {Path(change.path).name: change.fixed for change in outcome.files}
     assert 'app = GuardedFastMCP("x")' in fixed["server.py"]
@@ -151,7 +155,7 @@ def test_one_note_per_server_out_of_reach(tmp_path):
         },
     )
     assert len(result.findings) == 3
-    [note] = fix_findings(result.findings).advice
+    [note] = fix_findings(result.findings, result.digests, every_file(tmp_path)).advice
     assert note.endswith(
         "tools.py:6: the server (an instance of mcp.server.fastmcp.FastMCP) is built outside the"
         " code this fix can rewrite: pass it through `mcp_codemod.runtime.guard(server)` before"

@@ -43,7 +43,8 @@ def findings(tmp_path: Path, rule: Rule, source: str):
 def fixed(tmp_path: Path, rule: Rule, source: str) -> str:
     path = tmp_path / "server.py"
     path.write_text(source, encoding="utf-8")
-    outcome = fix_findings(check_files([path], (rule,), jobs=1).findings)
+    result = check_files([path], (rule,), jobs=1)
+    outcome = fix_findings(result.findings, result.digests, {path.resolve()})
     assert outcome.failures == ()
     return outcome.files[0].fixed if outcome.files else source
 

@@ -20,7 +20,13 @@ from mcp_codemod.analysis.facts import (
     ServerSwap,
 )
 from mcp_codemod.analysis.frameworks import SERVER_CLASSES, Framework
-from mcp_codemod.analysis.types import AnnotationFacts, TypeExpr, classify
+from mcp_codemod.analysis.types import (
+    MAX_ALIAS_DEPTH,
+    AliasTooDeep,
+    AnnotationFacts,
+    TypeExpr,
+    classify,
+)
 
 ModuleLoader = Callable[[str, "ModuleFacts"], "ModuleFacts | None"]
 """Loads a module by name, looking first beside the module that imports it."""
@@ -174,7 +180,7 @@ class Linker:
                 )
                 continue
             owner, function = found
-            parameters.extend(self.parameters(owner, function, registration, server))
+            parameters.extend(self.parameters(owner, function, registration, server, unresolved))
         return LinkResult(tuple(parameters), tuple(unresolved), len(registrations))
 
     def parameters(
@@ -183,7 +189,9 @@ class Linker:
         function: Function,
         registration: Registration,
         server: ResolvedServer,
+        unresolved: list[UnresolvedTool],
     ) -> list[ToolParameter]:
+        """The tool's parameters; one whose annotation cannot be followed goes to `unresolved`."""
         tool = registration.tool_name or function.qualname.rsplit(".", 1)[-1]
         result = []
         for parameter in function.parameters:
@@ -193,11 +201,24 @@ class Linker:
                 if found is not None:
                     module, name = found
                     alias = AliasSite(module.path, module.aliases[name].site)
-            facts = classify(
-                parameter.annotation,
-                lambda name: self.alias_value(name, owner),
-                lambda name: self.class_fields(name, owner),
-            )
+            try:
+                facts = classify(
+                    parameter.annotation,
+                    lambda name: self.alias_value(name, owner),
+                    lambda name: self.class_fields(name, owner),
+                )
+            except AliasTooDeep:
+                unresolved.append(
+                    UnresolvedTool(
+                        owner.path,
+                        parameter.position.line,
+                        f"`{parameter.name}`: its annotation nests more than {MAX_ALIAS_DEPTH} "
+                        "type aliases; too deep to follow",
+                        Unseen.NOT_FOUND,
+                        server,
+                    )
+                )
+                continue
             result.append(
                 ToolParameter(owner.path, tool, function, parameter, facts, server, alias)
             )

@@ -166,6 +166,13 @@ def _pre_parse_changes(value: object) -> bool:
     return decoded is None or isinstance(decoded, list | dict)
 
 
+MAX_ALIAS_DEPTH = 100
+
+
+class AliasTooDeep(Exception):
+    """An annotation whose aliases nest deeper than MAX_ALIAS_DEPTH (each level costs stack)."""
+
+
 FieldsResolver = Callable[[str], "tuple[TypeExpr, ...] | None"]
 """Maps a qualified name to the field annotations of the project class it names, if it is one."""
 
@@ -175,6 +182,7 @@ def classify(
     resolve_alias: AliasResolver,
     resolve_fields: FieldsResolver = lambda name: None,
 ) -> AnnotationFacts:
+    """What the annotation admits; raises AliasTooDeep."""
     if expr is None:
         return AnnotationFacts(Text.ANY, Integer.NONE)
     return _Classifier(resolve_alias, resolve_fields).top(expr)
@@ -185,6 +193,7 @@ class _Classifier:
         self.resolve_alias = resolve_alias
         self.resolve_fields = resolve_fields
         self.seen: set[str] = set()
+        self.depth = 0
 
     def top(self, expr: TypeExpr) -> AnnotationFacts:
         # pydantic strips `Annotated` before the SDK compares the field annotation with `str`,
@@ -226,14 +235,23 @@ class _Classifier:
             if alias is not None:
                 self.seen.add(qualified)
                 value, is_type_statement = alias
+                self.depth += 1
+                if self.depth > MAX_ALIAS_DEPTH:
+                    raise AliasTooDeep(qualified)
                 # A PEP 695 alias reaches pydantic as a TypeAliasType, which is never `str` itself.
-                return self.visit(value, exact_allowed and not is_type_statement)
+                facts = self.visit(value, exact_allowed and not is_type_statement)
+                self.depth -= 1
+                return facts
             fields = self.resolve_fields(qualified)
             if fields is not None:
                 # A model, dataclass or TypedDict of the project: an object in the schema, with
-                # its fields' schemas in its definition.
+                # its fields' schemas in its definition. Nested models cost stack as aliases do.
                 self.seen.add(qualified)
+                self.depth += 1
+                if self.depth > MAX_ALIAS_DEPTH:
+                    raise AliasTooDeep(qualified)
                 nested = any(self.visit(f, exact_allowed=False).fixed_tuple for f in fields)
+                self.depth -= 1
                 return AnnotationFacts(
                     Text.NO_STR, Integer.NONE, fixed_tuple=nested, structured=True
                 )

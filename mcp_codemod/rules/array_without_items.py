@@ -59,9 +59,10 @@ def zoom(center: tuple[float, float], level: int = 3) -> str:
 """,
             lines=(7,),
             fixed="""\
+from typing import Annotated
+
 from mcp.server.fastmcp import FastMCP
 from mcp_codemod.runtime import ArrayItemsSchema
-from typing import Annotated
 
 mcp = FastMCP("maps")
 
@@ -115,9 +116,8 @@ def route(stops: Annotated[list[Tuple[int, int]], ArrayItemsSchema], box: Annota
             """\
 from dataclasses import dataclass
 
-from pydantic import BaseModel
-
 from mcp.server.mcpserver import MCPServer
+from pydantic import BaseModel
 
 mcp = MCPServer("maps")
 
@@ -135,15 +135,14 @@ class Label:
 def mark(area: Area, label: Label) -> str:
     return str(area)
 """,
-            lines=(20,),
+            lines=(19,),
             fixed="""\
 from dataclasses import dataclass
-
-from pydantic import BaseModel
+from typing import Annotated
 
 from mcp.server.mcpserver import MCPServer
 from mcp_codemod.runtime import ArrayItemsSchema
-from typing import Annotated
+from pydantic import BaseModel
 
 mcp = MCPServer("maps")
 

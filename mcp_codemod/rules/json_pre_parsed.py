@@ -85,8 +85,9 @@ def search(query: str | None = None) -> str:
 """,
             lines=(7,),
             fixed="""\
-from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
 from typing import Annotated
+
+from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
 
 mcp = GuardedFastMCP("search")
 

@@ -53,9 +53,8 @@ RULE = Rule(
     cases=(
         Invalid(
             """\
-from pydantic import StrictInt
-
 from mcp.server.fastmcp import FastMCP
+from pydantic import StrictInt
 
 mcp = FastMCP("pages")
 
@@ -64,13 +63,13 @@ mcp = FastMCP("pages")
 def page(number: StrictInt) -> str:
     return str(number)
 """,
-            lines=(9,),
+            lines=(8,),
             fixed="""\
-from pydantic import StrictInt
+from typing import Annotated
 
 from mcp.server.fastmcp import FastMCP
 from mcp_codemod.runtime import AcceptWholeFloat
-from typing import Annotated
+from pydantic import StrictInt
 
 mcp = FastMCP("pages")
 
@@ -94,9 +93,8 @@ def page(number: int) -> str:
         ),
         Invalid(
             """\
-from pydantic import Field
-
 from fastmcp import FastMCP
+from pydantic import Field
 
 mcp = FastMCP("pages", strict_input_validation=True)
 
@@ -105,13 +103,13 @@ mcp = FastMCP("pages", strict_input_validation=True)
 def page(number: int, size: int = Field(10, strict=True)) -> str:
     return str(number * size)
 """,
-            lines=(9, 9),
+            lines=(8, 8),
             fixed="""\
-from pydantic import Field
+from typing import Annotated
 
 from fastmcp import FastMCP
 from mcp_codemod.runtime import AcceptWholeFloat
-from typing import Annotated
+from pydantic import Field
 
 mcp = FastMCP("pages", strict_input_validation=True)
 

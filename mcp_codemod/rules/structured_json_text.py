@@ -68,9 +68,10 @@ def crop(loc: list[int] | None = None, size: dict[str, int] | None = None) -> st
 """,
             lines=(7, 7),
             fixed="""\
+from typing import Annotated
+
 from fastmcp import FastMCP
 from mcp_codemod.runtime import DecodeJsonText
-from typing import Annotated
 
 mcp = FastMCP("images")
 
@@ -82,9 +83,8 @@ def crop(loc: Annotated[list[int] | None, DecodeJsonText] = None, size: Annotate
         ),
         Invalid(
             """\
-from pydantic import BaseModel
-
 from fastmcp import FastMCP
+from pydantic import BaseModel
 
 mcp = FastMCP("images")
 
@@ -98,13 +98,13 @@ class Box(BaseModel):
 def crop(box: Box) -> str:
     return str(box)
 """,
-            lines=(14,),
+            lines=(13,),
             fixed="""\
-from pydantic import BaseModel
+from typing import Annotated
 
 from fastmcp import FastMCP
 from mcp_codemod.runtime import DecodeJsonText
-from typing import Annotated
+from pydantic import BaseModel
 
 mcp = FastMCP("images")
 

@@ -1,0 +1,64 @@
+"""`[tool.mcp-codemod]`: every wrong shape is one line and exit 2, never a traceback."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from mcp_codemod.cli import main
+
+
+@pytest.mark.parametrize(
+    ("pyproject", "message"),
+    [
+        ("tool = 5", "`tool` must be a table"),
+        ('tool = "mcp-codemod"', "`tool` must be a table"),
+        ("[tool]\nmcp-codemod = 5", "`tool.mcp-codemod` must be a table"),
+        ("[[tool.mcp-codemod]]\nselect = []", "`tool.mcp-codemod` must be a table"),
+        ("[tool.mcp-codemod]\nexclude = 3", "`exclude` must be a list of strings"),
+        ("[tool.mcp-codemod]\nextend-exclude = [1]", "`extend-exclude` must be a list of strings"),
+        ("[tool.mcp-codemod]\nignore = {}", "`ignore` must be a list of strings"),
+        ("[tool.mcp-codemod]\nframework = 3", "`framework` must be one of mcp1, mcp2, fastmcp"),
+        ("[tool.mcp-codemod]\noutput-format = []", "`output-format` must be one of"),
+        ("[tool.mcp-codemod]\ncache-dir = 3", "`cache-dir` must be a path"),
+        ("[tool.mcp-codemod]\nrespect-gitignore = 1", "`respect-gitignore` must be true or false"),
+        ('[tool.mcp-codemod]\nforce-exclude = "yes"', "`force-exclude` must be true or false"),
+        ("[tool.mcp-codemod.sub]\nx = 1", "unknown option(s) in [tool.mcp-codemod]: sub"),
+        ("[tool", "cannot read"),
+    ],
+)
+@pytest.mark.parametrize("command", ["check", "fix"])
+def test_a_wrong_shape_is_one_line_and_exit_2(tmp_path, monkeypatch, pyproject, message, command):
+    (tmp_path / "pyproject.toml").write_text(pyproject + "\n", encoding="utf-8")
+    (tmp_path / "a.py").write_text("x = 1\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+
+    result = CliRunner().invoke(main, [command, "--no-cache", "a.py"])
+
+    assert result.exit_code == 2, result.output
+    assert result.output.count("\n") == 1, result.output
+    assert result.output.startswith(f"mcp-codemod: error: {tmp_path / 'pyproject.toml'}: ")
+    assert message in result.output
+
+
+def test_force_exclude_from_the_configuration_file(tmp_path, monkeypatch):
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.mcp-codemod]\nextend-exclude = ["generated"]\nforce-exclude = true\n',
+        encoding="utf-8",
+    )
+    (tmp_path / "generated").mkdir()
+    exposed = (
+        "from mcp.server.fastmcp import FastMCP\nmcp = FastMCP('x')\n\n\n@mcp.tool()\n"
+        "def f(q: str | None = None) -> str:\n    return ''\n"
+    )
+    (tmp_path / "generated" / "server.py").write_text(exposed, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+
+    configured = CliRunner().invoke(main, ["check", "--no-cache", "generated/server.py"])
+    overridden = CliRunner().invoke(
+        main, ["check", "--no-cache", "--no-force-exclude", "generated/server.py"]
+    )
+
+    assert configured.exit_code == 0, configured.output
+    assert overridden.exit_code == 1, overridden.output
+    assert "generated/server.py:6:7: MCP001" in overridden.output
