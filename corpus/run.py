@@ -1,25 +1,31 @@
 """The ecosystem check: run `mcp-codemod check` and `fix` over real MCP servers, with invariants.
 
     python corpus/run.py [--only NAME ...] [--deep] [--details] [--markdown corpus/RESULTS.md]
+    python corpus/run.py --download-only        # fill the cache (CI's setup step), nothing else
 
 For every distribution pinned in corpus/packages.txt: download it (`pip download --no-deps`),
 unpack it to a cache folder outside the repository (default ~/.cache/mcp-codemod-corpus, or
-$MCP_CODEMOD_CORPUS_CACHE), copy it, run `check` and `fix --write` on the copy, and verify:
+$MCP_CODEMOD_CORPUS_CACHE), copy it to `work/<key>/tree` beside a second pristine copy
+(`work/<key>/neighbour`), run `check` and `fix --unsafe-fixes --write` on the tree, and verify:
 
 - no command crashes (exit code 2, a traceback);
-- every rewritten file still parses, and only `.py` files with fixes planned for them change;
+- every rewritten file still parses, and exactly the `.py` files `api.fix_paths` plans change;
+- nothing outside the given path changes (the neighbour copy is byte-identical afterwards);
+- a file that passes `ruff check --isolated --select I` before the fix passes it after;
 - a second `fix --write` changes nothing, and `fix` without `--write` then has nothing to show;
 - `check` afterwards reports no fixable finding, and the same number of tools;
 - files without findings are byte-identical.
 
-It prints a table per package and exits 1 when any invariant fails. The fix phase runs when
-`mcp-codemod fix --help` works, and is reported as skipped otherwise.
+Unseen registrations (unresolved, except tools with generated signatures) are counted against
+all registrations over the run; the run fails at 2% or more. It prints a table per package (a
+column for every rule that reported something) and exits 1 when any invariant fails.
 
 `--deep` additionally installs the packages marked `deep=` into throwaway virtualenvs (kept in the
 cache), imports each named server from the sources before and after the fix, requires every
-tool's input schema to be unchanged, and runs `mcp-codemod probe` (where that command exists) on
-both: after the fix no argument may arrive mangled except on parameters `check` reports as not
-fixable. Where probe and check disagree before the fix, the details list it (analyzer leads).
+tool's input schema to be unchanged, and runs `mcp-codemod probe` on both, for servers whose class
+is constructed in the package's sources: after the fix the probe may find no mangled argument at
+all (whatever `check` said of it), and before the fix `check` must report exactly the parameters
+the probe finds mangled (MCP001, MCP002).
 
 Importable: `tests/test_corpus_subset.py` calls `load_packages` and `run_package`.
 """
@@ -51,7 +57,9 @@ DEFAULT_CACHE = Path(
     os.environ.get("MCP_CODEMOD_CORPUS_CACHE", Path.home() / ".cache" / "mcp-codemod-corpus")
 )
 CODEMOD = [sys.executable, "-m", "mcp_codemod"]
-SELECT = "ALL"  # every rule, so MCP003 is counted too; fix only touches the fixable ones
+SELECT = "ALL"  # every rule, the ones off by default too; fix only touches the fixable ones
+# Unsafe fixes too: the server swap of MCP004 is what covers the tools `check` cannot see.
+FIX = ["fix", "--unsafe-fixes"]
 TIMEOUT = 300  # seconds for one command on one package
 
 
@@ -211,61 +219,35 @@ def codemod(arguments: list[str], cwd: Path) -> Run:
     return Run(command, done.returncode, done.stdout, done.stderr, time.perf_counter() - start)
 
 
-_FIX_AVAILABLE: bool | None = None
+def analysis_here(framework: str | None) -> dict:
+    """What `mcp_codemod.api` finds in the working directory, for what the CLI's JSON does not
+    carry: the registrations, the unresolved ones with why, and the files the fix (with unsafe
+    fixes) rewrites. Tools and unresolved are counted without `framework`, as a user first sees
+    them; the planned files with it."""
+    from mcp_codemod import api
 
-
-def fix_available() -> bool:
-    global _FIX_AVAILABLE
-    if _FIX_AVAILABLE is None:
-        _FIX_AVAILABLE = codemod(["fix", "--help"], REPO).returncode == 0
-    return _FIX_AVAILABLE
-
-
-def probe_available() -> bool:
-    return codemod(["probe", "--help"], REPO).returncode == 0
-
-
-# The analysis as the CLI runs it, for what the JSON output does not carry: how many tool
-# registrations were found, which were not checked, and which files the fixes will touch.
-_INTROSPECT = r"""
-import json, sys
-from mcp_codemod.api import Options, check_paths
-framework = sys.argv[1] or None
-options = Options(select=("ALL",), cache=False)
-settings, result = check_paths((".",), options)
-if framework is not None:
-    settings, stated = check_paths((".",), Options(select=("ALL",), cache=False, framework=framework))
-else:
-    stated = result
-planned = set()
-for finding in stated.findings:
-    if finding.fix is not None:
-        planned.update(edit.path for edit in finding.fix.markers + finding.fix.swaps)
-print(json.dumps({
-    "tools": result.tools,
-    "unresolved": [[u.path, u.line, u.reason] for u in result.unresolved],
-    "unresolved_stated": [[u.path, u.line, u.reason] for u in stated.unresolved],
-    "planned": sorted(planned),
-}))
-"""
-
-
-def introspect(cwd: Path, framework: str | None = None) -> dict | None:
-    """Tool count and unresolved tools as `check` finds them without `--framework`, and the files
-    the fix will touch (with the package's `framework`). None if the internals moved."""
-    done = subprocess.run(
-        [sys.executable, "-c", _INTROSPECT, framework or ""],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
+    stated = api.fix_paths(
+        [], api.Options(select=[SELECT], framework=framework, cache=False), unsafe_fixes=True
     )
+    found = stated.check
+    if framework is not None:
+        _, found = api.check_paths([], api.Options(select=[SELECT], cache=False))
+    return {
+        "tools": found.tools,
+        "unresolved": [[u.path, u.line, u.reason, u.kind.value] for u in found.unresolved],
+        "planned": sorted(change.path for change in stated.fixes.files),
+    }
+
+
+def analysis(work: Path, framework: str | None) -> dict | None:
+    """`analysis_here` in the package's copy: its folder is the working directory, as for a user
+    running `mcp-codemod` there (its configuration, paths relative to it). None if it failed."""
+    command = [sys.executable, str(Path(__file__).resolve()), "--analysis-here"]
+    command += ["--framework", framework] if framework else []
+    done = subprocess.run(command, cwd=work, capture_output=True, text=True, timeout=TIMEOUT)
     if done.returncode != 0:
         return None
-    try:
-        return json.loads(done.stdout.strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        return None
+    return json.loads(done.stdout)
 
 
 # ---- what a careful reader would count ----------------------------------------------------------
@@ -315,7 +297,7 @@ class PackageResult:
     findings: list[dict] = field(default_factory=list)
     unparsable: list[str] = field(default_factory=list)  # E902 paths
     changed: list[str] = field(default_factory=list)
-    fix: str = "not run"  # "ok", "skipped: fix not available", "failed"
+    fix: str = "not run"  # "crashed" (fix --write failed), "failed" (an invariant), "ok"
     deep: str = ""
     probe: dict = field(default_factory=dict)  # --deep: the probe's problems before/after
     probe_only: list = field(default_factory=list)  # mangled per the probe, not reported by check
@@ -329,6 +311,21 @@ class PackageResult:
     @property
     def fixable(self) -> int:
         return sum(bool(f.get("fixable")) for f in self.findings)
+
+    @property
+    def unseen(self) -> list[list]:
+        """Unresolved registrations, except tools whose signature is made at run time: no static
+        analysis can see those, so they do not count against its reach."""
+        return [u for u in self.unresolved if u[3] != GENERATED_SIGNATURE]
+
+
+GENERATED_SIGNATURE = "generated-signature"  # an `Unseen` kind of the linker
+UNSEEN_TARGET = 0.02  # the share of unseen registrations the run tolerates
+
+
+def unseen_share(results: list[PackageResult]) -> tuple[int, int]:
+    """Unseen registrations and all registrations, over the packages."""
+    return sum(len(r.unseen) for r in results), sum(r.tools or 0 for r in results)
 
 
 # What tools leave beside the sources (bytecode, mcp-codemod's own analysis cache): not sources.
@@ -362,6 +359,13 @@ def _relative(path: str) -> str:
     return Path(path).as_posix().removeprefix("./")
 
 
+def _subject(finding: dict) -> str:
+    """What a finding is about: a tool parameter, or (MCP004) its server."""
+    if finding["parameter"] is None:
+        return _oneline(finding["message"])
+    return f"`{finding['tool']}`: `{finding['parameter']}: {_oneline(finding['annotation'])}`"
+
+
 def _options(package: Package) -> list[str]:
     """What every check and fix of a package is given: the rules, and its framework if stated."""
     return ["--select", SELECT, *(["--framework", package.framework] if package.framework else [])]
@@ -379,47 +383,87 @@ def check_phase(result: PackageResult, work: Path) -> Run | None:
     except (ValueError, KeyError) as error:
         result.failures.append(f"check printed invalid JSON ({error}): {run.stdout[:300]}")
         return None
-    info = introspect(work, result.package.framework)
-    if info is not None:
+    info = analysis(work, result.package.framework)
+    if info is None:
+        result.failures.append("the analysis through mcp_codemod.api failed")
+    else:
         result.tools = info["tools"]
         result.unresolved = info["unresolved"]
         result.planned = info["planned"]
     return run
 
 
+def _outside(work: Path) -> dict[str, str]:
+    """The files beside the fixed tree (its parent folder's other files)."""
+    return {
+        path: digest
+        for path, digest in _digest(work.parent).items()
+        if not path.startswith(f"{work.name}/")
+    }
+
+
+def _unsorted_imports(work: Path) -> set[str] | None:
+    """The files whose imports `ruff check --isolated --select I` would sort; None without ruff."""
+    command = [sys.executable, "-m", "ruff", "check", "--isolated", "--select", "I", "--no-cache"]
+    command += ["--exit-zero", "--output-format", "json", "."]
+    done = subprocess.run(command, cwd=work, capture_output=True, text=True, timeout=TIMEOUT)
+    if done.returncode != 0:
+        return None
+    return {
+        Path(item["filename"]).resolve().relative_to(work.resolve()).as_posix()
+        for item in json.loads(done.stdout or "[]")
+        if (item.get("code") or "").startswith("I")
+    }
+
+
 def fix_phase(result: PackageResult, work: Path, planned: set[str]) -> None:
     before = _digest(work)
-    fixed = codemod(["fix", "--write", *_options(result.package), "."], work)
+    outside = _outside(work)
+    unsorted = _unsorted_imports(work)
+    if unsorted is None:
+        result.failures.append("ruff is not installed: pip install -e '.[test]'")
+    fixed = codemod([*FIX, "--write", *_options(result.package), "."], work)
     if fixed.crashed() or fixed.returncode != 0:
-        result.fix = "failed"
+        result.fix = "crashed"
         result.failures.append(f"fix --write: {fixed.describe()}")
         return
     after = _digest(work)
+    outside_after = _outside(work)
+    if outside_after != outside:
+        changed = sorted(
+            p for p in set(outside) | set(outside_after) if outside.get(p) != outside_after.get(p)
+        )
+        result.failures.append(f"fix --write changed files outside the given path: {changed}")
     result.changed = sorted(path for path in after if before.get(path) != after[path])
+    if unsorted is not None:
+        now_unsorted = sorted((_unsorted_imports(work) or set()) - unsorted)
+        if now_unsorted:
+            result.failures.append(
+                f"imports sorted before the fix, not after (ruff --select I): {now_unsorted}"
+            )
     if set(before) != set(after):
         result.failures.append(
             f"fix --write added or removed files: {sorted(set(before) ^ set(after))}"
         )
-    with_findings = {_relative(f["path"]) for f in result.findings if f.get("fixable")}
-    allowed = with_findings | {_relative(path) for path in planned}
+    planned = {_relative(path) for path in planned}
     for path in result.changed:
         if not path.endswith(".py"):
             result.failures.append(f"fix rewrote a non-Python file: {path}")
-        elif path not in allowed:
-            result.failures.append(f"fix rewrote {path}, which has no fixable finding")
+        elif path not in planned:
+            result.failures.append(f"fix rewrote {path}, which the API plans no fix for")
         error = _parses(work / path)
         if error is not None:
             result.failures.append(f"{path} no longer parses after the fix: {error}")
-    missing = sorted(with_findings - set(result.changed))
+    missing = sorted(planned - set(result.changed))
     if missing:
-        result.failures.append(f"fixable findings but file unchanged: {missing}")
+        result.failures.append(f"fixes planned but file unchanged: {missing}")
 
-    again = codemod(["fix", "--write", *_options(result.package), "."], work)
+    again = codemod([*FIX, "--write", *_options(result.package), "."], work)
     if again.crashed() or again.returncode != 0:
         result.failures.append(f"second fix --write: {again.describe()}")
     elif _digest(work) != after:
         result.failures.append("a second fix --write changed files again (not idempotent)")
-    dry = codemod(["fix", *_options(result.package), "."], work)
+    dry = codemod([*FIX, *_options(result.package), "."], work)
     if dry.crashed() or dry.returncode != 0 or re.search(r"^(@@|\+\+\+ )", dry.stdout, re.M):
         result.failures.append(
             f"fix without --write after fixing still shows changes: {dry.describe()}"
@@ -436,11 +480,11 @@ def fix_phase(result: PackageResult, work: Path, planned: set[str]) -> None:
         for finding in left:
             result.failures.append(
                 f"still fixable after fix: {finding['path']}:{finding['line']} {finding['code']} "
-                f"`{finding['parameter']}: {finding['annotation']}`"
+                f"{_subject(finding)}"
             )
         if sorted(unparsable) != sorted(result.unparsable):
             result.failures.append(f"unparsable files changed: {result.unparsable} -> {unparsable}")
-        info = introspect(work, result.package.framework)
+        info = analysis(work, result.package.framework)
         if info is not None and len(info["unresolved"]) != len(result.unresolved):
             result.failures.append(
                 f"unresolved tools: {len(result.unresolved)} before the fix, "
@@ -453,14 +497,17 @@ def fix_phase(result: PackageResult, work: Path, planned: set[str]) -> None:
     result.fix = "failed" if result.failures else "ok"
 
 
+def work_tree(base: Path, package: Package) -> Path:
+    """Where a package's copy is checked and fixed: `base/<key>/tree`, beside `neighbour/`, a
+    second pristine copy that no fix of `tree` may touch."""
+    return base / package.key / "tree"
+
+
 def run_package(
-    package: Package,
-    cache: Path = DEFAULT_CACHE,
-    fix: bool | None = None,
-    scratch: Path | None = None,
+    package: Package, cache: Path = DEFAULT_CACHE, fix: bool = True, scratch: Path | None = None
 ) -> PackageResult:
-    """Check (and fix, when available) one package on a fresh copy of its sources, made under
-    `scratch` (default: the cache's work/ folder, which `--deep` reads afterwards)."""
+    """Check (and fix) one package on a fresh copy of its sources, made under `scratch`
+    (default: the cache's work/ folder, which `--deep` reads afterwards)."""
     start = time.perf_counter()
     result = PackageResult(package)
     try:
@@ -468,23 +515,19 @@ def run_package(
     except Exception as error:  # download/unpack problems are failures of the run, not crashes
         result.failures.append(f"download/unpack: {error}")
         return result
-    work = (scratch or cache / "work") / package.key
-    shutil.rmtree(work, ignore_errors=True)
+    work = work_tree(scratch or cache / "work", package)
+    shutil.rmtree(work.parent, ignore_errors=True)
     shutil.copytree(pristine, work)
+    shutil.copytree(pristine, work.parent / "neighbour")
     result.files = sum(1 for _ in work.rglob("*.py"))
     result.naive = naive_registrations(work)
-    if check_phase(result, work) is not None:
-        if fix is None:
-            fix = fix_available()
-        if not fix:
-            result.fix = "skipped: fix not available"
-        else:
-            pristine_digest = _digest(pristine)
-            fix_phase(result, work, set(result.planned))
-            unchanged = {p for p, d in _digest(work).items() if pristine_digest.get(p) == d}
-            touched = set(pristine_digest) - unchanged - set(result.changed)
-            if touched:
-                result.failures.append(f"files differ from the pristine copy: {sorted(touched)}")
+    if check_phase(result, work) is not None and fix:
+        pristine_digest = _digest(pristine)
+        fix_phase(result, work, set(result.planned))
+        unchanged = {p for p, d in _digest(work).items() if pristine_digest.get(p) == d}
+        touched = set(pristine_digest) - unchanged - set(result.changed)
+        if touched:
+            result.failures.append(f"files differ from the pristine copy: {sorted(touched)}")
     result.seconds = time.perf_counter() - start
     return result
 
@@ -511,6 +554,17 @@ async def tools():
 print(json.dumps({"class": type(server).__module__ + "." + type(server).__qualname__,
                   "tools": asyncio.run(tools())}, sort_keys=True))
 """
+
+
+def deep_targets(deep: str) -> list[str]:
+    """The `deep=` targets: separated by commas outside brackets, so an expression can call."""
+    targets, depth, start = [], 0, 0
+    for index, char in enumerate(deep):
+        depth += (char in "([{") - (char in ")]}")
+        if char == "," and depth == 0:
+            targets.append(deep[start:index])
+            start = index + 1
+    return [*targets, deep[start:]]
 
 
 def _venv(package: Package, cache: Path) -> Path:
@@ -545,8 +599,19 @@ def _in_venv(
     with tempfile.TemporaryDirectory() as scratch:
         shim = Path(scratch) / "_corpus_target.py"
         shim.write_text(_TARGET.format(module=module, expression=expression), encoding="utf-8")
+        # Servers that build boto3 clients at import find a profile, with no credentials: nothing
+        # reaches AWS (no tool is called).
+        aws = Path(scratch) / "aws-config"
+        aws.write_text("[default]\nregion = us-east-1\n", encoding="utf-8")
         path = os.pathsep.join([str(tree), scratch])
-        env = {**os.environ, "PYTHONPATH": path, "PYTHONDONTWRITEBYTECODE": "1"}
+        env = {
+            **os.environ,
+            "PYTHONPATH": path,
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "AWS_CONFIG_FILE": str(aws),
+            "AWS_SHARED_CREDENTIALS_FILE": str(aws),
+            "AWS_EC2_METADATA_DISABLED": "true",
+        }
         return subprocess.run(
             [str(python), *arguments],
             cwd=scratch,
@@ -558,9 +623,8 @@ def _in_venv(
 
 
 def deep(result: PackageResult, cache: Path) -> None:
-    """Install the package, then for each `deep=` target: the tools' input schemas before and after
-    the fix must be equal, and `mcp-codemod probe` must find no mangled argument after the fix
-    except on parameters that `check` reports as not fixable."""
+    """Install the package; for each `deep=` target the tools' input schemas must be equal before
+    and after the fix, and `mcp-codemod probe` runs on both trees (judged by `_compare`)."""
     package = result.package
     if not package.deep:
         return
@@ -570,13 +634,11 @@ def deep(result: PackageResult, cache: Path) -> None:
         result.deep = "install failed"
         result.failures.append(f"deep: {error}")
         return
-    pristine, work = cache / "src" / package.key, cache / "work" / package.key
-    probe = subprocess.run(
-        [str(python), "-m", "mcp_codemod", "probe", "--help"], capture_output=True, text=True
-    )
+    pristine, work = cache / "src" / package.key, work_tree(cache / "work", package)
     notes = []
     problems: dict[str, list] = {"before": [], "after": []}
-    for target in package.deep.split(","):
+    probed: set[str] = set()
+    for target in deep_targets(package.deep):
         schemas = {}
         for label, tree in (("before", pristine), ("after", work)):
             done = _in_venv(python, ["-c", _SCHEMAS], tree, target)
@@ -594,23 +656,29 @@ def deep(result: PackageResult, cache: Path) -> None:
             result.failures.append(f"deep: {target}: the fix changed the input schemas of {differ}")
         else:
             note += ", schemas equal"
-        if probe.returncode == 0:
-            found = _probe(result, python, pristine, work, target)
-            if found is None:
-                return
-            for label in problems:
-                problems[label] += found[label]
-            count = {
-                label: len({(p["tool"], p["parameter"]) for p in found[label]}) for label in found
-            }
-            note += f", probe: {count['before']} mangled parameters before, {count['after']} after"
-        notes.append(note)
-    if probe.returncode != 0:
-        notes.append("probe: skipped (not available)")
-    else:
-        _compare(result, problems)
+        server_class = schemas["before"]["class"].rpartition(".")[2]
+        if not _constructed_in(pristine, server_class):
+            # The package cannot fix a server that another package builds for it.
+            notes.append(f"{note}, not probed: no `{server_class}(...)` in its sources")
+            continue
+        found = _probe(result, python, pristine, work, target)
+        if found is None:
+            return
+        for label in problems:
+            problems[label] += found[label]
+        probed.update(before)
+        count = {label: len({(p["tool"], p["parameter"]) for p in found[label]}) for label in found}
+        notes.append(
+            f"{note}, probe: {count['before']} mangled parameters before, {count['after']} after"
+        )
+    _compare(result, problems, probed)
     result.probe = problems
     result.deep = "; ".join(notes)
+
+
+def _constructed_in(root: Path, class_name: str) -> bool:
+    call = re.compile(rf"\b{re.escape(class_name)}\s*\(")
+    return any(call.search(path.read_text(errors="replace")) for path in root.rglob("*.py"))
 
 
 def _probe(
@@ -642,47 +710,64 @@ def _names(pairs) -> str:
     return ", ".join(f"{tool}({parameter})" for tool, parameter in sorted(pairs))
 
 
-def _compare(result: PackageResult, problems: dict[str, list]) -> None:
-    """Probe against check, by (tool, parameter): what the fix left mangled is a failure; where
-    the two disagree before the fix is a lead for an analyzer bug."""
-    reported = {(f["tool"], f["parameter"]) for f in result.findings if f["code"] != "MCP003"}
-    unfixable = {(f["tool"], f["parameter"]) for f in result.findings if not f.get("fixable")}
+# The rules whose findings the probe can confirm: it sends JSON text and whole numbers as floats.
+PROBED_CODES = {"MCP001", "MCP002"}
+
+
+def _compare(result: PackageResult, problems: dict[str, list], tools: set[str]) -> None:
+    """Probe against check, by (tool, parameter), on the probed servers' tools. Two invariants:
+    after the fix nothing is mangled (whatever check said about it: an announced gap is still a
+    gap), and before the fix check reports exactly what the probe finds mangled."""
+    reported = {
+        (f["tool"], f["parameter"])
+        for f in result.findings
+        if f["code"] in PROBED_CODES and f["tool"] in tools
+    }
+    fixable = {(f["tool"], f["parameter"]) for f in result.findings if f.get("fixable")}
     mangled = {(p["tool"], p["parameter"]) for p in problems["before"]}
-    left = {(p["tool"], p["parameter"]) for p in problems["after"]} - unfixable
-    fixed_but_mangled = left & reported
-    if fixed_but_mangled:
+    left = {(p["tool"], p["parameter"]) for p in problems["after"]}
+    if left:
+        kinds = {
+            "reported as fixable": left & reported & fixable,
+            "reported as not fixable": (left & reported) - fixable,
+            "never reported": left - reported,
+        }
+        parts = [f"{len(pairs)} {kind}: {_names(pairs)}" for kind, pairs in kinds.items() if pairs]
+        if kinds["never reported"] and result.unresolved:
+            parts.append(f"(check announced {len(result.unresolved)} unchecked tools)")
         result.failures.append(
-            "deep: check reports these as fixable and the fix ran, but the probe still finds "
-            f"them mangled: {_names(fixed_but_mangled)}"
-        )
-    if left - reported and not result.unresolved:
-        # A silent false negative. Where check said it could not resolve some tools, it did not
-        # claim to cover them: those are listed in the details (`probe_only`), not failures.
-        result.failures.append(
-            "deep: mangled before and after the fix, never reported by check (false negatives): "
-            f"{_names(left - reported)}"
+            f"deep: the probe still finds {len(left)} parameters mangled after the fix; "
+            + "; ".join(parts)
         )
     result.probe_only = sorted(mangled - reported)
     result.check_only = sorted(reported - mangled)
+    if result.probe_only or result.check_only:
+        result.failures.append(
+            f"deep: check and the probe disagree before the fix on {len(result.probe_only)} "
+            f"mangled parameters check does not report and {len(result.check_only)} reported ones "
+            "the probe finds unharmed (see the details)"
+        )
 
 
 # ---- reporting -------------------------------------------------------------------------------
 
-CODES = ("MCP001", "MCP002", "MCP003")
-
 
 def table(results: list[PackageResult], markdown: bool = False) -> str:
+    # Every rule that reported something (MCP005, MCP006... appear once they exist).
+    codes = sorted({"MCP001", "MCP002", "MCP003"}.union(*(r.counts() for r in results)))
     header = [
         "package",
         "files",
         "tools",
         "unres.",
+        "unseen",
         "naive",
-        *CODES,
+        *codes,
         "fixable",
         "E902",
         "changed",
         "fix",
+        "disagree",
         "failures",
         "s",
     ]
@@ -699,12 +784,14 @@ def table(results: list[PackageResult], markdown: bool = False) -> str:
                 str(r.files),
                 "?" if r.tools is None else str(r.tools),
                 str(len(r.unresolved)),
+                str(len(r.unseen)),
                 naive_text,
-                *(str(counts.get(code, 0)) for code in CODES),
+                *(str(counts.get(code, 0)) for code in codes),
                 str(r.fixable),
                 str(len(r.unparsable)),
                 str(len(r.changed)),
                 r.fix,
+                f"{len(r.probe_only)}/{len(r.check_only)}" if r.probe else "",
                 str(len(r.failures)),
                 f"{r.seconds:.1f}",
             ]
@@ -717,12 +804,14 @@ def table(results: list[PackageResult], markdown: bool = False) -> str:
         str(sum(r.files for r in results)),
         str(sum(r.tools or 0 for r in results)),
         str(sum(len(r.unresolved) for r in results)),
+        str(sum(len(r.unseen) for r in results)),
         "",
-        *(str(total.get(code, 0)) for code in CODES),
+        *(str(total.get(code, 0)) for code in codes),
         str(sum(r.fixable for r in results)),
         str(sum(len(r.unparsable) for r in results)),
         str(sum(len(r.changed) for r in results)),
         "",
+        f"{sum(len(r.probe_only) for r in results)}/{sum(len(r.check_only) for r in results)}",
         str(sum(len(r.failures) for r in results)),
         f"{sum(r.seconds for r in results):.1f}",
     ]
@@ -759,12 +848,13 @@ def details(results: list[PackageResult]) -> str:
         for f in r.findings:
             mark = " [*]" if f.get("fixable") else ""
             lines.append(
-                f"- {f['path']}:{f['line']} {f['code']}{mark} `{f['tool']}`: "
-                f"`{f['parameter']}: {_oneline(f['annotation'])}` ({f['framework']})"
+                f"- {f['path']}:{f['line']} {f['code']}{mark} {_subject(f)} ({f['framework']})"
             )
-        reasons = Counter(re.sub(r"`[^`]*`", "`…`", reason) for _p, _l, reason in r.unresolved)
-        for reason, count in reasons.most_common():
-            lines.append(f"- unresolved ×{count}: {reason}")
+        reasons = Counter(
+            (kind, re.sub(r"`[^`]*`", "`…`", reason)) for _p, _l, reason, kind in r.unresolved
+        )
+        for (kind, reason), count in reasons.most_common():
+            lines.append(f"- unresolved ×{count} ({kind}): {reason}")
         if r.deep:
             lines.append(f"- deep: {r.deep}")
         if r.probe_only:
@@ -779,6 +869,16 @@ BEGIN = "<!-- corpus/run.py: begin generated -->"
 END = "<!-- corpus/run.py: end generated -->"
 
 
+def share_line(results: list[PackageResult]) -> str:
+    unseen, tools = unseen_share(results)
+    share = unseen / tools if tools else 0.0
+    verdict = "ok" if share < UNSEEN_TARGET else "FAILED"
+    return (
+        f"Unseen registrations (outside generated signatures): {unseen} of {tools} "
+        f"({share:.1%}; target < {UNSEEN_TARGET:.0%}): {verdict}."
+    )
+
+
 def write_markdown(path: Path, results: list[PackageResult], deep: bool, elapsed: float) -> None:
     """The table and details, in place of the generated section of `path` (RESULTS.md keeps its
     hand-written analysis around it)."""
@@ -790,8 +890,7 @@ def write_markdown(path: Path, results: list[PackageResult], deep: bool, elapsed
     header = (
         f"`python corpus/run.py{' --deep' if deep else ''}`: {len(results)} packages, "
         f"{failed} with failures, {elapsed:.0f} s (mcp-codemod {__version__}, Python "
-        f"{platform.python_version()}, {time.strftime('%Y-%m-%d')}; fix "
-        f"{'run' if any(r.fix == 'ok' or r.fix == 'failed' for r in results) else 'skipped'}).\n"
+        f"{platform.python_version()}, {time.strftime('%Y-%m-%d')}). {share_line(results)}\n"
     )
     generated = f"{BEGIN}\n{header}\n{table(results, markdown=True)}\n{details(results)}{END}"
     text = path.read_text(encoding="utf-8") if path.exists() else ""
@@ -804,6 +903,22 @@ def write_markdown(path: Path, results: list[PackageResult], deep: bool, elapsed
     path.write_text(text, encoding="utf-8")
 
 
+def download_all(packages: list[Package], cache: Path, jobs: int) -> int:
+    def fetch(package: Package) -> str | None:
+        try:
+            sources(package, cache)
+        except Exception as error:
+            return f"{package.requirement}: {_oneline(str(error))}"
+        return None
+
+    with ThreadPoolExecutor(max(1, jobs)) as pool:
+        errors = [error for error in pool.map(fetch, packages) if error]
+    for error in errors:
+        print(f"error: {error}")
+    print(f"{len(packages) - len(errors)} of {len(packages)} packages in {cache / 'src'}")
+    return 1 if errors else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", nargs="*", help="package names to run (default: all)")
@@ -811,6 +926,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--packages", type=Path, default=PACKAGES)
     parser.add_argument("--deep", action="store_true", help="also the import/schema/probe checks")
     parser.add_argument("--no-fix", action="store_true", help="the check phase only")
+    parser.add_argument(
+        "--download-only",
+        action="store_true",
+        help="download and unpack the packages into the cache, nothing else (CI's setup step)",
+    )
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument(
         "--markdown",
@@ -818,6 +938,9 @@ def main(argv: list[str] | None = None) -> int:
         help="write the table and details here too (between the BEGIN/END markers if it has them)",
     )
     parser.add_argument("--details", action="store_true", help="print findings and unresolved")
+    # What `analysis` runs in a package's copy (not for people: it prints JSON).
+    parser.add_argument("--analysis-here", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--framework", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
     packages = load_packages(args.packages)
@@ -827,15 +950,17 @@ def main(argv: list[str] | None = None) -> int:
         missing = wanted - {_normalize(p.name) for p in packages}
         if missing:
             parser.error(f"not in {args.packages}: {sorted(missing)}")
-    fix = False if args.no_fix else fix_available()
-    if not fix and not args.no_fix:
-        print("fix phase: skipped: fix not available (`mcp-codemod fix --help` failed)")
+    if args.analysis_here:
+        print(json.dumps(analysis_here(args.framework)))
+        return 0
+    if args.download_only:
+        return download_all(packages, args.cache, args.jobs)
     start = time.perf_counter()
     with ThreadPoolExecutor(max(1, args.jobs)) as pool:
-        results = list(pool.map(lambda p: run_package(p, args.cache, fix), packages))
+        results = list(pool.map(lambda p: run_package(p, args.cache, not args.no_fix), packages))
     if args.deep:
         for result in results:
-            if result.package.deep and not result.failures:
+            if result.package.deep and result.fix in ("ok", "failed"):
                 started = time.perf_counter()
                 deep(result, args.cache)
                 result.seconds += time.perf_counter() - started
@@ -848,10 +973,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"FAILED {r.package.requirement}:")
         for failure in r.failures:
             print(f"  - {failure}")
+    unseen, tools = unseen_share(results)
+    print(share_line(results))
     print(f"{len(results)} packages, {len(failed)} with failures, {elapsed:.1f}s")
     if args.markdown:
         write_markdown(args.markdown, results, args.deep, elapsed)
-    return 1 if failed else 0
+    return 1 if failed or (tools and unseen / tools >= UNSEEN_TARGET) else 0
 
 
 if __name__ == "__main__":

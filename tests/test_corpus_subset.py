@@ -1,8 +1,13 @@
-"""A fast subset of the ecosystem check (corpus/run.py): real MCP servers from the registry,
-checked and fixed on a copy, with the run's invariants and the findings pinned per package.
+"""The ecosystem corpus in the test suite: a fast subset of corpus/run.py (real MCP servers from
+the registry, checked and fixed on a copy, with the run's invariants and the findings pinned per
+package), and the prefilter against a full parse of every pinned distribution.
 
-A change in these counts is either a regression or an improvement of the analysis: look at the
-package's sources (corpus/RESULTS.md lists what each finding is) and update the pin on purpose.
+These tests read the distributions from the corpus cache and never download: they carry the
+`corpus` marker, which the default `pytest` run deselects. `.ci/run` downloads the corpus first
+(`python corpus/run.py --download-only`, its only network step) and then runs `pytest -m corpus`.
+
+A change in the pinned counts is either a regression or an improvement of the analysis: look at
+the package's sources (corpus/RESULTS.md lists what each finding is) and update the pin on purpose.
 """
 
 from __future__ import annotations
@@ -13,7 +18,14 @@ from pathlib import Path
 
 import pytest
 
+from mcp_codemod.checker import check_files
+from mcp_codemod.discovery import discover
+from mcp_codemod.rules import select_rules
+from mcp_codemod.settings import DEFAULT_EXCLUDE
+
 ROOT = Path(__file__).resolve().parent.parent
+
+pytestmark = pytest.mark.corpus
 
 
 def _load_runner():
@@ -39,9 +51,20 @@ EXPECTED = {
 }
 
 
+def _pristine(package) -> Path:
+    """The unpacked distribution, as `corpus/run.py --download-only` leaves it."""
+    folder = run.DEFAULT_CACHE / "src" / package.key
+    assert folder.is_dir(), (
+        f"{package.requirement} is not downloaded: python corpus/run.py --download-only"
+    )
+    return folder
+
+
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
     packages = {p.name: p for p in run.load_packages()}
+    for name in EXPECTED:
+        _pristine(packages[name])
     scratch = tmp_path_factory.mktemp("corpus")
     return {name: run.run_package(packages[name], scratch=scratch) for name in EXPECTED}
 
@@ -67,3 +90,17 @@ def test_findings_per_package(results, name):
     assert len(result.unresolved) == unresolved, result.unresolved
     assert len(result.changed) == changed, result.changed
     assert result.fixable == sum(codes.values())  # every finding of this subset is fixable
+
+
+def test_prefilter_loses_nothing_on_the_ecosystem_corpus(request):
+    # Parsing every file of the corpus takes a while: pytest's cache keeps the facts between
+    # sessions (tests/test_speed_features.py shows that cached facts are the facts).
+    cache_dir = request.config.cache.mkdir("mcp-codemod-facts")
+    folders = [_pristine(package) for package in run.load_packages()]
+    files = discover(folders, DEFAULT_EXCLUDE, respect_gitignore=True)
+    rules = select_rules(["ALL"], [])
+    filtered = check_files(files, rules, cache_dir=cache_dir)
+    parsed = check_files(files, rules, prefilter=False, cache_dir=cache_dir)
+    assert filtered == parsed
+    assert [f.fix for f in filtered.findings] == [f.fix for f in parsed.findings]
+    assert filtered.tools > 0  # the corpus holds servers: an empty file list proves nothing

@@ -3,7 +3,6 @@ it finds."""
 
 from __future__ import annotations
 
-import os
 import pickle
 import subprocess
 import sys
@@ -24,9 +23,6 @@ from mcp_codemod.rules import select_rules
 from mcp_codemod.settings import DEFAULT_EXCLUDE
 
 ALL = select_rules(["ALL"], [])
-CORPUS = Path(
-    os.environ.get("MCP_CODEMOD_CORPUS_CACHE", Path.home() / ".cache" / "mcp-codemod-corpus")
-)
 
 
 def files_of(*paths: Path) -> list[Path]:
@@ -119,18 +115,6 @@ def test_candidates_by_their_bytes():
     assert is_candidate("# ünïcode\nx.add_tool(f)".encode())
     assert not is_candidate(b"toolbox = tools.tooling()")
     assert not is_candidate("# ünïcode\nmcp.tools".encode())
-
-
-@pytest.mark.skipif(not (CORPUS / "src").is_dir(), reason="no ecosystem corpus (corpus/run.py)")
-def test_prefilter_loses_nothing_on_the_ecosystem_corpus(request):
-    # Parsing every file of the corpus takes a while: pytest's cache keeps the facts between
-    # sessions (the cache tests below show that cached facts are the facts).
-    cache_dir = request.config.cache.mkdir("mcp-codemod-facts")
-    files = files_of(CORPUS / "src")
-    same(
-        check_files(files, ALL, cache_dir=cache_dir),
-        check_files(files, ALL, prefilter=False, cache_dir=cache_dir),
-    )
 
 
 # ---- cache ---------------------------------------------------------------------------------
