@@ -208,7 +208,8 @@ def sarif(result: CheckResult) -> str:
                     "driver": {
                         "name": "mcp-codemod",
                         "version": __version__,
-                        "informationUri": "https://pypi.org/project/mcp-codemod/",
+                        # No informationUri: the PyPI name mcp-codemod is another project's, and
+                        # this one has no public address to point at.
                         "rules": rules,
                     }
                 },

@@ -110,6 +110,8 @@ def test_sarif_output(project):
     document = json.loads(run("check", "--output-format", "sarif").output)
     assert document["version"] == "2.1.0"
     run_ = document["runs"][0]
+    # The PyPI project of that name is someone else's: no link at all rather than a wrong one.
+    assert "pypi" not in json.dumps(document).lower()
     assert [rule["id"] for rule in run_["tool"]["driver"]["rules"]] == [r.code for r in RULES]
     result = run_["results"][0]
     assert result["ruleId"] == "MCP001"
