@@ -255,9 +255,13 @@ class _Classifier:
             fields = self.resolve_fields(qualified)
             if fields is not None:
                 # A model, dataclass or TypedDict of the project: an object in the schema, with
-                # its fields' schemas in its definition.
+                # its fields' schemas in its definition. Nested models cost stack as aliases do.
                 self.seen.add(qualified)
+                self.depth += 1
+                if self.depth > MAX_ALIAS_DEPTH:
+                    raise AliasTooDeep(qualified)
                 nested = any(self.visit(f, exact_allowed=False).fixed_tuple for f in fields)
+                self.depth -= 1
                 return AnnotationFacts(
                     Text.NO_STR, Integer.NONE, fixed_tuple=nested, structured=True
                 )
