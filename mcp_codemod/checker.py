@@ -116,7 +116,8 @@ def _check(
         elif isinstance(outcome, ModuleFacts):
             project.add(path, outcome)
             candidates.append(outcome)
-    linked = Linker(project.load, project.loaded, project.load_callers).link(candidates, framework)
+    linker = Linker(project.load, project.loaded, project.load_callers, project.load_library)
+    linked = linker.link(candidates, framework)
     if sources.cache is not None:
         sources.cache.save()
     given = _given(files, set(keys), cwd)

@@ -33,6 +33,14 @@ TEXT_PROBES = ("null", "[1]", '{"a": 1}')
 WHOLE_NUMBER = 5
 """Sent as `5.0` to every integer parameter, as clients that hold numbers as float64 do."""
 
+# What a problem is about; the kind also says which fix applies.
+TEXT = "text"
+"""A string argument for a parameter that takes strings does not arrive as that string."""
+WHOLE_FLOAT = "whole-float"
+"""`5.0` for an integer parameter does not arrive as `5`."""
+JSON_TEXT = "json-text"
+"""A structured value sent as its JSON text is rejected or changed."""
+
 
 class TargetError(Exception):
     """The probe target cannot be imported, or names nothing."""
@@ -48,6 +56,8 @@ class Problem:
 
     tool: str
     parameter: str
+    kind: str
+    """TEXT, WHOLE_FLOAT or JSON_TEXT."""
     sent: Any
     """The argument as the client sends it (a JSON value)."""
     received: Any = None
@@ -64,6 +74,16 @@ class Problem:
 
 
 @dataclass(frozen=True)
+class ArrayWithoutItems:
+    """An array in a tool's input schema without `items`, which VS Code's MCP client refuses."""
+
+    tool: str
+    parameter: str
+    path: str
+    """Where the array is, as a JSON pointer into the tool's input schema."""
+
+
+@dataclass(frozen=True)
 class ProbeReport:
     """What probing one server found."""
 
@@ -72,8 +92,13 @@ class ProbeReport:
     tools: tuple[str, ...]
     """The tools that were probed, in registration order."""
     problems: tuple[Problem, ...]
+    arrays_without_items: tuple[ArrayWithoutItems, ...] = ()
     not_probed: tuple[tuple[str, str], ...] = ()
     """(tool, reason) for tools whose argument handling the probe cannot reproduce."""
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.problems or self.arrays_without_items)
 
     def summary(self) -> str:
         return f"probed {_count(len(self.tools), 'tool')} of {self.server!r}, {self.framework}"
@@ -84,6 +109,8 @@ class _Parameter:
     key: str
     """The argument name clients send: the input schema's property."""
     schema: dict[str, Any]
+    definitions: dict[str, Any]
+    """The input schema's `$defs`, which `schema` may refer to."""
     prepare: Callable[[Any], Any]
     """What the framework does to the raw argument before validation."""
     validate: Callable[[Any], Any]
@@ -99,8 +126,11 @@ def probe_server(server: Any) -> ProbeReport:
     framework, tools, parameters_of = _inspect(server)
     probed: list[str] = []
     problems: list[Problem] = []
+    arrays: list[ArrayWithoutItems] = []
     not_probed: list[tuple[str, str]] = []
     for name, tool in tools:
+        # The schema is what clients judge, whether or not the arguments can be probed.
+        arrays.extend(_arrays_without_items(name, tool.parameters))
         try:
             parameters = parameters_of(tool)
         except _NotProbed as reason:
@@ -114,24 +144,30 @@ def probe_server(server: Any) -> ProbeReport:
         framework,
         tuple(probed),
         tuple(problems),
+        tuple(arrays),
         tuple(not_probed),
     )
 
 
 def _probe(tool: str, parameter: _Parameter) -> Iterator[Problem]:
-    # Each probe is (sent, intended): what the client sends, and the value it means. The tool
-    # should get what the parameter's own validator makes of the intended value; a value the
-    # validator refuses anyway (a string for list[str], text outside a Literal) is not probed.
-    probes = [(text, text) for text in TEXT_PROBES]
+    # Each probe is (kind, sent, intended): what the client sends, and the value it means. The
+    # tool should get what the parameter's own validator makes of the intended value; a value
+    # the validator refuses anyway (a string for list[str], text outside a Literal) is not probed.
+    probes: list[tuple[str, Any, Any]] = [(TEXT, text, text) for text in TEXT_PROBES]
     integer = _integer_schema(parameter.schema)
     if integer is not None:
         number = _whole_number(integer)
-        probes.append((float(number), number))
-    for sent, intended in probes:
+        probes.append((WHOLE_FLOAT, float(number), number))
+    structured = _structured_example(parameter)
+    if structured is not None:
+        probes.append((JSON_TEXT, json.dumps(structured), structured))
+    for kind, sent, intended in probes:
         try:
             expected = parameter.validate(intended)
         except Exception:
             continue
+        if kind == TEXT and not isinstance(expected, str):
+            continue  # text the parameter decodes (DecodeJsonText) is not text it takes
         prepared = sent
         try:
             prepared = parameter.prepare(sent)
@@ -140,10 +176,117 @@ def _probe(tool: str, parameter: _Parameter) -> Iterator[Problem]:
             message = _error_message(error)
             if not _same(prepared, sent):
                 message += f" (the validator got {prepared!r})"
-            yield Problem(tool, parameter.key, sent, error=message)
+            yield Problem(tool, parameter.key, kind, sent, error=message)
             continue
         if not _same(received, expected):
-            yield Problem(tool, parameter.key, sent, received=received)
+            yield Problem(tool, parameter.key, kind, sent, received=received)
+
+
+def _structured_example(parameter: _Parameter) -> Any:
+    """A small array or object the parameter takes, unless it takes text: then its JSON text
+    is text, and the TEXT probes cover it."""
+    try:
+        taken = parameter.validate("[]")
+    except Exception:
+        taken = None
+    if isinstance(taken, str):
+        return None
+    resolved = _resolve(parameter.schema, parameter.definitions)
+    for branch in [resolved, *resolved.get("anyOf", ()), *resolved.get("oneOf", ())]:
+        branch = _resolve(branch, parameter.definitions)
+        if {"array", "object"} & set(_types(branch)):
+            return _example(branch, parameter.definitions, depth=0)
+    return None
+
+
+def _resolve(schema: dict[str, Any], definitions: dict[str, Any]) -> dict[str, Any]:
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        return definitions.get(ref.removeprefix("#/$defs/"), {})
+    return schema
+
+
+_EXAMPLE_DEPTH = 8
+"""Recursive models end in None here; the validator then refuses the example, and it is skipped."""
+
+
+def _example(schema: dict[str, Any], definitions: dict[str, Any], depth: int) -> Any:
+    schema = _resolve(schema, definitions)
+    if depth > _EXAMPLE_DEPTH:
+        return None
+    if "const" in schema:
+        return schema["const"]
+    if schema.get("enum"):
+        return schema["enum"][0]
+    branches = [b for b in (*schema.get("anyOf", ()), *schema.get("oneOf", ())) if b]
+    non_null = [b for b in branches if _types(_resolve(b, definitions)) != ["null"]]
+    if non_null:
+        return _example(non_null[0], definitions, depth + 1)
+    kinds = [kind for kind in _types(schema) if kind != "null"]
+    kind = kinds[0] if kinds else None
+    if kind == "array":
+        if "prefixItems" in schema:
+            return [_example(item, definitions, depth + 1) for item in schema["prefixItems"]]
+        count = min(max(schema.get("minItems", 1), 1), schema.get("maxItems", 1))
+        return [_example(schema.get("items", {}), definitions, depth + 1)] * count
+    if kind == "object":
+        properties = schema.get("properties", {})
+        if not properties and isinstance(schema.get("additionalProperties"), dict):
+            return {"a": _example(schema["additionalProperties"], definitions, depth + 1)}
+        return {
+            name: _example(properties[name], definitions, depth + 1)
+            for name in schema.get("required", ())
+            if name in properties
+        }
+    if kind in ("integer", "number"):
+        return _whole_number(schema)
+    if kind == "string":
+        return "a" * max(schema.get("minLength", 1), 1)
+    if kind == "boolean":
+        return True
+    return None
+
+
+def _arrays_without_items(tool: str, input_schema: dict[str, Any]) -> Iterator[ArrayWithoutItems]:
+    definitions = input_schema.get("$defs", {})
+    for key, schema in input_schema.get("properties", {}).items():
+        yield from (
+            ArrayWithoutItems(tool, key, path)
+            for path in _array_paths(schema, f"/properties/{_pointer(key)}", definitions, set())
+        )
+
+
+# The keywords whose values are schemas: `default`, `const`, `examples` hold data.
+_SUBSCHEMA = ("items", "additionalProperties", "not", "contains", "propertyNames", "if", "then")
+_SUBSCHEMA += ("else", "unevaluatedItems", "unevaluatedProperties")
+_SUBSCHEMA_LISTS = ("prefixItems", "anyOf", "oneOf", "allOf")
+_SUBSCHEMA_MAPS = ("properties", "patternProperties", "dependentSchemas")
+
+
+def _array_paths(
+    schema: Any, path: str, definitions: dict[str, Any], seen: set[str]
+) -> Iterator[str]:
+    if not isinstance(schema, dict):
+        return
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/") and ref not in seen:
+        seen.add(ref)
+        name = ref.removeprefix("#/$defs/")
+        yield from _array_paths(definitions.get(name), f"/$defs/{name}", definitions, seen)
+    if "array" in _types(schema) and "items" not in schema:
+        yield path
+    for key in _SUBSCHEMA:
+        yield from _array_paths(schema.get(key), f"{path}/{key}", definitions, seen)
+    for key in _SUBSCHEMA_LISTS:
+        for index, child in enumerate(schema.get(key, ())):
+            yield from _array_paths(child, f"{path}/{key}/{index}", definitions, seen)
+    for key in _SUBSCHEMA_MAPS:
+        for name, child in schema.get(key, {}).items():
+            yield from _array_paths(child, f"{path}/{key}/{_pointer(name)}", definitions, seen)
+
+
+def _pointer(name: str) -> str:
+    return name.replace("~", "~0").replace("/", "~1")
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -156,6 +299,8 @@ def _error_message(error: Exception) -> str:
     if isinstance(error, ValidationError):
         first = error.errors(include_url=False)[0]
         return f"{first['msg']} [{first['type']}]"
+    if isinstance(error, _SchemaRefused):
+        return str(error)
     return f"{type(error).__name__}: {error}"
 
 
@@ -195,20 +340,35 @@ _Inspection = tuple[str, list[tuple[str, Any]], Callable[[Any], list[_Parameter]
 """The framework's name, the (name, tool) pairs, and how to get a tool's parameters."""
 
 
-def _inspect(server: Any) -> _Inspection:
-    fastmcp = sys.modules.get("fastmcp")
-    if fastmcp is not None and isinstance(server, fastmcp.FastMCP):
-        return _inspect_fastmcp(server, fastmcp)
-    for module, class_name, framework in (
-        ("mcp.server.fastmcp", "FastMCP", "mcp 1.x FastMCP"),
-        ("mcp.server.mcpserver", "MCPServer", "mcp 2.x MCPServer"),
-    ):
+_SERVER_CLASSES = (
+    ("fastmcp", "FastMCP", "fastmcp"),
+    ("mcp.server.fastmcp", "FastMCP", "mcp 1.x FastMCP"),
+    ("mcp.server.mcpserver", "MCPServer", "mcp 2.x MCPServer"),
+)
+
+
+def _framework(value: Any) -> str | None:
+    for module, class_name, framework in _SERVER_CLASSES:
         server_class = getattr(sys.modules.get(module), class_name, None)
-        if server_class is not None and isinstance(server, server_class):
-            manager = server._tool_manager
-            # Calls look a tool up through get_tool, which is where guard() installs its policy.
-            tools = [(tool.name, manager.get_tool(tool.name)) for tool in manager.list_tools()]
-            return framework, tools, _mcp_parameters
+        if isinstance(server_class, type) and isinstance(value, server_class):
+            return framework
+    return None
+
+
+def is_server(value: Any) -> bool:
+    """Whether the probe can probe `value`: an mcp FastMCP / MCPServer or a fastmcp.FastMCP."""
+    return _framework(value) is not None
+
+
+def _inspect(server: Any) -> _Inspection:
+    framework = _framework(server)
+    if framework == "fastmcp":
+        return _inspect_fastmcp(server, sys.modules["fastmcp"])
+    if framework is not None:
+        manager = server._tool_manager
+        # Calls look a tool up through get_tool, which is where guard() installs its policy.
+        tools = [(tool.name, manager.get_tool(tool.name)) for tool in manager.list_tools()]
+        return framework, tools, _mcp_parameters
     raise NotAServerError(
         f"{type(server).__module__}.{type(server).__qualname__} is not an mcp FastMCP, "
         "an mcp MCPServer or a fastmcp.FastMCP"
@@ -226,6 +386,7 @@ def _mcp_parameters(tool: Any) -> list[_Parameter]:
         _Parameter(
             key,
             schema,
+            tool.parameters.get("$defs", {}),
             partial(_mcp_pre_parse, metadata, key),
             partial(_mcp_validate_field, model, names[key]),
         )
@@ -250,16 +411,15 @@ def _inspect_fastmcp(server: Any, fastmcp: Any) -> _Inspection:
 
     strict = bool(server.strict_input_validation)
     framework = f"fastmcp {fastmcp.__version__}" + (" (strict input validation)" if strict else "")
-    # fastmcp 2.x's strict mode is a JSON-schema check in the wire handler, and pydantic stays
-    # lax. Draft 2020-12 counts 5.0 as an integer, and the probe's text goes only where text is
-    # allowed, so that check passes every probe: only later versions validate strictly.
-    pydantic_strict = strict and int(fastmcp.__version__.split(".")[0]) >= 3
+    # fastmcp 2.x's strict mode is a JSON-schema check of the advertised schema in the wire
+    # handler, and pydantic stays lax; later versions validate with pydantic in strict mode.
+    schema_strict = strict and int(fastmcp.__version__.split(".")[0]) < 3
     tools = _run(partial(_fastmcp_tools, server))
 
     def parameters_of(tool: Any) -> list[_Parameter]:
         if not isinstance(tool, FunctionTool):
             raise _NotProbed(f"a {type(tool).__name__}, not a FunctionTool")
-        return _fastmcp_parameters(tool, pydantic_strict)
+        return _fastmcp_parameters(tool, strict and not schema_strict, schema_strict)
 
     return framework, tools, parameters_of
 
@@ -270,7 +430,7 @@ async def _fastmcp_tools(server: Any) -> list[tuple[str, Any]]:
     return [(tool.name, tool) for tool in await server.list_tools()]
 
 
-def _fastmcp_parameters(tool: Any, strict: bool) -> list[_Parameter]:
+def _fastmcp_parameters(tool: Any, strict: bool, schema_checked: bool) -> list[_Parameter]:
     # fastmcp validates with a TypeAdapter built from the function (FunctionTool.run). Its call
     # schema calls the function; each parameter's own schema inside it does not.
     from fastmcp.server.dependencies import without_injected_parameters
@@ -286,16 +446,37 @@ def _fastmcp_parameters(tool: Any, strict: bool) -> list[_Parameter]:
         alias = argument.get("alias")
         schemas[alias if isinstance(alias, str) else argument["name"]] = argument["schema"]
     parameters = []
+    definitions = tool.parameters.get("$defs", {})
     for key, schema in tool.parameters.get("properties", {}).items():
         if key not in schemas:
             raise _NotProbed(f"its input schema has {key!r}, which its function does not take")
         part = dict(core, schema=schemas[key]) if core["type"] == "definitions" else schemas[key]
         validate = partial(_fastmcp_validate, SchemaValidator(part), strict)
-        parameters.append(_Parameter(key, schema, _unchanged, validate))
+        prepare = _unchanged
+        if schema_checked:
+            prepare = partial(_schema_check, {**schema, "$defs": definitions})
+        parameters.append(_Parameter(key, schema, definitions, prepare, validate))
     return parameters
 
 
 def _unchanged(value: Any) -> Any:
+    return value
+
+
+class _SchemaRefused(Exception):
+    """The server's JSON-schema check refused the argument before validation."""
+
+
+def _schema_check(schema: dict[str, Any], value: Any) -> Any:
+    # As the mcp low-level server that fastmcp 2.x's strict mode turns on: jsonschema.validate
+    # against the advertised input schema (Draft 2020-12, where 5.0 is an integer).
+    import jsonschema
+
+    error = jsonschema.exceptions.best_match(
+        jsonschema.Draft202012Validator(schema).iter_errors(value)
+    )
+    if error is not None:
+        raise _SchemaRefused(f"Input validation error: {error.message}")
     return value
 
 
@@ -327,28 +508,19 @@ def _run(coroutine_function: Callable[[], Any]) -> Any:
 
 
 def load_target(target: str) -> Any:
-    """The object named by `path/to/server.py:attr` or `package.module:attr`."""
-    where, _, attribute = target.rpartition(":")
-    if not where or not attribute:
-        raise TargetError(f"{target!r} is not MODULE:ATTRIBUTE or PATH.py:ATTRIBUTE")
+    """The object named by `path/to/server.py[:attr]` or `package.module[:attr]`; without
+    `:attr`, the one server defined or imported at the module's top level."""
+    where, colon, attribute = target.rpartition(":")
+    if not colon:
+        where, attribute = target, ""
+    if not where or (colon and not attribute):
+        raise TargetError(f"{target!r} is not MODULE[:ATTRIBUTE] or PATH.py[:ATTRIBUTE]")
     if where.endswith(".py") or "/" in where or "\\" in where:
-        path = Path(where)
-        if not path.is_file():
-            raise TargetError(f"{where}: no such file")
-        name, root, _ = module_name(path)
-        # The package root makes relative imports work; the file's own directory, the sibling
-        # imports of a script that is run directly.
-        for directory in (str(path.resolve().parent), str(root)):
-            if directory not in sys.path:
-                sys.path.insert(0, directory)
+        module, name = _load_file(Path(where))
     else:
-        path, name = None, where
-    try:
-        module = importlib.import_module(name)
-    except (Exception, SystemExit) as error:
-        raise TargetError(f"cannot import {name}: {type(error).__name__}: {error}") from error
-    if path is not None and Path(getattr(module, "__file__", "") or "").resolve() != path.resolve():
-        raise TargetError(f"{where}: the module name {name!r} is taken by {module.__file__}")
+        module, name = _import(where), where
+    if not attribute:
+        return _only_server(module, where)
     found = module
     for part in attribute.split("."):
         try:
@@ -356,6 +528,73 @@ def load_target(target: str) -> Any:
         except AttributeError:
             raise TargetError(f"module {name} has no attribute {attribute!r}") from None
     return found
+
+
+def _load_file(path: Path) -> tuple[Any, str]:
+    if not path.is_file():
+        raise TargetError(f"{path}: no such file")
+    name, root, _ = module_name(path)
+    # The package root makes relative imports work; the file's own directory, the sibling
+    # imports of a script that is run directly.
+    for directory in (str(path.resolve().parent), str(root)):
+        if directory not in sys.path:
+            sys.path.insert(0, directory)
+    if not path.stem.isidentifier():
+        # `server.orig.py`, `my-server.py`: no import statement can name it, so it is loaded
+        # from its path, under its package (for relative imports) and an identifier of its own.
+        stem = "".join(c if c.isalnum() else "_" for c in path.stem)
+        name = f"{module_name(path.parent / '__init__.py')[0]}.{stem}".lstrip(".")
+        return _load_path(path, name), name
+    module = _import(name)
+    if Path(getattr(module, "__file__", "") or "").resolve() != path.resolve():
+        raise TargetError(f"{path}: the module name {name!r} is taken by {module.__file__}")
+    return module, name
+
+
+def _import(name: str) -> Any:
+    try:
+        return importlib.import_module(name)
+    except (Exception, SystemExit) as error:
+        raise TargetError(f"cannot import {name}: {type(error).__name__}: {error}") from error
+
+
+def _load_path(path: Path, name: str) -> Any:
+    import importlib.util
+
+    loaded = sys.modules.get(name)
+    if (
+        loaded is not None
+        and Path(getattr(loaded, "__file__", "") or "").resolve() == path.resolve()
+    ):
+        return loaded
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None  # a .py file always has a source loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except (Exception, SystemExit) as error:
+        del sys.modules[name]
+        raise TargetError(f"cannot import {path}: {type(error).__name__}: {error}") from error
+    return module
+
+
+def _only_server(module: Any, where: str) -> Any:
+    servers: dict[int, tuple[str, Any]] = {}
+    for attribute, value in vars(module).items():
+        if is_server(value):
+            servers.setdefault(id(value), (attribute, value))
+    if len(servers) == 1:
+        return next(iter(servers.values()))[1]
+    if not servers:
+        raise TargetError(
+            f"{where} has no server at its top level (an mcp FastMCP, an mcp MCPServer or a "
+            f"fastmcp.FastMCP); name one as {where}:ATTRIBUTE"
+        )
+    names = [attribute for attribute, _ in servers.values()]
+    raise TargetError(
+        f"{where} has {len(names)} servers ({', '.join(names)}); name one as {where}:{names[0]}"
+    )
 
 
 # The command.
@@ -374,10 +613,12 @@ def probe_command(target: str, output_format: str) -> None:
     """Run every tool's argument validation on values the framework is known to mangle.
 
     TARGET names a server object: path/to/server.py:attr or package.module:attr (an mcp
-    FastMCP or MCPServer, or a fastmcp.FastMCP). For every registered tool, "null", "[1]" and
-    '{"a": 1}' go to each parameter that takes text, and 5.0 to each integer parameter. Tool
-    bodies are never run. Exit 1 when an argument arrives changed or is rejected, 2 when TARGET
-    cannot be loaded.
+    FastMCP or MCPServer, or a fastmcp.FastMCP); without :attr, the module's one server. For
+    every registered tool, "null", "[1]" and '{"a": 1}' go to each parameter that takes text,
+    5.0 to each integer parameter, and the JSON text of an array or object to each structured
+    parameter; input schemas are checked for arrays without `items`. Tool bodies are never run.
+    Exit 1 when an argument arrives changed or is rejected or a schema has such an array, 2
+    when TARGET cannot be loaded.
     """
     try:
         report = probe_server(load_target(target))
@@ -389,45 +630,80 @@ def probe_command(target: str, output_format: str) -> None:
     if not report.tools and not report.not_probed:
         click.echo(f"mcp-codemod: {report.server!r} has no tools registered", err=True)
     click.echo(_json(report) if output_format == "json" else _text(report))
-    sys.exit(1 if report.problems else 0)
+    sys.exit(1 if report.failed else 0)
 
 
 def _json(report: ProbeReport) -> str:
-    return json.dumps(
-        [
-            {
-                "tool": problem.tool,
-                "parameter": problem.parameter,
-                "sent": problem.sent,
-                "outcome": problem.outcome,
-                "received": None if problem.error is not None else repr(problem.received),
-                "error": problem.error,
-            }
-            for problem in report.problems
-        ],
-        indent=2,
-    )
+    arguments = [
+        {
+            "tool": problem.tool,
+            "parameter": problem.parameter,
+            "kind": problem.kind,
+            "sent": problem.sent,
+            "outcome": problem.outcome,
+            "received": None if problem.error is not None else repr(problem.received),
+            "error": problem.error,
+            "schema_path": None,
+        }
+        for problem in report.problems
+    ]
+    arrays = [
+        {
+            "tool": array.tool,
+            "parameter": array.parameter,
+            "kind": "array-without-items",
+            "sent": None,
+            "outcome": "schema",
+            "received": None,
+            "error": f"the array at {array.path} has no `items`",
+            "schema_path": array.path,
+        }
+        for array in report.arrays_without_items
+    ]
+    return json.dumps(arguments + arrays, indent=2)
 
 
 def _text(report: ProbeReport) -> str:
-    if not report.problems:
+    if not report.failed:
         return f"Every argument arrives as sent ({report.summary()})."
-    rows = [("TOOL", "PARAMETER", "SENT", "RECEIVED")]
-    rows += [(p.tool, p.parameter, repr(p.sent), p.describe()) for p in report.problems]
-    widths = [max(len(row[column]) for row in rows) for column in range(3)]
-    lines = [
+    lines: list[str] = []
+    counts: list[str] = []
+    if report.problems:
+        rows = [("TOOL", "PARAMETER", "SENT", "RECEIVED")]
+        rows += [(p.tool, p.parameter, repr(p.sent), p.describe()) for p in report.problems]
+        lines += _table(rows)
+        parameters = len({(p.tool, p.parameter) for p in report.problems})
+        tools = len({p.tool for p in report.problems})
+        counts.append(
+            f"{_count(len(report.problems), 'argument')} changed or rejected, in "
+            f"{_count(parameters, 'parameter')} of {_count(tools, 'tool')}"
+        )
+    if report.arrays_without_items:
+        if lines:
+            lines.append("")
+        rows = [
+            ("TOOL", "PARAMETER", "ARRAY WITHOUT ITEMS (VS Code's MCP client refuses the tool)")
+        ]
+        rows += [(a.tool, a.parameter, a.path) for a in report.arrays_without_items]
+        lines += _table(rows)
+        tools = len({a.tool for a in report.arrays_without_items})
+        counts.append(
+            f"{_count(len(report.arrays_without_items), 'array')} without items in "
+            f"{_count(tools, 'tool')}"
+        )
+    lines.append(f"{'; '.join(counts)} ({report.summary()}).")
+    return "\n".join(lines)
+
+
+def _table(rows: list[tuple[str, ...]]) -> list[str]:
+    """Columns padded to their widest cell, except the last."""
+    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]) - 1)]
+    return [
         "  ".join(
-            [*(cell.ljust(width) for cell, width in zip(row[:3], widths, strict=True)), row[3]]
+            [*(cell.ljust(width) for cell, width in zip(row[:-1], widths, strict=True)), row[-1]]
         )
         for row in rows
     ]
-    parameters = len({(p.tool, p.parameter) for p in report.problems})
-    tools = len({p.tool for p in report.problems})
-    lines.append(
-        f"{_count(len(report.problems), 'argument')} changed or rejected, in "
-        f"{_count(parameters, 'parameter')} of {_count(tools, 'tool')} ({report.summary()})."
-    )
-    return "\n".join(lines)
 
 
 def _count(number: int, noun: str) -> str:

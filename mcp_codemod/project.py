@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 
@@ -26,6 +27,13 @@ def find_module(name: str, roots: list[Path]) -> Path | None:
             if candidate.is_file():
                 return candidate
     return None
+
+
+def find_library_module(name: str) -> Path | None:
+    """The source file of module `name` on `sys.path` of this process, found without importing
+    it: a library the project registers a tool from (`from somelib.tools import search`)."""
+    roots = [Path(entry) for entry in sys.path if entry and Path(entry).is_dir()]
+    return find_module(name, roots)
 
 
 _PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")

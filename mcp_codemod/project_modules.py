@@ -10,7 +10,7 @@ from pathlib import Path
 from mcp_codemod.analysis.facts import ModuleFacts
 from mcp_codemod.discovery import discover
 from mcp_codemod.module_facts import Pending, Sources
-from mcp_codemod.project import find_module, project_root
+from mcp_codemod.project import find_library_module, find_module, project_root
 from mcp_codemod.settings import DEFAULT_EXCLUDE
 from mcp_codemod.sources import SourceError, decode
 
@@ -26,6 +26,7 @@ class Project:
         self.found: dict[tuple[str, Path, int], Path | None] = {}
         self.answers: dict[tuple[str, str, int], ModuleFacts | None] = {}
         self.listings: dict[Path, frozenset[str]] = {}
+        self.libraries: dict[str, ModuleFacts | None] = {}
 
     def add(self, path: Path, facts: ModuleFacts | None) -> None:
         self.by_path[path.resolve()] = facts
@@ -76,6 +77,14 @@ class Project:
                 self.listings[root] = frozenset()
         listing = self.listings[root]
         return top in listing or f"{top}.py" in listing
+
+    def load_library(self, name: str) -> ModuleFacts | None:
+        """A module outside the project, read from its source on `sys.path`: asked only for a
+        tool function the project does not define."""
+        if name not in self.libraries:
+            path = find_library_module(name)
+            self.libraries[name] = self.sources.facts(path) if path is not None else None
+        return self.libraries[name]
 
     def loaded(self) -> list[ModuleFacts]:
         return [facts for facts in self.by_path.values() if facts is not None]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from mcp_codemod.probe import ProbeReport, probe_server
+from mcp_codemod.probe import JSON_TEXT, TEXT, WHOLE_FLOAT, ProbeReport, probe_server
 
 __all__ = ["assert_tools_keep_arguments"]
 
@@ -24,10 +24,11 @@ def assert_tools_keep_arguments(server: Any) -> None:
     """Fail when a tool of `server` would receive a probe argument changed, or not at all.
 
     The probe of `mcp-codemod probe`: for every registered tool, the strings "null", "[1]" and
-    '{"a": 1}' go to each parameter that takes them, and 5.0 to each integer parameter, through
-    the framework's own argument handling; tool bodies are never run. In the suite, a new tool or
-    parameter cannot bring the problem back unnoticed. Tools the probe cannot reproduce (not
-    plain function tools) are named in a warning.
+    '{"a": 1}' go to each parameter that takes them, 5.0 to each integer parameter and the JSON
+    text of an array or object to each structured parameter, through the framework's own
+    argument handling; tool bodies are never run. An input schema with an array without `items`
+    fails too. In the suite, a new tool or parameter cannot bring the problem back unnoticed.
+    Tools the probe cannot reproduce (not plain function tools) are named in a warning.
     """
     __tracebackhide__ = True
     report = probe_server(server)
@@ -35,27 +36,46 @@ def assert_tools_keep_arguments(server: Any) -> None:
         warnings.warn(f"tool {tool!r} not probed: {reason}", stacklevel=2)
     if not report.tools and not report.not_probed:
         warnings.warn(f"{report.server!r} has no tools registered", stacklevel=2)
-    if report.problems:
+    if report.failed:
         raise AssertionError(_message(report))
 
 
+_ADVICE = {
+    TEXT: (
+        "Text parameters: guard the server (mcp_codemod.runtime.guard(server), or the "
+        "GuardedFastMCP / GuardedMCPServer class)."
+    ),
+    WHOLE_FLOAT: (
+        "Integer parameters: annotate them Annotated[..., mcp_codemod.runtime.AcceptWholeFloat]."
+    ),
+    JSON_TEXT: (
+        "Structured parameters that clients may send as JSON text: annotate them "
+        "Annotated[..., mcp_codemod.runtime.DecodeJsonText]."
+    ),
+}
+
+
 def _message(report: ProbeReport) -> str:
-    lines = [
-        f"Tool arguments that do not arrive as sent ({report.summary()}):",
-        *(
+    lines = []
+    if report.problems:
+        lines.append(f"Tool arguments that do not arrive as sent ({report.summary()}):")
+        lines += [
             f"  {p.tool}({p.parameter}): sent {p.sent!r}, "
             + (f"received {p.received!r}" if p.error is None else f"rejected: {p.error}")
             for p in report.problems
-        ),
-    ]
-    if any(isinstance(p.sent, str) for p in report.problems):
+        ]
+    if report.arrays_without_items:
         lines.append(
-            "Text parameters: guard the server (mcp_codemod.runtime.guard(server), or the "
-            "GuardedFastMCP / GuardedMCPServer class)."
+            "Input schemas with an array without `items`, which VS Code's MCP client refuses "
+            f"({report.summary()}):"
         )
-    if any(isinstance(p.sent, float) for p in report.problems):
+        lines += [f"  {a.tool}({a.parameter}): {a.path}" for a in report.arrays_without_items]
+    kinds = {p.kind for p in report.problems}
+    lines += [advice for kind, advice in _ADVICE.items() if kind in kinds]
+    if report.arrays_without_items:
         lines.append(
-            "Integer parameters: annotate them Annotated[..., mcp_codemod.runtime.AcceptWholeFloat]."
+            "Arrays without items: annotate the parameter "
+            "Annotated[..., mcp_codemod.runtime.ArrayItemsSchema]."
         )
     lines.append(
         "`mcp-codemod fix --write` makes these changes for the tools it sees in the source."

@@ -1,4 +1,5 @@
-"""What an annotation admits, as the SDKs see it (see shared/reference/framework-behavior.md)."""
+"""What an annotation admits, as the SDKs see it (measured on mcp 1.28.1 and 2.3.0; the runtime
+tests call the real SDKs to hold these to it)."""
 
 import ast
 
@@ -12,7 +13,7 @@ PRELUDE = """\
 from typing import Annotated, Any, Literal, Optional, Union
 import typing as t
 from pydantic import Field, Strict, StrictInt, StrictStr, conint, constr
-from mcp_codemod.runtime import NoPreParse, AcceptWholeFloat
+from mcp_codemod.runtime import NoPreParse, AcceptWholeFloat, ArrayItemsSchema
 Alias = Annotated[str | None, Field()]
 ExactAlias = str
 """
@@ -86,6 +87,32 @@ def test_text(annotation, text):
 )
 def test_integer(annotation, integer):
     assert facts_of(annotation).integer is integer
+
+
+@pytest.mark.parametrize(
+    ("annotation", "fixed_tuple", "structured"),
+    [
+        ("tuple[int, int]", True, True),
+        ("t.Tuple[float, str]", True, True),
+        ("tuple[()]", True, True),
+        ("tuple[int, ...]", False, True),
+        ("tuple", False, True),
+        ("list[tuple[int, int]]", True, True),
+        ("dict[str, tuple[int, int]] | None", True, True),
+        ("Optional[tuple[int, int]]", True, True),
+        ("Annotated[tuple[int, int], ArrayItemsSchema]", False, True),
+        ("list[Annotated[tuple[int, int], ArrayItemsSchema]]", False, True),
+        ("list[int] | None", False, True),
+        ("t.Sequence[str]", False, True),
+        ("dict", False, True),
+        ("int", False, False),
+        ("str | None", False, False),
+        ("Any", False, False),
+    ],
+)
+def test_fixed_tuple_and_structured(annotation, fixed_tuple, structured):
+    facts = facts_of(annotation)
+    assert (facts.fixed_tuple, facts.structured) == (fixed_tuple, structured)
 
 
 def test_markers_are_seen_through_imports():

@@ -6,7 +6,7 @@ content hash; references to other modules stay symbolic (qualified names) until 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 from mcp_codemod.analysis.frameworks import Framework
@@ -32,6 +32,10 @@ class RefKind(str, Enum):
     IMPORT = "import"  # a name bound in another module
     PARAMETER = "parameter"  # an unannotated parameter: whatever its callers pass
     METHOD = "method"  # `instance.method`: `target` is the instance's class, qualified
+    # Functions only. WRAPPED: `wrap(name, fn)`, the tool is whichever of `candidates` is a
+    # function (the SDKs read the signature through `functools.wraps`' `__wrapped__`).
+    WRAPPED = "wrapped"
+    LOOP = "loop"  # a loop variable over a collection that is not a literal in sight
     UNKNOWN = "unknown"
 
 
@@ -53,19 +57,31 @@ class ServerRef:
 
 @dataclass(frozen=True)
 class FunctionRef:
-    kind: RefKind  # LOCAL, IMPORT, METHOD, or UNKNOWN when the target is not a plain name
-    target: str  # qualname here, qualified name elsewhere, a METHOD's class, or source text
+    # LOCAL, IMPORT, METHOD, PARAMETER (of a helper: whatever its callers pass), WRAPPED, LOOP,
+    # or UNKNOWN when the target is not a plain name
+    kind: RefKind
+    # qualname here, qualified name elsewhere, a METHOD's class, a PARAMETER's function's
+    # qualname, or source text
+    target: str
     method: str = ""  # METHOD: the method's name
+    argument: tuple[int, str] | None = None  # PARAMETER: position (counting `self`) and name
+    candidates: tuple[FunctionRef, ...] = ()  # WRAPPED: the wrapper's arguments
 
 
 @dataclass(frozen=True)
 class CallSite:
-    """A call that passes a possible server to a function: `register_tools(mcp)`."""
+    """A call that passes a possible server or function to a function: `register_tools(mcp)`,
+    `register_tool("search", search)`; or a decorator, which passes the decorated function."""
 
     function: FunctionRef
     bound: bool  # called on an instance: the function's first parameter is not in `arguments`
     arguments: tuple[ServerRef | None, ...]
     keywords: tuple[tuple[str, ServerRef], ...]
+    functions: tuple[FunctionRef | None, ...] = ()  # the positional arguments that may be functions
+    function_keywords: tuple[tuple[str, FunctionRef], ...] = ()
+    # `@helper(...)` on a function: the call's result is called with it (a decorator factory)
+    decorates: FunctionRef | None = None
+    position: Position = Position(0, 0)
 
 
 @dataclass(frozen=True)
@@ -102,6 +118,7 @@ class Function:
     position: Position  # of the `def` keyword's line
     parameters: tuple[Parameter, ...]
     returns: tuple[ServerRef, ...]  # what it may return that may be a server (a factory)
+    returns_functions: tuple[str, ...] = ()  # nested functions it returns (a decorator factory)
 
 
 @dataclass(frozen=True)
@@ -140,6 +157,16 @@ class ModuleFacts:
     calls: tuple[CallSite, ...]
     guard_calls: tuple[ServerRef, ...]  # `guard(server)`
     installs_guard: bool  # `mcp_codemod.runtime.install()` is called
+    star_imports: tuple[str, ...]  # modules imported with `from module import *`
+    exports: tuple[str, ...] | None  # a literal `__all__`
+    # Functions whose `__signature__` is assigned: the SDK reads that, not the `def`
+    generated_signatures: frozenset[str]
+    # Module-level names bound to a literal list, tuple or set (or a dict's `.values()`): each
+    # element's function, when it is one (a loop over the collection registers them)
+    collections: dict[str, tuple[FunctionRef | None, ...]]
     noqa: dict[
         int, frozenset[str] | None
     ]  # line → suppressed codes; None when the comment names no code
+    class_fields: dict[str, tuple[TypeExpr, ...]] = field(default_factory=dict)
+    """The annotations of each class's own fields (`corner: tuple[int, int]` in its body): what a
+    model, dataclass or TypedDict used as a parameter holds."""

@@ -4,8 +4,7 @@ runs, and what each parameter's annotation admits once aliases in any module are
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from enum import Enum
+from dataclasses import dataclass, replace
 
 from mcp_codemod.analysis.facts import (
     AnnotationSite,
@@ -20,13 +19,20 @@ from mcp_codemod.analysis.facts import (
     ServerSwap,
 )
 from mcp_codemod.analysis.frameworks import SERVER_CLASSES, Framework
+from mcp_codemod.analysis.reach import LibraryLoader, Reached, ToolReach, Unreached
+from mcp_codemod.analysis.scope import STAR
 from mcp_codemod.analysis.types import (
     MAX_ALIAS_DEPTH,
     AliasTooDeep,
     AnnotationFacts,
+    TCall,
+    TName,
+    TSubscript,
+    TUnion,
     TypeExpr,
     classify,
 )
+from mcp_codemod.analysis.unseen import Unseen
 
 ModuleLoader = Callable[[str, "ModuleFacts"], "ModuleFacts | None"]
 """Loads a module by name, looking first beside the module that imports it."""
@@ -59,24 +65,21 @@ class ToolParameter:
     facts: AnnotationFacts
     server: ResolvedServer
     alias: AliasSite | None  # the annotation is this module-level alias: fix it there
+    # Third-party: the file outside the project (found on `sys.path`) that defines the tool
+    # function. `path`, the function's and the parameter's positions are then the
+    # registration's, and no marker can be added: `fix_site` has no site; only the server can
+    # be fixed.
+    library: str | None = None
 
     @property
     def fix_site(self) -> tuple[str, AnnotationSite | None]:
-        """Where a marker goes: at the alias's definition when the annotation is one."""
+        """Where a marker goes: at the alias's definition when the annotation is one; nowhere
+        for a library's function."""
+        if self.library is not None:
+            return self.path, None
         if self.alias is not None:
             return self.alias.path, self.alias.site
         return self.path, self.parameter.site
-
-
-class Unseen(str, Enum):
-    """Why the analysis cannot check a registration's tool."""
-
-    UNKNOWN_FRAMEWORK = "unknown-framework"  # the server's class cannot be resolved
-    HELPER_PARAMETER = "helper-parameter"  # the tool is a parameter of a project helper
-    LOOP_VARIABLE = "loop-variable"  # the tool comes from a loop over what cannot be resolved
-    THIRD_PARTY = "third-party"  # imported from outside the project, source not found
-    GENERATED_SIGNATURE = "generated-signature"  # `fn.__signature__ = ...` at run time
-    NOT_FOUND = "not-found"  # any other expression the analysis cannot follow
 
 
 @dataclass(frozen=True)
@@ -127,7 +130,10 @@ class Linker:
         load: ModuleLoader,
         loaded: Callable[[], list[ModuleFacts]],
         load_callers: Callable[[str, ModuleFacts], list[ModuleFacts]],
+        load_library: LibraryLoader | None = None,
     ) -> None:
+        self.reach = ToolReach(self, load_library)
+        self.calls_to_function: dict[tuple[str, str], list[tuple[ModuleFacts, CallSite, bool]]] = {}
         self.load = load
         self.loaded = loaded
         self.load_callers = load_callers
@@ -148,6 +154,7 @@ class Linker:
         guarded = self.guarded_origins(self.loaded())
         parameters: list[ToolParameter] = []
         unresolved: list[UnresolvedTool] = []
+        tools = len(registrations)  # and those a helper or loop registers more than once
         for module, registration, server in registrations:
             if server.framework is None and default is not None:
                 server = ResolvedServer(default, server.description)
@@ -169,19 +176,22 @@ class Linker:
                 server = ResolvedServer(
                     server.framework.guarded, server.description, server.strict_input_validation
                 )
-            found = self.function(module, registration.function)
-            if found is None:
-                reason = f"tool function `{registration.function.target}` not found"
-                kind = Unseen.NOT_FOUND
-                if registration.function.kind is RefKind.IMPORT:
-                    kind = Unseen.THIRD_PARTY
-                unresolved.append(
-                    UnresolvedTool(module.path, registration.position.line, reason, kind, server)
-                )
-                continue
-            owner, function = found
-            parameters.extend(self.parameters(owner, function, registration, server, unresolved))
-        return LinkResult(tuple(parameters), tuple(unresolved), len(registrations))
+            reached = self.reach.tools(module, registration.function, registration.position.line)
+            tools += len(reached) - 1
+            for tool in reached:
+                if isinstance(tool, Unreached):
+                    unresolved.append(
+                        UnresolvedTool(tool.path, tool.line, tool.reason, tool.kind, server)
+                    )
+                elif tool.library:
+                    parameters.extend(
+                        self.library_parameters(module, tool, registration, server, unresolved)
+                    )
+                else:
+                    parameters.extend(
+                        self.parameters(tool.owner, tool.function, registration, server, unresolved)
+                    )
+        return LinkResult(tuple(parameters), tuple(unresolved), tools)
 
     def parameters(
         self,
@@ -201,8 +211,15 @@ class Linker:
                 if found is not None:
                     module, name = found
                     alias = AliasSite(module.path, module.aliases[name].site)
+            annotation = parameter.annotation
+            if owner.star_imports and annotation is not None:
+                annotation = _unstarred_type(annotation, lambda name: self.unstarred(name, owner))
             try:
-                facts = classify(parameter.annotation, lambda name: self.alias_value(name, owner))
+                facts = classify(
+                    annotation,
+                    lambda name: self.alias_value(name, owner),
+                    lambda name: self.class_fields(name, owner),
+                )
             except AliasTooDeep:
                 unresolved.append(
                     UnresolvedTool(
@@ -220,6 +237,31 @@ class Linker:
             )
         return result
 
+    def library_parameters(
+        self,
+        module: ModuleFacts,
+        tool: Reached,
+        registration: Registration,
+        server: ResolvedServer,
+        unresolved: list[UnresolvedTool],
+    ) -> list[ToolParameter]:
+        """A library's tool function: reported on the registration, where the project is."""
+        at = registration.position
+        function = replace(tool.function, position=at)
+        return [
+            replace(
+                found,
+                path=module.path,
+                function=function,
+                parameter=replace(found.parameter, position=at, site=None),
+                alias=None,
+                library=tool.owner.path,
+            )
+            for found in self.parameters(
+                tool.owner, tool.function, registration, server, unresolved
+            )
+        ]
+
     # ---- names across modules --------------------------------------------------------------
     def follow(
         self, qualified: str, near: ModuleFacts, has: Callable[[ModuleFacts, str], bool]
@@ -227,16 +269,89 @@ class Linker:
         """The module of the project that defines `pkg.mod.name`, following re-exports
         (`from .server import mcp` in an `__init__`), and the name there."""
         for _ in range(_MAX_HOPS):
+            if qualified.startswith(STAR):
+                unstarred = self.unstarred(qualified, near)
+                if unstarred is None:
+                    return None
+                qualified = unstarred
             module_name, _, name = qualified.rpartition(".")
             module = self.load(module_name, near) if module_name else None
             if module is None:
                 return None
             if has(module, name):
                 return module, name
-            if name not in module.imports:
+            if name in module.imports:
+                qualified, near = module.imports[name], module
+            elif module.star_imports:
+                qualified, near = f"{STAR}{name}", module
+            else:
                 return None
-            qualified, near = module.imports[name], module
         return None
+
+    def unstarred(self, qualified: str, near: ModuleFacts, hops: int = 0) -> str | None:
+        """The qualified name of `*name` (a name the module binds by no statement): what one of
+        its star imports brings in, honouring `__all__`."""
+        if not qualified.startswith(STAR):
+            return qualified
+        name = qualified[len(STAR) :]
+        for star in near.star_imports:
+            module = self.load(star, near)
+            if module is None or hops > _MAX_HOPS:
+                continue
+            exported = name in module.exports if module.exports is not None else name[0] != "_"
+            if not exported:
+                continue
+            if name in module.imports:
+                return module.imports[name]
+            if any(
+                name in names
+                for names in (
+                    module.functions,
+                    module.classes,
+                    module.aliases,
+                    module.servers,
+                    module.collections,
+                )
+            ):
+                return f"{module.module}.{name}"
+            deeper = self.unstarred(qualified, module, hops + 1)
+            if deeper is not None:
+                return deeper
+        return None
+
+    def calls_to(
+        self, module: ModuleFacts, function: str
+    ) -> list[tuple[ModuleFacts, CallSite, bool]]:
+        """The calls of a function of `module` (by qualname), each with its caller and whether it
+        passes `self` implicitly: in the loaded modules, else in the project's."""
+        key = (module.path, function)
+        if key not in self.calls_to_function:
+            found = self.calls_among(self.loaded(), module, function)
+            if not found:
+                callers = self.load_callers(_called_name(function), module)
+                found = self.calls_among(callers, module, function)
+            self.calls_to_function[key] = found
+        return self.calls_to_function[key]
+
+    def calls_among(
+        self, callers: list[ModuleFacts], module: ModuleFacts, function: str
+    ) -> list[tuple[ModuleFacts, CallSite, bool]]:
+        self.index_calls(callers)
+        found = []
+        for caller, call in self.calls_by_name.get(_called_name(function), ()):
+            callee = self.callee(caller, call)
+            if callee is not None:
+                owner, target, bound = callee
+                if owner.path == module.path and target.qualname == function:
+                    found.append((caller, call, bound))
+        return found
+
+    def index_calls(self, callers: list[ModuleFacts]) -> None:
+        for caller in callers:
+            if caller.path not in self.indexed:
+                self.indexed.add(caller.path)
+                for call in caller.calls:
+                    self.calls_by_name.setdefault(_call_name(call), []).append((caller, call))
 
     def alias(self, qualified: str, near: ModuleFacts) -> tuple[ModuleFacts, str] | None:
         return self.follow(qualified, near, lambda module, name: name in module.aliases)
@@ -248,6 +363,16 @@ class Linker:
         module, name = found
         alias = module.aliases[name]
         return alias.value, alias.type_statement
+
+    def class_fields(self, qualified: str, near: ModuleFacts) -> tuple[TypeExpr, ...] | None:
+        """The field annotations of a project class and its project bases; None when the name
+        is not a project class or it declares no fields (an enum, a plain class)."""
+        fields = [
+            expr
+            for module, name in self.project_classes(qualified, near)
+            for expr in module.class_fields.get(name, ())
+        ]
+        return tuple(fields) or None
 
     def function(
         self, module: ModuleFacts, ref: FunctionRef
@@ -342,11 +467,7 @@ class Linker:
         hops: int,
     ) -> ResolvedServer | None:
         index, name = argument
-        for caller in callers:
-            if caller.path not in self.indexed:
-                self.indexed.add(caller.path)
-                for call in caller.calls:
-                    self.calls_by_name.setdefault(_call_name(call), []).append((caller, call))
+        self.index_calls(callers)
         for caller, call in self.calls_by_name.get(_called_name(function), ()):
             callee = self.callee(caller, call)
             if callee is None:
@@ -417,6 +538,7 @@ class Linker:
         self, qualified: str, near: ModuleFacts
     ) -> tuple[Framework, ServerSwap | None] | None:
         """The framework of a server class, and for a project subclass, the base to rename."""
+        qualified = self.unstarred(qualified, near) or qualified
         if qualified in SERVER_CLASSES:
             return SERVER_CLASSES[qualified], None
         for module, name in self.project_classes(qualified, near):
@@ -437,6 +559,22 @@ class Linker:
                 if origin is not None:
                     origins.add(origin)
         return origins
+
+
+def _unstarred_type(expr: TypeExpr, unstarred: Callable[[str], str | None]) -> TypeExpr:
+    """The annotation with the names that star imports bring in qualified."""
+    if isinstance(expr, TName) and expr.qualified.startswith(STAR):
+        return TName(unstarred(expr.qualified) or expr.qualified)
+    if isinstance(expr, TSubscript):
+        return TSubscript(
+            _unstarred_type(expr.base, unstarred),
+            tuple(_unstarred_type(arg, unstarred) for arg in expr.args),
+        )
+    if isinstance(expr, TUnion):
+        return TUnion(tuple(_unstarred_type(member, unstarred) for member in expr.members))
+    if isinstance(expr, TCall) and expr.function.startswith(STAR):
+        return TCall(unstarred(expr.function) or expr.function, expr.strict)
+    return expr
 
 
 def _call_name(call: CallSite) -> str:

@@ -7,7 +7,7 @@ import ast
 
 from mcp_codemod.analysis.facts import FunctionRef, RefKind, ServerRef
 from mcp_codemod.analysis.frameworks import GUARD_FUNCTIONS
-from mcp_codemod.analysis.scope import ClassContext, Names, Scope
+from mcp_codemod.analysis.scope import STAR, ClassContext, Names, Scope
 from mcp_codemod.analysis.source_text import SourceText
 
 
@@ -45,6 +45,8 @@ class References:
             )
         if isinstance(value, ast.Name):
             symbol = scope.lookup(value.id)
+            if symbol is not None and symbol.kind == "expression":
+                return self.server_from_value(symbol.node, symbol.scope)
             if symbol is not None and symbol.kind == "server":
                 return symbol.server
             if symbol is not None and symbol.kind == "import":
@@ -56,6 +58,10 @@ class References:
     ) -> ServerRef | None:
         if isinstance(node, ast.Name):
             symbol = scope.lookup(node.id)
+            if symbol is None and self.names.star_imports:
+                return ServerRef(RefKind.IMPORT, f"{STAR}{node.id}")  # `from .app import *`
+            if symbol is not None and symbol.kind == "expression":
+                return self.argument_server(symbol.node, symbol.scope, cls)
             return symbol.server if symbol is not None else None
         if (
             isinstance(node, ast.Attribute)
@@ -88,20 +94,43 @@ class References:
         if server is not None:
             return server
         if isinstance(node, ast.Attribute) or (
-            isinstance(node, ast.Name) and getattr(scope.lookup(node.id), "kind", "") == "import"
+            isinstance(node, ast.Name)
+            and getattr(scope.lookup(node.id), "kind", "import") in ("import", "expression")
         ):
-            # A name bound elsewhere: `from .server import mcp`, `app_module.mcp`.
+            # A name bound elsewhere: `from .server import mcp`, `app_module.mcp`, or by a star
+            # import.
             qualified = self.names.qualify(node, scope)
             if qualified and not qualified.startswith("?"):
                 return ServerRef(RefKind.IMPORT, qualified)
         return ServerRef(RefKind.UNKNOWN, self.text.text(node))
 
     def function_ref(self, node: ast.expr, scope: Scope, cls: ClassContext | None) -> FunctionRef:
-        if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
+        if isinstance(node, ast.Call):
             # `wrap(fn)`: the SDKs read the signature through `functools.wraps`' `__wrapped__`.
-            return self.function_ref(node.args[0], scope, cls)
+            if len(node.args) == 1 and not node.keywords:
+                return self.function_ref(node.args[0], scope, cls)
+            # `paginating(name, fn)`: the one argument that is a function is the tool.
+            arguments = [*node.args, *(k.value for k in node.keywords)]
+            candidates = tuple(
+                ref
+                for argument in arguments
+                if (ref := self.function_argument(argument, scope, cls)) is not None
+                and ref.kind is not RefKind.UNKNOWN
+            )
+            if candidates:
+                return FunctionRef(RefKind.WRAPPED, self.text.text(node), candidates=candidates)
         if isinstance(node, ast.Name):
             symbol = scope.lookup(node.id)
+            if symbol is None and self.names.star_imports:
+                return FunctionRef(RefKind.IMPORT, f"{STAR}{node.id}")
+            if symbol is not None and symbol.kind == "expression":
+                return self.function_ref(symbol.node, symbol.scope, cls)
+            if symbol is not None and symbol.kind == "loop":
+                return FunctionRef(RefKind.LOOP, symbol.target)
+            if symbol is not None and symbol.server is not None and symbol.server.argument:
+                # A helper's parameter: `def register_tool(name, fn): mcp.tool(name)(fn)`.
+                server = symbol.server
+                return FunctionRef(RefKind.PARAMETER, server.function, argument=server.argument)
             if symbol is not None and symbol.kind == "function":
                 return FunctionRef(RefKind.LOCAL, symbol.target)
             if symbol is not None and symbol.kind == "method":
@@ -123,3 +152,12 @@ class References:
             if qualified and not qualified.startswith("?"):
                 return FunctionRef(RefKind.IMPORT, qualified)
         return FunctionRef(RefKind.UNKNOWN, self.text.text(node))
+
+    def function_argument(
+        self, node: ast.expr, scope: Scope, cls: ClassContext | None
+    ) -> FunctionRef | None:
+        """What an argument refers to, when it may be a function: None for constants, an
+        UNKNOWN reference for what cannot be followed."""
+        if isinstance(node, ast.Constant | ast.JoinedStr):
+            return None
+        return self.function_ref(node, scope, cls)

@@ -49,8 +49,30 @@ class Registrations:
                     position=self.text.start(node),
                 )
             )
-        elif call is not None:
-            self.calls_in(call, scope, cls)
+        else:
+            if call is not None:
+                self.calls_in(call, scope, cls)
+            self.decorator_site(node, qualname, scope, cls)
+
+    def decorator_site(
+        self, node: ast.expr, qualname: str, scope: Scope, cls: ClassContext | None
+    ) -> None:
+        """`@register` and `@tools.reader("Title")`: a project helper may register the function."""
+        decorated = FunctionRef(RefKind.LOCAL, qualname)
+        callee = node.func if isinstance(node, ast.Call) else node
+        function = self.references.function_ref(callee, scope, cls)
+        if function.kind not in (RefKind.LOCAL, RefKind.IMPORT, RefKind.METHOD):
+            return
+        bound = self.is_bound(function, callee, cls)
+        position = self.text.start(node)
+        if isinstance(node, ast.Call):
+            self.calls.append(
+                CallSite(function, bound, (), (), decorates=decorated, position=position)
+            )
+        else:
+            self.calls.append(
+                CallSite(function, bound, (None,), (), (decorated,), position=position)
+            )
 
     def calls_in(self, node: ast.AST, scope: Scope, cls: ClassContext | None) -> None:
         if self.may_register(node):
@@ -106,8 +128,8 @@ class Registrations:
                 self.call_site(node, scope, cls)
 
     def call_site(self, node: ast.Call, scope: Scope, cls: ClassContext | None) -> None:
-        """Record a call that passes a possible server, so that a callee's unannotated
-        parameter can be resolved to it."""
+        """Record a call that passes a possible server or function, so that a callee's
+        parameter can be resolved to it (`register_tools(mcp)`, `register_tool("a", a)`)."""
         references = self.references
         arguments = tuple(references.argument_server(a, scope, cls) for a in node.args)
         keywords = tuple(
@@ -115,13 +137,41 @@ class Registrations:
             for k in node.keywords
             if k.arg and (server := references.argument_server(k.value, scope, cls)) is not None
         )
-        if not keywords and all(a is None for a in arguments):
+        functions = tuple(references.function_argument(a, scope, cls) for a in node.args)
+        function_keywords = tuple(
+            (k.arg, function)
+            for k in node.keywords
+            if k.arg and (function := references.function_argument(k.value, scope, cls))
+        )
+        if (
+            not keywords
+            and all(a is None for a in arguments)
+            and not any(_follows(f) for f in functions)
+            and not any(_follows(f) for _, f in function_keywords)
+        ):
             return
         function = references.function_ref(node.func, scope, cls)
         if function.kind is not RefKind.UNKNOWN:
             self.calls.append(
-                CallSite(function, function.kind is RefKind.METHOD, arguments, keywords)
+                CallSite(
+                    function,
+                    self.is_bound(function, node.func, cls),
+                    arguments,
+                    keywords,
+                    functions,
+                    function_keywords,
+                    position=self.text.start(node),
+                )
             )
+
+    def is_bound(self, function: FunctionRef, callee: ast.expr, cls: ClassContext | None) -> bool:
+        """Whether the call passes `self` implicitly: `instance.method(...)`, `self.method(...)`."""
+        return function.kind is RefKind.METHOD or (
+            cls is not None
+            and isinstance(callee, ast.Attribute)
+            and isinstance(callee.value, ast.Name)
+            and callee.value.id == cls.self_name
+        )
 
     def register(
         self,
@@ -143,6 +193,10 @@ class Registrations:
                 position=self.text.start(node),
             )
         )
+
+
+def _follows(function: FunctionRef | None) -> bool:
+    return function is not None and function.kind is not RefKind.UNKNOWN
 
 
 def _tool_name(call: ast.Call | None) -> str | None:

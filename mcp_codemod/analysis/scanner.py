@@ -17,19 +17,24 @@ from mcp_codemod.analysis.facts import (
     Alias,
     ClassBase,
     Function,
+    FunctionRef,
     ModuleFacts,
     Position,
     RefKind,
     ServerRef,
 )
 from mcp_codemod.analysis.fix_sites import FixSites
+from mcp_codemod.analysis.loops import Loops
 from mcp_codemod.analysis.references import References
 from mcp_codemod.analysis.registrations import Registrations
 from mcp_codemod.analysis.scope import ClassContext, Names, Scope, Symbol
 from mcp_codemod.analysis.source_text import SourceText
 from mcp_codemod.analysis.syntax import header_expressions, nested_bodies, statements
+from mcp_codemod.analysis.types import TypeExpr
 from mcp_codemod.sources import split_lines
 
+# Annotations of a server parameter that say nothing about its class: resolved through callers.
+_ANYTHING = frozenset(("typing.Any", "typing_extensions.Any", "builtins.object"))
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.I)
 
 
@@ -59,7 +64,7 @@ class _Scanner:
     ) -> None:
         self.path = path
         self.text = SourceText(source)
-        self.names = Names(module, is_package)
+        self.names = Names(module, is_package, tree)
         postponed = any(
             isinstance(node, ast.ImportFrom)
             and node.module == "__future__"
@@ -72,7 +77,10 @@ class _Scanner:
         self.registrations = Registrations(self.text, self.names, self.references)
         self.functions: dict[str, Function] = {}
         self.classes: dict[str, tuple[ClassBase, ...]] = {}
+        self.class_fields: dict[str, tuple[TypeExpr, ...]] = {}
         self.aliases: dict[str, Alias] = {}
+        self.loops = Loops(self.text, self.names)
+        self.generated_signatures: list[FunctionRef] = []
 
     @property
     def module(self) -> str:
@@ -97,6 +105,11 @@ class _Scanner:
             guard_calls=tuple(registrations.guard_calls),
             installs_guard=registrations.installs_guard,
             noqa=noqa_lines(self.text.source),
+            star_imports=self.names.star_imports,
+            exports=self.loops.exports(names),
+            generated_signatures=tuple(self.generated_signatures),
+            collections=self.loops.collections(names, self.references),
+            class_fields=self.class_fields,
         )
 
     # ---- binding pass ----------------------------------------------------------------------
@@ -175,6 +188,11 @@ class _Scanner:
         ):
             scope.names[name] = Symbol("alias", f"{self.module}.{name}")
             self.aliases[name] = self.alias(value, False, scope)
+        elif (
+            isinstance(value, ast.List | ast.Tuple | ast.Set | ast.Dict) and name not in scope.names
+        ):
+            # `tools = [a, b]`: a loop over it registers each (unless it is bound twice).
+            scope.names[name] = Symbol("collection", node=value, scope=scope)
         else:
             scope.names[name] = Symbol("other")
 
@@ -190,7 +208,7 @@ class _Scanner:
             # `def register(mcp): ...`: the server is what the callers pass; an annotation
             # names its class, for when no caller is in sight.
             where = (index if index < len(positional) else -1, arg.arg)
-            if annotation and not annotation.startswith("?"):
+            if annotation and not annotation.startswith("?") and annotation not in _ANYTHING:
                 server = ServerRef(
                     RefKind.ANNOTATED, annotation, function=local.qualname, argument=where
                 )
@@ -214,7 +232,14 @@ class _Scanner:
                 self.function(node, scope, cls)
             elif isinstance(node, ast.ClassDef):
                 self.class_def(node, scope)
+            elif isinstance(node, ast.For | ast.AsyncFor):
+                self.registrations.calls_in(node.iter, scope, cls)
+                for body_scope in self.loops.body_scopes(node, scope):
+                    self.walk(node.body, body_scope, cls)
+                self.walk(node.orelse, scope, cls)
             else:
+                if isinstance(node, ast.Assign):
+                    self.signature_assignment(node, scope, cls)
                 nested = nested_bodies(node)
                 if nested:
                     for expression in header_expressions(node):
@@ -249,6 +274,7 @@ class _Scanner:
                 node, scope, skip_first=is_method and not is_static
             ),
             returns=self.returned_servers(node.body, local),
+            returns_functions=self.returned_functions(node.body, local),
         )
         for decorator in node.decorator_list:
             self.registrations.decorator(decorator, qualname, scope, cls)
@@ -269,6 +295,26 @@ class _Scanner:
                     pending.extend(nested)
         return tuple(found)
 
+    def returned_functions(self, body: list[ast.stmt], local: Scope) -> tuple[str, ...]:
+        """The nested functions a decorator factory returns: `def tool(): def deco(fn): ...`."""
+        found = []
+        for statement in statements(body):
+            if isinstance(statement, ast.Return) and isinstance(statement.value, ast.Name):
+                symbol = local.lookup(statement.value.id)
+                if symbol is not None and symbol.kind == "function":
+                    found.append(symbol.target)
+        return tuple(found)
+
+    def signature_assignment(
+        self, node: ast.Assign, scope: Scope, cls: ClassContext | None
+    ) -> None:
+        """`fn.__signature__ = ...`: the SDK reads that signature, not the `def`'s."""
+        for target in node.targets:
+            if isinstance(target, ast.Attribute) and target.attr == "__signature__":
+                function = self.references.function_ref(target.value, scope, cls)
+                if function.kind in (RefKind.LOCAL, RefKind.IMPORT, RefKind.METHOD):
+                    self.generated_signatures.append(function)
+
     def def_position(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> Position:
         # `lineno` is the `def` line (decorators have their own); the column points at `def`/`async`.
         return self.text.position(node.lineno, node.col_offset)
@@ -284,6 +330,11 @@ class _Scanner:
         )
         body_scope = Scope(qualname, scope)
         self.bind_statements(node.body, body_scope, module_level=False)
+        self.class_fields[node.name] = tuple(
+            self.annotations.type_expr(statement.annotation, scope)
+            for statement in node.body
+            if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name)
+        )
         context = ClassContext(qualname)
         self.collect_attributes(node, scope, context)
         # Methods resolve names in the enclosing scope, not the class body: Python's own rule.

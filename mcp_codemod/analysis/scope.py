@@ -9,14 +9,20 @@ from dataclasses import dataclass, field
 from mcp_codemod.analysis.facts import ServerRef
 
 _BUILTIN_NAMES = frozenset(dir(builtins))
+STAR = "*"  # prefix of a name that no statement of the module binds, but a star import may
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Symbol:
-    kind: str  # import | function | method | class | alias | server | other
-    target: str = ""
+    # import | function | method | class | alias | server | collection | expression | loop | other
+    kind: str
+    target: str = ""  # qualified name; for a loop: the collection's, or "?" and its source text
     method: str = ""  # for a method: its name; `target` is the instance's class
     server: ServerRef | None = None
+    # collection: the literal (list, tuple, set, dict); expression: a loop variable's value for
+    # one element of a literal collection. Both are read in `scope`.
+    node: ast.expr | None = None
+    scope: Scope | None = None
 
 
 @dataclass
@@ -46,16 +52,27 @@ class ClassContext:
 class Names:
     """Qualified names of one module's expressions."""
 
-    def __init__(self, module: str, is_package: bool) -> None:
+    def __init__(self, module: str, is_package: bool, tree: ast.Module) -> None:
         self.module = module
         self.package = module if is_package else module.rpartition(".")[0]
+        # `from module import *` is allowed at module level only.
+        self.star_imports = tuple(
+            self.absolute_module(node)
+            for node in tree.body
+            if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)
+        )
 
     def qualify(self, node: ast.expr, scope: Scope) -> str | None:
         """The qualified name a Name or dotted Attribute refers to; None for other expressions."""
         if isinstance(node, ast.Name):
             symbol = scope.lookup(node.id)
             if symbol is None:
-                return f"builtins.{node.id}" if node.id in _BUILTIN_NAMES else f"?{node.id}"
+                if node.id in _BUILTIN_NAMES:
+                    return f"builtins.{node.id}"
+                # A name a star import may bind: the linker looks in those modules.
+                return f"{STAR}{node.id}" if self.star_imports else f"?{node.id}"
+            if symbol.kind == "expression":
+                return self.qualify(symbol.node, symbol.scope)
             if symbol.kind in ("import", "class", "alias"):
                 return symbol.target
             if symbol.kind == "function":

@@ -76,11 +76,19 @@ class AnnotationFacts:
     text: Text
     integer: Integer
     markers: frozenset[str] = field(default_factory=frozenset)
+    fixed_tuple: bool = False
+    """A fixed-length tuple somewhere in it, not marked ArrayItemsSchema: pydantic gives it an
+    array schema with `prefixItems` and no `items`."""
+    structured: bool = False
+    """A list, dict, set or tuple (an array or object in the JSON schema) at the top or in a
+    union branch."""
 
 
 NO_PRE_PARSE = "NoPreParse"
 ACCEPT_WHOLE_FLOAT = "AcceptWholeFloat"
-MARKERS = (NO_PRE_PARSE, ACCEPT_WHOLE_FLOAT)
+ARRAY_ITEMS_SCHEMA = "ArrayItemsSchema"
+DECODE_JSON_TEXT = "DecodeJsonText"
+MARKERS = (NO_PRE_PARSE, ACCEPT_WHOLE_FLOAT, ARRAY_ITEMS_SCHEMA, DECODE_JSON_TEXT)
 
 ANNOTATED = {"typing.Annotated", "typing_extensions.Annotated"}
 _OPTIONAL = {"typing.Optional", "typing_extensions.Optional"}
@@ -103,6 +111,24 @@ _KNOWN_NON_STR = {
 } | {
     f"typing.{name}"
     for name in ("List", "Dict", "Set", "Tuple", "FrozenSet", "Sequence", "Mapping", "Iterable")
+}
+_TUPLE = {"builtins.tuple", "typing.Tuple", "typing_extensions.Tuple"}
+_STRUCTURED = {f"builtins.{name}" for name in ("list", "dict", "set", "tuple", "frozenset")} | {
+    f"{module}.{name}"
+    for module in ("typing", "typing_extensions", "collections.abc")
+    for name in (
+        "List",
+        "Dict",
+        "Set",
+        "Tuple",
+        "FrozenSet",
+        "Sequence",
+        "MutableSequence",
+        "Mapping",
+        "MutableMapping",
+        "AbstractSet",
+        "MutableSet",
+    )
 }
 _STRICT_MARKERS = {
     "pydantic.Field",
@@ -147,16 +173,25 @@ class AliasTooDeep(Exception):
     """An annotation whose aliases nest deeper than MAX_ALIAS_DEPTH (each level costs stack)."""
 
 
-def classify(expr: TypeExpr | None, resolve_alias: AliasResolver) -> AnnotationFacts:
+FieldsResolver = Callable[[str], "tuple[TypeExpr, ...] | None"]
+"""Maps a qualified name to the field annotations of the project class it names, if it is one."""
+
+
+def classify(
+    expr: TypeExpr | None,
+    resolve_alias: AliasResolver,
+    resolve_fields: FieldsResolver = lambda name: None,
+) -> AnnotationFacts:
     """What the annotation admits; raises AliasTooDeep."""
     if expr is None:
         return AnnotationFacts(Text.ANY, Integer.NONE)
-    return _Classifier(resolve_alias).top(expr)
+    return _Classifier(resolve_alias, resolve_fields).top(expr)
 
 
 class _Classifier:
-    def __init__(self, resolve_alias: AliasResolver) -> None:
+    def __init__(self, resolve_alias: AliasResolver, resolve_fields: FieldsResolver) -> None:
         self.resolve_alias = resolve_alias
+        self.resolve_fields = resolve_fields
         self.seen: set[str] = set()
         self.depth = 0
 
@@ -193,8 +228,8 @@ class _Classifier:
             return AnnotationFacts(Text.NO_STR, Integer.LAX)
         if qualified in _STRICT_INT:
             return AnnotationFacts(Text.NO_STR, Integer.STRICT)
-        if qualified in _KNOWN_NON_STR:
-            return AnnotationFacts(Text.NO_STR, Integer.NONE)
+        if qualified in _KNOWN_NON_STR or qualified in _STRUCTURED:
+            return AnnotationFacts(Text.NO_STR, Integer.NONE, structured=qualified in _STRUCTURED)
         if qualified not in self.seen:
             alias = self.resolve_alias(qualified)
             if alias is not None:
@@ -207,6 +242,15 @@ class _Classifier:
                 facts = self.visit(value, exact_allowed and not is_type_statement)
                 self.depth -= 1
                 return facts
+            fields = self.resolve_fields(qualified)
+            if fields is not None:
+                # A model, dataclass or TypedDict of the project: an object in the schema, with
+                # its fields' schemas in its definition.
+                self.seen.add(qualified)
+                nested = any(self.visit(f, exact_allowed=False).fixed_tuple for f in fields)
+                return AnnotationFacts(
+                    Text.NO_STR, Integer.NONE, fixed_tuple=nested, structured=True
+                )
         return AnnotationFacts(Text.UNKNOWN, Integer.NONE)
 
     def call(self, expr: TCall, exact_allowed: bool) -> AnnotationFacts:
@@ -222,13 +266,21 @@ class _Classifier:
         if base in ANNOTATED and args:
             inner = self.visit(args[0], exact_allowed)
             markers = set(inner.markers)
+            own: set[str] = set()
             integer = inner.integer
             for meta in args[1:]:
                 if isinstance(meta, TName) and (marker := marker_name(meta.qualified)):
-                    markers.add(marker)
+                    own.add(marker)
                 elif isinstance(meta, TCall) and is_strict_marker(meta) and integer is Integer.LAX:
                     integer = Integer.STRICT
-            return AnnotationFacts(inner.text, integer, frozenset(markers))
+            return AnnotationFacts(
+                inner.text,
+                integer,
+                frozenset(markers | own),
+                # The marker walks the whole schema below it, so it covers nested tuples too.
+                fixed_tuple=inner.fixed_tuple and ARRAY_ITEMS_SCHEMA not in own,
+                structured=inner.structured,
+            )
         if base in _OPTIONAL and args:
             return self.union((args[0], TConst(None)))
         if base in _UNION:
@@ -238,7 +290,19 @@ class _Classifier:
                 return AnnotationFacts(Text.ADMITS_STR, Integer.NONE)
             return AnnotationFacts(Text.NO_STR, Integer.NONE)
         if base in _KNOWN_NON_STR or base.startswith(("collections.abc.", "typing.")):
-            return AnnotationFacts(Text.NO_STR, Integer.NONE)
+            # `tuple[int, ...]` has `items`; `tuple[int, int]` and `tuple[()]` only prefixItems.
+            variadic = len(args) == 2 and isinstance(args[1], TConst) and args[1].value is ...
+            nested = any(
+                self.visit(arg, exact_allowed=False).fixed_tuple
+                for arg in args
+                if not isinstance(arg, TConst)
+            )
+            return AnnotationFacts(
+                Text.NO_STR,
+                Integer.NONE,
+                fixed_tuple=(base in _TUPLE and not variadic) or nested,
+                structured=base in _STRUCTURED,
+            )
         return AnnotationFacts(Text.UNKNOWN, Integer.NONE)
 
     def union(self, members: tuple[TypeExpr, ...]) -> AnnotationFacts:
@@ -255,4 +319,10 @@ class _Classifier:
         integers = {p.integer for p in parts}
         integer = next((i for i in (Integer.STRICT, Integer.LAX) if i in integers), Integer.NONE)
         markers = frozenset().union(*(p.markers for p in parts))
-        return AnnotationFacts(text, integer, markers)
+        return AnnotationFacts(
+            text,
+            integer,
+            markers,
+            fixed_tuple=any(p.fixed_tuple for p in parts),
+            structured=any(p.structured for p in parts),
+        )

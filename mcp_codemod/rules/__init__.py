@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from mcp_codemod.rules import json_pre_parsed, large_integer_id, strict_integer, unguarded_server
+from mcp_codemod.rules import (
+    array_without_items,
+    json_pre_parsed,
+    large_integer_id,
+    strict_integer,
+    structured_json_text,
+    unguarded_server,
+)
 from mcp_codemod.rules.model import Rule
 
 RULES: tuple[Rule, ...] = (
@@ -10,6 +17,8 @@ RULES: tuple[Rule, ...] = (
     strict_integer.RULE,
     large_integer_id.RULE,
     unguarded_server.RULE,
+    array_without_items.RULE,
+    structured_json_text.RULE,
 )
 RULES_BY_CODE = {rule.code: rule for rule in RULES}
 

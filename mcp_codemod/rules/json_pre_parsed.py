@@ -33,10 +33,16 @@ def check(parameter: ToolParameter) -> Report | None:
         f'{server.framework.title}: the string "null" arrives as None and "[1, 2]" as a list'
     )
     # `Any` and unannotated parameters have nothing to wrap: the author has to choose a type.
-    markers = add_marker(parameter, NO_PRE_PARSE) if parameter.facts.text is Text.ADMITS_STR else ()
-    if not markers:
+    if parameter.facts.text is not Text.ADMITS_STR:
         return Report(message)
     swaps, advice = guard_server(server)
+    if parameter.library is not None:
+        # A library's function cannot be marked here; the guarded server protects it all the same.
+        title = f"Make the server a `{guarded_class(server)}`"
+        return Report(message, Fix(title, Safety.SAFE, swaps=swaps) if swaps else None)
+    markers = add_marker(parameter, NO_PRE_PARSE)
+    if not markers:
+        return Report(message)
     title = f"Mark it `NoPreParse` and make the server a `{guarded_class(server)}`"
     return Report(message, Fix(title, Safety.SAFE, markers, swaps, advice))
 

@@ -10,7 +10,7 @@ from importlib.metadata import version
 from typing import Any
 
 from .coerce import IntegerCoercingSession, coerce_integer_arguments
-from .guards import AcceptWholeFloat, NoPreParse
+from .guards import AcceptWholeFloat, ArrayItemsSchema, DecodeJsonText, NoPreParse
 
 # Each guarded class exists only under its own mcp major version.
 _SERVER_CLASS_REQUIREMENT = {
@@ -22,6 +22,8 @@ _SERVER_FUNCTIONS = ("guard", "install", "uninstall")
 # The guarded classes are left out: only one of them can be imported in a given environment.
 __all__ = [
     "AcceptWholeFloat",
+    "ArrayItemsSchema",
+    "DecodeJsonText",
     "IntegerCoercingSession",
     "NoPreParse",
     "coerce_integer_arguments",

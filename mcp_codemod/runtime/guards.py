@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import copy
+import json
 from types import UnionType
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from pydantic import GetCoreSchemaHandler
+from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
 
@@ -72,3 +75,141 @@ def _whole_float_to_int(value: Any) -> Any:
             {"value": repr(value)},
         )
     return value
+
+
+class ArrayItemsSchema:
+    """Marks a parameter whose JSON schema must give every array an `items` schema.
+
+    pydantic describes a fixed-length tuple (`tuple[int, int]`) with `prefixItems` and no `items`,
+    and VS Code's MCP client refuses a tool with such an array ("tool parameters array type must
+    have items"). The marker walks the parameter's whole generated schema, including the `$defs`
+    it refers to (a tuple inside a model), and gives each array without `items` the union of its
+    prefix item schemas. The array's length bounds already allow no extra items, so the schema
+    admits exactly what it did; validation is not touched.
+    """
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        return _own_node(handler(source))
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        json_schema = handler(schema)
+        _add_array_items(json_schema, handler, set())
+        return json_schema
+
+
+def _own_node(schema: CoreSchema) -> CoreSchema:
+    """A copy of the schema's top node, for pydantic to attach this parameter's JSON hook to.
+
+    A model's schema (a recursive one is returned as is) is shared with every other use of the
+    model, and pydantic records an annotation's JSON hook in the metadata of the schema it
+    annotates: on the shared node, the hook would apply to unmarked parameters too.
+    """
+    metadata = {
+        key: list(value) if isinstance(value, list) else value
+        for key, value in schema.get("metadata", {}).items()
+    }
+    return {**schema, "metadata": metadata}  # type: ignore[return-value]
+
+
+# The keywords whose values are schemas (or lists or maps of schemas), so that data such as
+# `default`, `const` or `examples` is never mistaken for a schema and rewritten.
+_SUBSCHEMA = ("items", "additionalProperties", "not", "contains", "propertyNames", "if", "then")
+_SUBSCHEMA += ("else", "unevaluatedItems", "unevaluatedProperties")
+_SUBSCHEMA_LISTS = ("prefixItems", "anyOf", "oneOf", "allOf")
+_SUBSCHEMA_MAPS = ("properties", "patternProperties", "dependentSchemas", "$defs")
+
+
+def _add_array_items(schema: Any, handler: GetJsonSchemaHandler, seen_refs: set[str]) -> None:
+    if not isinstance(schema, dict):
+        return
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref not in seen_refs:
+        seen_refs.add(ref)
+        try:
+            definition = handler.resolve_ref_schema({"$ref": ref})
+        except LookupError:
+            # A recursive model still being generated: a marker on the parameter that uses the
+            # model walks its definition once it is complete.
+            definition = None
+        _add_array_items(definition, handler, seen_refs)
+    kind = schema.get("type")
+    if (kind == "array" or (isinstance(kind, list) and "array" in kind)) and "items" not in schema:
+        schema["items"] = _union(schema.get("prefixItems", []))
+    children = [schema.get(key) for key in _SUBSCHEMA]
+    children += [item for key in _SUBSCHEMA_LISTS for item in schema.get(key, ())]
+    children += [item for key in _SUBSCHEMA_MAPS for item in schema.get(key, {}).values()]
+    for child in children:
+        _add_array_items(child, handler, seen_refs)
+
+
+def _union(schemas: list[Any]) -> dict[str, Any]:
+    distinct: list[Any] = []
+    for schema in schemas:
+        if schema not in distinct:
+            distinct.append(schema)
+    if len(distinct) == 1:
+        return copy.deepcopy(distinct[0])
+    # No prefix items (an empty tuple, whose maxItems is 0): any schema is as exact as another.
+    return {"anyOf": copy.deepcopy(distinct)} if distinct else {}
+
+
+class DecodeJsonText:
+    """Marks a structured parameter that also accepts its value sent as JSON text.
+
+    Some clients send an array or object argument as its JSON text (`'[1271, 2106]'` for
+    `list[int]`). The mcp SDK decodes such text itself, but the standalone fastmcp rejects it.
+    With the marker, a string that is the JSON text of an array or object is decoded and then
+    validated as the parameter's value; any other string, and every other value, is validated
+    as it is. A parameter that admits a string (`str | list[int]`) is left alone, since its text
+    is text. The JSON schema is unchanged.
+    """
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        schema = handler(source)
+        if admits_str(source):
+            return schema
+        return core_schema.lax_or_strict_schema(
+            # Lax: decoding into Python values loses nothing.
+            lax_schema=core_schema.no_info_before_validator_function(_decode_json_text, schema),
+            # Strict: a function validator would hand the parameter Python values, and strict
+            # Python validation refuses a list for a tuple, also for an argument that is not
+            # text at all. Choosing the branch instead keeps non-text input as it arrived, and
+            # parses text as JSON, where an array is a valid tuple.
+            strict_schema=core_schema.tagged_union_schema(
+                {"text": core_schema.json_schema(schema), "value": schema},
+                discriminator=_json_text_or_value,
+            ),
+        )
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        # The schema of the parameter's own type, not of the branches above.
+        if schema["type"] == "lax-or-strict":
+            return handler(schema["strict_schema"]["choices"]["value"])
+        return handler(schema)
+
+
+def _json_container(value: Any) -> list[Any] | dict[str, Any] | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        decoded = json.loads(value)
+    except (ValueError, RecursionError):
+        return None
+    return decoded if isinstance(decoded, list | dict) else None
+
+
+def _decode_json_text(value: Any) -> Any:
+    decoded = _json_container(value)
+    return value if decoded is None else decoded
+
+
+def _json_text_or_value(value: Any) -> str:
+    return "value" if _json_container(value) is None else "text"

@@ -60,10 +60,12 @@ def test_json_output():
         {
             "tool": "goto",
             "parameter": "line",
+            "kind": "whole-float",
             "sent": 5.0,
             "outcome": "rejected",
             "received": None,
             "error": "Input should be a valid integer [int_type]",
+            "schema_path": None,
         }
     ]
 
@@ -75,10 +77,12 @@ def test_json_output_of_a_changed_argument():
     assert first == {
         "tool": "search",
         "parameter": "query",
+        "kind": "text",
         "sent": "null",
         "outcome": "changed",
         "received": "None",
         "error": None,
+        "schema_path": None,
     }
 
 
@@ -144,8 +148,9 @@ def test_file_inside_a_package_is_imported_as_part_of_it(tmp_path):
 @pytest.mark.parametrize(
     ("target", "message"),
     [
-        ("server.py", "'server.py' is not MODULE:ATTRIBUTE or PATH.py:ATTRIBUTE"),
+        ("server.py:", "'server.py:' is not MODULE[:ATTRIBUTE] or PATH.py[:ATTRIBUTE]"),
         ("missing/server.py:mcp", "missing/server.py: no such file"),
+        ("missing/server.py", "missing/server.py: no such file"),
         (
             "no_such_probe_module:mcp",
             "cannot import no_such_probe_module: ModuleNotFoundError: "
@@ -159,6 +164,68 @@ def test_target_errors_exit_2_with_one_line(target, message):
     assert result.exit_code == 2
     assert result.stderr == f"mcp-codemod: error: {message}\n"
     assert result.stdout == ""
+
+
+@needs_mcp
+def test_without_attribute_the_modules_one_server_is_probed(tmp_path, monkeypatch):
+    path = tmp_path / "single_probe_server.py"
+    path.write_text(server_source(guarded=False), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    for target in (str(path), "single_probe_server"):
+        result = probe(target)
+
+        assert result.exit_code == 1, result.output
+        assert result.stdout.splitlines()[1].split()[:2] == ["echo", "text"]
+
+
+@needs_mcp
+def test_without_attribute_several_servers_are_listed():
+    result = probe(str(NOTES))
+
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"mcp-codemod: error: {NOTES} has 2 servers (mcp, counters); name one as {NOTES}:mcp\n"
+    )
+
+
+def test_without_attribute_a_module_without_servers(tmp_path):
+    path = tmp_path / "serverless_probe_module.py"
+    path.write_text("mcp = None\n", encoding="utf-8")
+
+    result = probe(str(path))
+
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"mcp-codemod: error: {path} has no server at its top level (an mcp FastMCP, an mcp "
+        f"MCPServer or a fastmcp.FastMCP); name one as {path}:ATTRIBUTE\n"
+    )
+
+
+@needs_mcp
+def test_file_name_with_dots(tmp_path):
+    path = tmp_path / "echo.orig.py"
+    path.write_text(server_source(guarded=False), encoding="utf-8")
+
+    for target in (f"{path}:server", str(path)):
+        result = probe(target)
+
+        assert result.exit_code == 1, result.output
+        assert result.stdout.splitlines()[1].split()[:2] == ["echo", "text"]
+
+
+@needs_mcp
+def test_file_name_with_dots_inside_a_package_keeps_relative_imports(tmp_path):
+    package = tmp_path / "dots_probe_app"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "tools.py").write_text(server_source(guarded=True), encoding="utf-8")
+    (package / "app.v2.py").write_text("from .tools import server as mcp\n", encoding="utf-8")
+
+    result = probe(f"{package / 'app.v2.py'}:mcp")
+
+    assert result.exit_code == 0, result.output
+    assert "Every argument arrives as sent" in result.stdout
 
 
 def test_module_that_fails_at_import(tmp_path):

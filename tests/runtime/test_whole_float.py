@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import json
 import math
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import fastmcp
@@ -15,6 +13,7 @@ from pydantic import Field, StrictInt, TypeAdapter, ValidationError
 from mcp_codemod.runtime import AcceptWholeFloat
 
 from . import sdk
+from .clients import fastmcp_strict_client, mcp_sdk_client
 
 pytestmark = pytest.mark.anyio
 
@@ -40,50 +39,6 @@ def unmarked_strict_int(x: StrictInt) -> str:
 
 
 MARKED_TOOLS = [strict_int, field_strict_int, lax_int, optional_int]
-
-
-class Connected:
-    """A connected in-process client: `call` returns the tool's text or `error: <message>`."""
-
-    def __init__(self, call: Callable, list_tools: Callable) -> None:
-        self.call = call
-        self._list_tools = list_tools
-
-    async def parameter_schemas(self) -> dict[str, str]:
-        """Each tool's `properties` and `required`, as JSON text."""
-        return {
-            tool.name: json.dumps([schema["properties"], schema.get("required")])
-            for tool in await self._list_tools()
-            for schema in [sdk.schema_of(tool)]
-        }
-
-
-@asynccontextmanager
-async def mcp_sdk_client(tools: list[Callable]) -> AsyncIterator[Connected]:
-    server = sdk.PlainServer("test")
-    for fn in tools:
-        server.tool()(fn)
-    async with sdk.connect(server) as client:
-
-        async def list_tools() -> list[Any]:
-            return (await client.list_tools()).tools
-
-        yield Connected(lambda tool, arguments: sdk.call(client, tool, arguments), list_tools)
-
-
-@asynccontextmanager
-async def fastmcp_strict_client(tools: list[Callable]) -> AsyncIterator[Connected]:
-    server = fastmcp.FastMCP("test", strict_input_validation=True)
-    for fn in tools:
-        server.tool(fn)
-    async with fastmcp.Client(server) as client:
-
-        async def call(tool: str, arguments: dict[str, Any]) -> str:
-            result = await client.call_tool(tool, arguments, raise_on_error=False)
-            text = result.content[0].text
-            return f"error: {text}" if result.is_error else text
-
-        yield Connected(call, client.list_tools)
 
 
 @pytest.fixture(

@@ -1,0 +1,178 @@
+"""Which functions a registration's tool reference reaches: through helpers that take the tool as
+a parameter (`register_tool("a", a)`, decorator factories, registry methods), wrappers with more
+than one argument, loops over collections of another module, star imports, and into libraries
+whose source is installed. What cannot be followed exactly is unseen, with the reason's kind."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from mcp_codemod.analysis.facts import CallSite, Function, FunctionRef, ModuleFacts, RefKind
+from mcp_codemod.analysis.unseen import Unseen
+
+if TYPE_CHECKING:
+    from mcp_codemod.analysis.linker import Linker
+
+LibraryLoader = Callable[[str], "ModuleFacts | None"]
+"""Facts of a module found on `sys.path` outside the project, by its dotted name."""
+_MAX_HOPS = 12  # helper chains longer than this are not followed (and cycles end here)
+
+
+@dataclass(frozen=True)
+class Reached:
+    owner: ModuleFacts
+    function: Function
+    library: bool  # defined outside the project: its source was found on `sys.path`
+
+
+@dataclass(frozen=True)
+class Unreached:
+    kind: Unseen
+    reason: str
+    path: str
+    line: int
+
+
+class ToolReach:
+    def __init__(self, linker: Linker, load_library: LibraryLoader | None) -> None:
+        self.linker = linker
+        self.load_library = load_library
+        self.generated: set[tuple[str, str]] = set()
+        self.generated_from: set[str] = set()
+
+    def tools(self, module: ModuleFacts, ref: FunctionRef, line: int) -> list[Reached | Unreached]:
+        return self.resolve(module, ref, line, 0)
+
+    def resolve(
+        self, module: ModuleFacts, ref: FunctionRef, line: int, hops: int
+    ) -> list[Reached | Unreached]:
+        if hops > _MAX_HOPS:
+            return [
+                Unreached(Unseen.NOT_FOUND, f"`{ref.target}`: too many hops", module.path, line)
+            ]
+        if ref.kind is RefKind.PARAMETER:
+            return self.passed_functions(module, ref, line, hops)
+        if ref.kind is RefKind.WRAPPED:
+            return self.wrapped(module, ref, line, hops)
+        if ref.kind is RefKind.LOOP:
+            return self.loop(module, ref, line, hops)
+        found = self.linker.function(module, ref)
+        if found is not None:
+            owner, function = found
+            return [self.checked(owner, function, False, line, module)]
+        if ref.kind is RefKind.IMPORT:
+            library = self.library_function(ref.target, module)
+            if library is not None:
+                owner, function = library
+                return [self.checked(owner, function, True, line, module)]
+            reason = f"tool function `{ref.target}` not found (its source is not installed)"
+            return [Unreached(Unseen.THIRD_PARTY, reason, module.path, line)]
+        reason = f"tool function `{ref.target}` not found"
+        return [Unreached(Unseen.NOT_FOUND, reason, module.path, line)]
+
+    def checked(
+        self, owner: ModuleFacts, function: Function, library: bool, line: int, at: ModuleFacts
+    ) -> Reached | Unreached:
+        if (owner.path, function.qualname) in self.generated_signatures():
+            reason = f"`{function.qualname}` gets its signature at run time (`__signature__`)"
+            return Unreached(Unseen.GENERATED_SIGNATURE, reason, at.path, line)
+        return Reached(owner, function, library)
+
+    def generated_signatures(self) -> set[tuple[str, str]]:
+        """Functions whose `__signature__` some loaded module assigns."""
+        for module in self.linker.loaded():
+            if module.path in self.generated_from:
+                continue
+            self.generated_from.add(module.path)
+            for ref in module.generated_signatures:
+                found = self.linker.function(module, ref)
+                if found is not None:
+                    self.generated.add((found[0].path, found[1].qualname))
+        return self.generated
+
+    def wrapped(
+        self, module: ModuleFacts, ref: FunctionRef, line: int, hops: int
+    ) -> list[Reached | Unreached]:
+        """`paginating(name, fn)`: the tool is whichever argument reaches a function."""
+        found = [r for c in ref.candidates for r in self.resolve(module, c, line, hops + 1)]
+        reached = [r for r in found if isinstance(r, Reached)]
+        if reached:
+            return reached
+        # One registration, one unseen tool: the most precise reason the arguments give.
+        unreached = [r for r in found if isinstance(r, Unreached)]
+        reason = f"no argument of `{ref.target}` is a function in sight"
+        return unreached[:1] or [Unreached(Unseen.NOT_FOUND, reason, module.path, line)]
+
+    def loop(
+        self, module: ModuleFacts, ref: FunctionRef, line: int, hops: int
+    ) -> list[Reached | Unreached]:
+        """A loop over a collection another module defines as a literal."""
+        found = None
+        if not ref.target.startswith("?"):
+            found = self.linker.follow(ref.target, module, lambda m, name: name in m.collections)
+        if found is None:
+            collection = ref.target.lstrip("?")
+            reason = f"the tool comes from a loop over `{collection}`, not a literal collection"
+            return [Unreached(Unseen.LOOP_VARIABLE, reason, module.path, line)]
+        owner, name = found
+        return [
+            reached
+            for element in owner.collections[name]
+            if element is not None
+            for reached in self.resolve(owner, element, line, hops + 1)
+        ]
+
+    def passed_functions(
+        self, module: ModuleFacts, ref: FunctionRef, line: int, hops: int
+    ) -> list[Reached | Unreached]:
+        """The functions that callers pass to a helper's parameter, and for a decorator that a
+        factory returns (`def tool(**kw): def deco(fn): ...; return deco`), the functions that
+        `@tool(...)` decorates."""
+        assert ref.argument is not None
+        index, name = ref.argument
+        found: list[Reached | Unreached] = []
+        calls = self.linker.calls_to(module, ref.target)
+        for caller, call, bound in calls:
+            passed = _passed(call, bound, index, name)
+            if passed is not None:
+                found.extend(self.resolve(caller, passed, call.position.line, hops + 1))
+        parent = ref.target.rpartition(".")[0]
+        factory = module.functions.get(parent)
+        decorations: list[tuple[ModuleFacts, CallSite, bool]] = []
+        if factory is not None and ref.target in factory.returns_functions and index == 0:
+            decorations = [c for c in self.linker.calls_to(module, parent) if c[1].decorates]
+            for caller, call, _ in decorations:
+                assert call.decorates is not None
+                found.extend(self.resolve(caller, call.decorates, call.position.line, hops + 1))
+        if not calls and not decorations:
+            reason = f"the tool is parameter `{name}` of {ref.target}(), and no call passes it"
+            return [Unreached(Unseen.HELPER_PARAMETER, reason, module.path, line)]
+        return found
+
+    def library_function(
+        self, qualified: str, near: ModuleFacts
+    ) -> tuple[ModuleFacts, Function] | None:
+        """A function of a module outside the project, read from its source on `sys.path`."""
+        if self.load_library is None:
+            return None
+        qualified = self.linker.unstarred(qualified, near) or qualified
+        module_name, _, name = qualified.rpartition(".")
+        library = self.load_library(module_name) if module_name else None
+        if library is None:
+            return None
+        if name in library.functions:
+            return library, library.functions[name]
+        if name in library.imports:  # a package re-exporting it: `from .tools import search`
+            ref = FunctionRef(RefKind.IMPORT, library.imports[name])
+            return self.linker.function(library, ref)
+        return None
+
+
+def _passed(call: CallSite, bound: bool, index: int, name: str) -> FunctionRef | None:
+    passed = dict(call.function_keywords).get(name)
+    position = index - 1 if bound else index
+    if passed is None and 0 <= position < len(call.functions):
+        passed = call.functions[position]
+    return passed

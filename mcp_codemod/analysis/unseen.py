@@ -1,0 +1,14 @@
+"""Why the analysis cannot check a registration's tool (`linker.UnresolvedTool.kind`)."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class Unseen(str, Enum):
+    UNKNOWN_FRAMEWORK = "unknown-framework"  # the server's class cannot be resolved
+    HELPER_PARAMETER = "helper-parameter"  # the tool is a parameter of a project helper
+    LOOP_VARIABLE = "loop-variable"  # the tool comes from a loop over what cannot be resolved
+    THIRD_PARTY = "third-party"  # imported from outside the project, source not found
+    GENERATED_SIGNATURE = "generated-signature"  # `fn.__signature__ = ...` at run time
+    NOT_FOUND = "not-found"  # any other expression the analysis cannot follow

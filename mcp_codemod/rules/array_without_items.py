@@ -1,0 +1,180 @@
+"""MCP005: a tool parameter whose JSON schema has an array without `items`."""
+
+from __future__ import annotations
+
+from mcp_codemod.analysis.linker import ToolParameter
+from mcp_codemod.analysis.types import ARRAY_ITEMS_SCHEMA
+from mcp_codemod.findings import Fix, Safety
+from mcp_codemod.rules.fixes import add_marker, describe
+from mcp_codemod.rules.model import FixAvailability, Invalid, Report, Rule, Valid
+
+
+def check(parameter: ToolParameter) -> Report | None:
+    # Every framework: the schema is pydantic's in all of them, and the client judges it.
+    if not parameter.facts.fixed_tuple:
+        return None
+    message = (
+        f"Tool `{parameter.tool}`: {describe(parameter)} holds a fixed-length tuple, whose JSON "
+        "schema is an array without `items`: VS Code's MCP client refuses the tool"
+    )
+    markers = add_marker(parameter, ARRAY_ITEMS_SCHEMA)
+    fix = Fix("Mark it `ArrayItemsSchema`", Safety.SAFE, markers) if markers else None
+    return Report(message, fix)
+
+
+RULE = Rule(
+    code="MCP005",
+    name="array-without-items",
+    summary="A parameter whose JSON schema has an array without `items`",
+    why=(
+        "pydantic describes a fixed-length tuple (`tuple[int, int]`, `Tuple[float, str]`, also\n"
+        "inside `list[...]`, a union, or a field of a model, dataclass or TypedDict of the\n"
+        "project) as an array with `prefixItems` and no `items`. VS Code's\n"
+        'MCP client (Copilot agent mode) refuses such a tool, often the whole server: "tool\n'
+        'parameters array type must have items". `tuple[int, ...]` has `items` and is fine.'
+    ),
+    fix_title=(
+        "`mcp-codemod fix --write` adds the `ArrayItemsSchema` marker: every array in the\n"
+        "parameter's schema without `items` gets the union of its prefix item schemas."
+    ),
+    fix_safety=(
+        "Safe: validation is untouched, and the schema admits the same arrays (the length bounds\n"
+        "already allow no items beyond the prefix)."
+    ),
+    subject=ToolParameter,
+    check=check,
+    availability=FixAvailability.SOMETIMES,
+    enabled_by_default=True,
+    cases=(
+        Invalid(
+            """\
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("maps")
+
+
+@mcp.tool()
+def zoom(center: tuple[float, float], level: int = 3) -> str:
+    return str(center)
+""",
+            lines=(7,),
+            fixed="""\
+from typing import Annotated
+
+from mcp.server.fastmcp import FastMCP
+from mcp_codemod.runtime import ArrayItemsSchema
+
+mcp = FastMCP("maps")
+
+
+@mcp.tool()
+def zoom(center: Annotated[tuple[float, float], ArrayItemsSchema], level: int = 3) -> str:
+    return str(center)
+""",
+        ),
+        Valid(
+            """\
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("maps")
+
+
+@mcp.tool()
+def zoom(center: list[float], path: tuple[int, ...] = ()) -> str:
+    return str(center)
+"""
+        ),
+        Invalid(
+            """\
+from typing import Optional, Tuple
+
+from fastmcp import FastMCP
+
+mcp = FastMCP("maps")
+
+
+@mcp.tool
+def route(stops: list[Tuple[int, int]], box: Optional[tuple[int, int, int, int]] = None) -> str:
+    return str(stops)
+""",
+            lines=(9, 9),
+            fixed="""\
+from typing import Annotated, Optional, Tuple
+
+from fastmcp import FastMCP
+from mcp_codemod.runtime import ArrayItemsSchema
+
+mcp = FastMCP("maps")
+
+
+@mcp.tool
+def route(stops: Annotated[list[Tuple[int, int]], ArrayItemsSchema], box: Annotated[Optional[tuple[int, int, int, int]], ArrayItemsSchema] = None) -> str:
+    return str(stops)
+""",
+        ),
+        Invalid(
+            """\
+from dataclasses import dataclass
+
+from mcp.server.mcpserver import MCPServer
+from pydantic import BaseModel
+
+mcp = MCPServer("maps")
+
+
+class Area(BaseModel):
+    corner: tuple[int, int]
+
+
+@dataclass
+class Label:
+    text: str
+
+
+@mcp.tool()
+def mark(area: Area, label: Label) -> str:
+    return str(area)
+""",
+            lines=(19,),
+            fixed="""\
+from dataclasses import dataclass
+from typing import Annotated
+
+from mcp.server.mcpserver import MCPServer
+from mcp_codemod.runtime import ArrayItemsSchema
+from pydantic import BaseModel
+
+mcp = MCPServer("maps")
+
+
+class Area(BaseModel):
+    corner: tuple[int, int]
+
+
+@dataclass
+class Label:
+    text: str
+
+
+@mcp.tool()
+def mark(area: Annotated[Area, ArrayItemsSchema], label: Label) -> str:
+    return str(area)
+""",
+        ),
+        Valid(
+            """\
+from typing import Annotated
+
+from fastmcp import FastMCP
+from mcp_codemod.runtime import ArrayItemsSchema
+
+mcp = FastMCP("maps")
+
+
+@mcp.tool
+def zoom(center: Annotated[tuple[float, float], ArrayItemsSchema]) -> str:
+    return str(center)
+"""
+        ),
+    ),
+)
