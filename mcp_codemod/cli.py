@@ -315,10 +315,11 @@ def _run_fix(paths, write: bool, show_diff: bool, unsafe_fixes: bool, options) -
 @main.command(name="rules")
 def list_rules() -> None:
     """List the rules."""
+    width = max(len(rule.name) for rule in RULES)
     for rule in RULES:
         default = "" if rule.enabled_by_default else "  (off by default)"
         fix = "[*]" if rule.availability is not FixAvailability.NEVER else "   "
-        click.echo(f"{rule.code}  {fix} {rule.name:<36} {rule.summary}{default}")
+        click.echo(f"{rule.code}  {fix} {rule.name:<{width}} {rule.summary}{default}")
 
 
 @main.command(name="rule")

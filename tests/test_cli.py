@@ -192,6 +192,16 @@ def test_rules_and_rule(project):
     listing = run("rules").output
     assert "MCP001  [*] json-pre-parsed-parameter" in listing
     assert "(off by default)" in listing.splitlines()[2]
+    # The summaries form one column, however long the longest name.
+    assert (
+        len(
+            {
+                line.index(rule.summary)
+                for line, rule in zip(listing.splitlines(), RULES, strict=True)
+            }
+        )
+        == 1
+    )
     explained = run("rule", "mcp002").output
     assert explained.startswith("# MCP002 (strict-integer-rejects-whole-float)")
     assert "## Why is this bad?" in explained and "AcceptWholeFloat" in explained
