@@ -106,7 +106,10 @@ def plan(findings: tuple[Finding, ...], writable: Callable[[str], bool]) -> Plan
                 continue
             plans[swap.path].swaps[swap.span] = GUARDED_CLASS_NAME[swap.framework]
         if complete:
-            plans[finding.path].fixes += 1
+            # Counted where its first edit lands: a marker on an alias in another module fixes
+            # the finding there, and the finding's own file may not change at all.
+            edits = [*finding.fix.markers, *finding.fix.swaps]
+            plans[edits[0].path if edits else finding.path].fixes += 1
         else:
             incomplete += 1
         if finding.fix.advice:

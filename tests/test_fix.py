@@ -20,7 +20,8 @@ from mcp_codemod.rules import select_rules
 
 
 def fix_tree(tmp_path: Path, files: dict[str, str], rules=None) -> dict[str, str]:
-    """Write `files`, fix them once in memory, and return every file's text afterwards."""
+    """Write `files`, fix them once in memory with the safe fixes (as `fix --write`), and return
+    every file's text afterwards."""
     paths = []
     for name, text in files.items():
         path = tmp_path / name
@@ -28,9 +29,8 @@ def fix_tree(tmp_path: Path, files: dict[str, str], rules=None) -> dict[str, str
         path.write_text(dedent(text), encoding="utf-8")
         paths.append(path)
     result = check_files(paths, rules or select_rules(None, []))
-    outcome = fix_findings(
-        result.findings, result.digests, frozenset(path.resolve() for path in paths)
-    )
+    safe = tuple(f for f in result.findings if f.applies(unsafe_fixes=False))
+    outcome = fix_findings(safe, result.digests, frozenset(path.resolve() for path in paths))
     assert outcome.failures == ()
     fixed = {Path(change.path).resolve(): change.fixed for change in outcome.files}
     return {
