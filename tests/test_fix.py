@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 import stat
 import subprocess
 import sys
 from pathlib import Path
 from textwrap import dedent
 
-from click.testing import CliRunner
+from conftest import run_cli
 
 from mcp_codemod.checker import check_files
-from mcp_codemod.cli import main
 from mcp_codemod.fixer import fix_findings
 from mcp_codemod.rules import select_rules
 
@@ -391,15 +389,6 @@ def test_any_and_unannotated_are_not_rewritten(tmp_path):
 # ---- through the command line: safety ------------------------------------------------------
 
 EXPOSED = 'from mcp.server.fastmcp import FastMCP\n\nmcp = FastMCP("x")\n\n\n@mcp.tool()\ndef f(q: str | None = None) -> str:\n    return q or ""\n'
-
-
-def run_cli(*args: str, cwd: Path):
-    previous = os.getcwd()
-    os.chdir(cwd)
-    try:
-        return CliRunner().invoke(main, list(args))
-    finally:
-        os.chdir(previous)
 
 
 def test_without_write_prints_a_diff_and_changes_nothing(tmp_path):
