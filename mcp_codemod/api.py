@@ -9,15 +9,18 @@ scripts and a project's own tooling all call them. Bad options and configuration
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from mcp_codemod.cache import default_cache_dir
 from mcp_codemod.checker import CheckResult, check_files
-from mcp_codemod.discovery import PathError, discover, writable_files
+from mcp_codemod.discovery import PathError, discover, force_excluded, writable_files
+from mcp_codemod.fix_imports import RUNTIME
 from mcp_codemod.fixer import FixResult, fix_findings
 from mcp_codemod.rules import select_rules
 from mcp_codemod.settings import ConfigError, Settings, load_settings
+from mcp_codemod.sources import SourceError
+from mcp_codemod.vendor import guard_module_change
 
 __all__ = ["CheckResult", "FixOutcome", "UsageError", "check_paths", "fix_paths"]
 
@@ -70,7 +73,14 @@ def check_paths(
     not exist: editors pass unsaved buffers)."""
     options = options or Options()
     settings = settings_for(options)
-    files = [stdin[0]] if stdin is not None else _discover(paths, settings)
+    if stdin is None:
+        files = _discover(paths, settings)
+    elif settings.force_exclude and force_excluded(
+        stdin[0], settings.excludes, settings.respect_gitignore
+    ):
+        files = []  # as ruff: an editor passing an excluded file's buffer gets no findings
+    else:
+        files = [stdin[0]]
     rules = select_rules(
         list(settings.select) if settings.select is not None else None, list(settings.ignore)
     )
@@ -84,6 +94,7 @@ def check_paths(
         jobs=options.jobs,
         cache_dir=cache,
         unsaved={stdin[0]: stdin[1]} if stdin is not None else None,
+        runtime_copy=settings.runtime_module,
     )
     return settings, result
 
@@ -119,7 +130,21 @@ def fix_paths(
     given = [Path(p) for p in paths] or [Path(".")]
     writable = writable_files(_discover(paths, settings), given)
     applicable = tuple(f for f in result.findings if f.applies(unsafe_fixes))
-    return FixOutcome(result, fix_findings(applicable, result.digests, writable))
+    runtime = settings.runtime_module or RUNTIME
+    fixes = fix_findings(applicable, result.digests, writable, runtime=runtime)
+    if settings.runtime_module is None:
+        return FixOutcome(result, fixes)
+    try:
+        guards = guard_module_change(
+            settings.runtime_module, settings.config_file, needed=bool(fixes.files)
+        )
+    except ConfigError as error:
+        raise UsageError(str(error)) from None
+    except SourceError as error:
+        raise UsageError(f"`runtime-module` {settings.runtime_module}: {error}") from None
+    if guards is not None:
+        fixes = replace(fixes, files=(*fixes.files, guards))
+    return FixOutcome(result, fixes)
 
 
 def _codes(values: Sequence[str] | None) -> list[str] | None:

@@ -63,13 +63,17 @@ def check_files(
     jobs: int | None = None,
     cache_dir: Path | None = None,
     unsaved: dict[Path, bytes] | None = None,
+    runtime_copy: str | None = None,
 ) -> CheckResult:
     """`prefilter=False` parses every file (to verify that the prefilter loses nothing);
     `jobs`: processes for parsing (default: one per core; 1: none); `cache_dir`: where facts are
     kept between runs (None: nowhere); `unsaved`: the bytes of given files, instead of what is
-    on disk (an editor's buffer)."""
+    on disk (an editor's buffer); `runtime_copy`: the project's copy of mcp_codemod.runtime
+    (the `runtime-module` setting), whose names count as the runtime's."""
     with _without_cycle_collection():
-        return _check(files, rules, framework, prefilter, jobs, cache_dir, unsaved or {})
+        return _check(
+            files, rules, framework, prefilter, jobs, cache_dir, unsaved or {}, runtime_copy
+        )
 
 
 @contextlib.contextmanager
@@ -94,6 +98,7 @@ def _check(
     jobs: int | None,
     cache_dir: Path | None,
     unsaved: dict[Path, bytes],
+    runtime_copy: str | None,
 ) -> CheckResult:
     sources = Sources(FactsCache(cache_dir) if cache_dir is not None else None, unsaved)
     # os.path.abspath asks the system for the working directory every time.
@@ -116,7 +121,9 @@ def _check(
         elif isinstance(outcome, ModuleFacts):
             project.add(path, outcome)
             candidates.append(outcome)
-    linker = Linker(project.load, project.loaded, project.load_callers, project.load_library)
+    linker = Linker(
+        project.load, project.loaded, project.load_callers, project.load_library, runtime_copy
+    )
     linked = linker.link(candidates, framework)
     if sources.cache is not None:
         sources.cache.save()
