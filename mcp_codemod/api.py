@@ -16,6 +16,7 @@ from mcp_codemod.cache import default_cache_dir
 from mcp_codemod.checker import CheckResult, check_files
 from mcp_codemod.discovery import PathError, discover, writable_files
 from mcp_codemod.fixer import FixResult, fix_findings
+from mcp_codemod.project_modules import Discovery
 from mcp_codemod.rules import select_rules
 from mcp_codemod.settings import ConfigError, Settings, load_settings
 
@@ -68,9 +69,17 @@ def check_paths(
     """The findings under `paths` (default: the working directory), as `mcp-codemod check`.
     `stdin`: instead of `paths`, one module's bytes and the path it stands for (which need
     not exist: editors pass unsaved buffers)."""
-    options = options or Options()
+    settings, _files, result = _check(paths, options or Options(), stdin)
+    return settings, result
+
+
+def _check(
+    paths: Sequence[str | Path], options: Options, stdin: tuple[Path, bytes] | None
+) -> tuple[Settings, list[Path], CheckResult]:
+    """The settings, the files discovered (discovery runs once per command) and the result."""
     settings = settings_for(options)
     files = [stdin[0]] if stdin is not None else _discover(paths, settings)
+    walked = () if stdin is not None else _walked(paths)
     rules = select_rules(
         list(settings.select) if settings.select is not None else None, list(settings.ignore)
     )
@@ -84,8 +93,15 @@ def check_paths(
         jobs=options.jobs,
         cache_dir=cache,
         unsaved={stdin[0]: stdin[1]} if stdin is not None else None,
+        discovery=Discovery(walked, settings.excludes, settings.respect_gitignore),
     )
-    return settings, result
+    return settings, files, result
+
+
+def _walked(paths: Sequence[str | Path]) -> tuple[Path, ...]:
+    """The directories discovery walked, resolved."""
+    given = [Path(p) for p in paths] or [Path(".")]
+    return tuple(path.resolve() for path in given if path.is_dir())
 
 
 def _discover(paths: Sequence[str | Path], settings: Settings) -> list[Path]:
@@ -115,9 +131,9 @@ def fix_paths(
     """The changes `mcp-codemod fix` would make (nothing is written: `fixer.write` does that).
     Only files discovery finds under `paths` are changed, never a module an import leads to
     elsewhere: an edit there is a note in the result."""
-    settings, result = check_paths(paths, options)
+    _settings, files, result = _check(paths, options or Options(), None)
     given = [Path(p) for p in paths] or [Path(".")]
-    writable = writable_files(_discover(paths, settings), given)
+    writable = writable_files(files, given)
     applicable = tuple(f for f in result.findings if f.applies(unsafe_fixes))
     return FixOutcome(result, fix_findings(applicable, result.digests, writable))
 

@@ -27,7 +27,7 @@ CACHE_DIR_NAME = ".mcp-codemod-cache"
 _FORMAT = 1
 # A file changed within this long of being stamped may change again without moving its mtime
 # (timestamps have a coarse granularity): its entry is trusted only after hashing it again.
-_RACY_NS = 2_000_000_000
+RACY_NS = 2_000_000_000
 # Unpickling a planted cache file must not run code: only these classes and constants may be
 # built (annotations hold `...` and, in literals, any constant).
 _ALLOWED_MODULES = frozenset(
@@ -78,7 +78,7 @@ class Entry(NamedTuple):
     parsed: Parsed | None
 
 
-class _RestrictedUnpickler(pickle.Unpickler):
+class RestrictedUnpickler(pickle.Unpickler):
     def find_class(self, module: str, name: str):
         if module in _ALLOWED_MODULES or (module == "builtins" and name in _ALLOWED_BUILTINS):
             return super().find_class(module, name)
@@ -118,7 +118,7 @@ class FactsCache:
     def _read(self) -> dict[str, tuple]:
         try:
             with open(self.file, "rb") as stream:
-                key, entries = _RestrictedUnpickler(stream).load()
+                key, entries = RestrictedUnpickler(stream).load()
         except Exception:  # missing, truncated, garbage, another format: start afresh
             return {}
         return entries if key == self.key and isinstance(entries, dict) else {}
@@ -192,7 +192,7 @@ def _entry(raw: object) -> Entry | None:
 
 def trusted_stamp(stat: os.stat_result) -> Stamp | None:
     """The stamp to store for a file just read, or None while it is too recent to rely on."""
-    if time.time_ns() - max(stat.st_mtime_ns, stat.st_ctime_ns) < _RACY_NS:
+    if time.time_ns() - max(stat.st_mtime_ns, stat.st_ctime_ns) < RACY_NS:
         return None
     return stamp(stat)
 
@@ -204,7 +204,7 @@ def dump_facts(facts: ModuleFacts) -> bytes:
 def load_facts(data: bytes) -> ModuleFacts | None:
     """The facts in a cache entry; None when they cannot be restored (then the file is parsed)."""
     try:
-        facts = _RestrictedUnpickler(io.BytesIO(data)).load()
+        facts = RestrictedUnpickler(io.BytesIO(data)).load()
     except Exception:
         return None
     return facts if isinstance(facts, ModuleFacts) else None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import traceback
 from pathlib import Path
 from typing import NamedTuple
@@ -28,6 +29,7 @@ from mcp_codemod.cache import (
 from mcp_codemod.parallel import map_ordered
 from mcp_codemod.prefilter import is_candidate
 from mcp_codemod.project import module_name
+from mcp_codemod.run_cache import Witness
 from mcp_codemod.sources import SourceError, decode
 
 
@@ -98,11 +100,25 @@ class Sources:
     cannot be read or parsed, or `Pending` (to parse). The cache answers for files whose stamp
     or content it knows; others are read."""
 
-    def __init__(self, cache: FactsCache | None, unsaved: dict[Path, bytes] | None = None) -> None:
+    def __init__(
+        self,
+        cache: FactsCache | None,
+        unsaved: dict[Path, bytes] | None = None,
+        witness: Witness | None = None,
+    ) -> None:
         self.cache = cache
         self.unsaved = unsaved or {}
+        self.witness = witness  # records what the run read, for the run cache
         self.digests: dict[str, bytes] = {}  # absolute path → digest of the bytes analysed
         self.located: dict[Path, tuple[str, Path, bool, str]] = {}
+        self.resolved: dict[Path, Path] = {}
+        self.caller_texts: dict[Path, bytes | str | None] = {}  # see `mentions`
+
+    def resolve(self, path: Path) -> Path:
+        """The real path, asked of the system once per run and path."""
+        if path not in self.resolved:
+            self.resolved[path] = Path(os.path.realpath(path))
+        return self.resolved[path]
 
     def locate(self, path: Path) -> tuple[str, Path, bool, str]:
         """Module name, the directory it is importable from, whether it is a package, and the
@@ -110,6 +126,16 @@ class Sources:
         if path not in self.located:
             module, root, is_package = module_name(path)
             self.located[path] = (module, root, is_package, display_path(path))
+            if self.witness is not None:
+                # The `__init__.py` files that make the name: from the file's directory up to
+                # the one it is importable from.
+                resolved = self.resolve(path)
+                chain = [path.parent]
+                for directory in resolved.parents:
+                    chain.append(directory)
+                    if directory == root:
+                        break
+                self.witness.saw(chain)
         return self.located[path]
 
     def examine(self, path: Path, prefilter: bool, key: str | None = None) -> Outcome:
@@ -117,6 +143,8 @@ class Sources:
         key = key or os.path.abspath(path)
         if path in self.unsaved:
             return self._unsaved(path, self.unsaved[path], prefilter)
+        if self.witness is not None:
+            self.witness.saw((key,))
         entry = self.cache.get(key) if self.cache is not None else None
         if entry is not None and entry.stamp is not None:
             try:
@@ -195,6 +223,40 @@ class Sources:
         else:
             parsed = Parsed(task.module, task.display, task.is_package, dump_facts(result), None)
         self.cache.put(pending.key, Entry(pending.stamp, pending.digest, pending.candidate, parsed))
+
+    def mentions(self, path: Path, name: str) -> bool:
+        """Whether the file passes the prefilter and its text has the word `name`: only such a
+        file can pass a server to a registrar of that name."""
+        if path not in self.caller_texts:
+            self.caller_texts[path] = self._candidate_bytes(path)
+        text = self.caller_texts[path]
+        if text is None:
+            return False
+        # Substring tests first: the word-boundary search costs a hundred times more, and
+        # decoding more than reading. Every source encoding is ASCII-compatible.
+        if isinstance(text, bytes):
+            if name.isascii() and name.encode() not in text:
+                return False
+            try:
+                text = decode(text).text
+            except SourceError:
+                text = None
+            self.caller_texts[path] = text
+            if text is None:
+                return False
+        return name in text and re.search(rf"\b{re.escape(name)}\b", text) is not None
+
+    def _candidate_bytes(self, path: Path) -> bytes | None:
+        """The bytes of a file that passes the prefilter; None for others and unreadable ones."""
+        if self.cache is not None:
+            known = self.examine(path, prefilter=True)
+            if known is None or isinstance(known, str):
+                return None
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return None
+        return data if self.cache is not None or is_candidate(data) else None
 
     def facts(self, path: Path) -> ModuleFacts | None:
         """The facts of one module now, parsed in this process if need be."""
