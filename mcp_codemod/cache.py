@@ -24,7 +24,7 @@ import mcp_codemod
 from mcp_codemod.analysis.facts import ModuleFacts
 
 CACHE_DIR_NAME = ".mcp-codemod-cache"
-_FORMAT = 1
+_FORMAT = 2
 # A file changed within this long of being stamped may change again without moving its mtime
 # (timestamps have a coarse granularity): its entry is trusted only after hashing it again.
 RACY_NS = 2_000_000_000
@@ -76,6 +76,9 @@ class Entry(NamedTuple):
     digest: bytes
     candidate: bool | None  # None: never prefiltered (loaded only because a candidate imports it)
     parsed: Parsed | None
+    # Of a candidate: whether its text has each word asked about (registrars' names), so that
+    # the search for callers reads only the files that mention one.
+    mentions: tuple[tuple[str, bool], ...] = ()
 
 
 class RestrictedUnpickler(pickle.Unpickler):
@@ -130,7 +133,13 @@ class FactsCache:
 
     def put(self, path: str, entry: Entry) -> None:
         self.touched.add(path)
-        raw = (entry.stamp, entry.digest, entry.candidate, entry.parsed and tuple(entry.parsed))
+        raw = (
+            entry.stamp,
+            entry.digest,
+            entry.candidate,
+            entry.parsed and tuple(entry.parsed),
+            entry.mentions,
+        )
         if self.entries.get(path) != raw:
             self.entries[path] = raw
             self.changed = True
@@ -169,7 +178,7 @@ class FactsCache:
 def _entry(raw: object) -> Entry | None:
     """An entry checked field by field: a damaged one is a miss, never a crash later."""
     try:
-        stamp_, digest_, candidate, parsed = raw  # type: ignore[misc]
+        stamp_, digest_, candidate, parsed, mentions = raw  # type: ignore[misc]
         if parsed is not None:
             parsed = Parsed(*parsed)
             if not (
@@ -185,9 +194,11 @@ def _entry(raw: object) -> Entry | None:
         isinstance(digest_, bytes)
         and (candidate is None or isinstance(candidate, bool))
         and (stamp_ is None or isinstance(stamp_, tuple))
+        and isinstance(mentions, tuple)
+        and all(isinstance(name, str) and isinstance(found, bool) for name, found in mentions)
     ):
         return None
-    return Entry(stamp_, digest_, candidate, parsed)
+    return Entry(stamp_, digest_, candidate, parsed, mentions)
 
 
 def trusted_stamp(stat: os.stat_result) -> Stamp | None:

@@ -11,7 +11,12 @@ from pathlib import Path
 from mcp_codemod.analysis.facts import ModuleFacts
 from mcp_codemod.discovery import discover
 from mcp_codemod.module_facts import Sources
-from mcp_codemod.project import find_library_module, find_module, project_root
+from mcp_codemod.project import (
+    PROJECT_MARKERS,
+    find_library_module,
+    find_module,
+    project_root,
+)
 from mcp_codemod.settings import DEFAULT_EXCLUDE
 
 
@@ -85,9 +90,9 @@ class Project:
     def may_hold(self, root: Path, top: str) -> bool:
         """Whether a module or package `top` can be under `root`: one listing per directory
         instead of two probes per root for every name (most, as `typing`, are nowhere)."""
+        if self.sources.witness is not None:
+            self.sources.witness.saw((root / top, root / f"{top}.py"))
         if root not in self.listings:
-            if self.sources.witness is not None:
-                self.sources.witness.saw((root,))
             try:
                 self.listings[root] = frozenset(os.listdir(root))
             except OSError:
@@ -115,7 +120,9 @@ class Project:
         near_path = self.sources.resolve(Path(near.path))
         root = project_root(near_path)
         if self.sources.witness is not None:
-            self.sources.witness.saw(near_path.parents)  # where project markers were looked for
+            self.sources.witness.saw(  # where project markers were looked for
+                directory / marker for directory in near_path.parents for marker in PROJECT_MARKERS
+            )
         found = []
         for path in self.files_of(root):
             if path in self.by_path or not self.sources.mentions(path, name):

@@ -3,8 +3,10 @@
 A run's findings depend on the given files and on more: the modules that imports, registrars'
 callers and libraries lead to, and the directories probed to find them (a module that appears
 where an import found nothing changes what it resolves to). While it runs, the checker records
-them in a `Witness`: every file whose content it used, every directory it listed or probed, and
-every walk of a project (for registrars' callers). The result is stored with the stamp (size,
+them in a `Witness`: every file whose content it used, every path whose existence it asked about
+(an `__init__.py`, a module an import may name, a project marker), and every walk of a project
+(for registrars' callers). Exact paths, not directories: a directory as busy as `/tmp` or a home
+directory changes all the time. The result is stored with the stamp (size,
 mtime, ctime, inode) of each of those paths and the files each walk found; a later run with the
 same key (files, settings, rules, working directory, `sys.path` and the analysis code) whose
 stamps all match, and whose walks find the same files, returns the stored result without reading
@@ -62,13 +64,12 @@ class Witness:
         self.paths.update(map(os.fspath, paths))
 
     def module_probes(self, roots: Iterable[Path], name: str) -> None:
-        """`find_module` looks for `a/b/c.py` and `a/b/c/__init__.py` under each root: a file
-        appearing there changes one of these directories."""
-        parts = name.split(".")
+        """`find_module` looks for `a/b/c.py` and `a/b/c/__init__.py` under each root."""
+        relative = os.path.join(*name.split("."))
         for root in roots:
-            self.paths.add(os.fspath(root))
-            for end in range(1, len(parts) + 1):
-                self.paths.add(os.path.join(root, *parts[:end]))
+            base = os.path.join(root, relative)
+            self.paths.add(base + ".py")
+            self.paths.add(os.path.join(base, "__init__.py"))
 
     def walked(self, walk: Walk, files: Iterable[Path]) -> None:
         self.walks[walk] = tuple(map(os.fspath, files))

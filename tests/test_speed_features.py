@@ -423,6 +423,32 @@ def test_the_run_cache_follows_files_that_were_not_given(
         same(last, check_files(given, ALL, cache_dir=cache))
 
 
+def test_the_callers_of_a_registrar_are_looked_for_in_the_files_that_mention_it(
+    registrars: Path, tmp_path: Path, settled, monkeypatch
+):
+    """With a cache, whether a file mentions a registrar's name is kept per file: after an edit
+    elsewhere, the search reads none of the files it already knows."""
+    cache = tmp_path / "cache"
+    given = [registrars / "tools_a.py"]
+    check_files(given, ALL, jobs=1, cache_dir=cache)
+    tool = registrars / "tools_a.py"
+    tool.write_text(tool.read_text().replace("query", "text"), encoding="utf-8")
+    read: list[str] = []
+    read_bytes = Path.read_bytes
+
+    def reading(self: Path) -> bytes:
+        if self.parent == registrars:
+            read.append(self.name)
+        return read_bytes(self)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Path, "read_bytes", reading)
+        result = check_files(given, ALL, jobs=1, cache_dir=cache)
+    assert read == ["tools_a.py"]
+    assert {(f.tool, f.parameter) for f in result.findings} == {("a", "text")}
+    same(result, check_files(given, ALL, jobs=1))
+
+
 @pytest.mark.parametrize("damage", ["garbage", "code"])
 def test_a_damaged_run_cache_is_ignored(fixtures_copy: Path, tmp_path: Path, settled, damage: str):
     files = files_of(fixtures_copy)
