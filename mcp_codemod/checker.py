@@ -121,7 +121,7 @@ def _check(
         stored = runs.load()
         if isinstance(stored, CheckResult):
             return stored
-    witness = Witness() if runs is not None else None
+    witness = Witness(cache_dir) if runs is not None and cache_dir is not None else None
     sources = Sources(FactsCache(cache_dir) if cache_dir is not None else None, unsaved, witness)
     outcomes = [
         sources.examine(path, prefilter, key) for path, key in zip(files, keys, strict=True)

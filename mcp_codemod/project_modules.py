@@ -150,6 +150,5 @@ class Project:
                     self.sources.resolve(path) if os.path.islink(path) else path for path in files
                 ]
                 if self.sources.witness is not None:
-                    walk = (str(root), self.discovery.excludes, self.discovery.respect_gitignore)
-                    self.sources.witness.walked(walk, files)
+                    self.sources.witness.walk(root, self.discovery.excludes)
         return self.project_files[root]

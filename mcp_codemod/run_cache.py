@@ -4,23 +4,24 @@ A run's findings depend on the given files and on more: the modules that imports
 callers and libraries lead to, and the directories probed to find them (a module that appears
 where an import found nothing changes what it resolves to). While it runs, the checker records
 them in a `Witness`: every file whose content it used, every path whose existence it asked about
-(an `__init__.py`, a module an import may name, a project marker), and every walk of a project
-(for registrars' callers). Exact paths, not directories: a directory as busy as `/tmp` or a home
+(an `__init__.py`, a module an import may name, a project marker), and the directories of every
+walk of a project (for registrars' callers) with their `.gitignore` files. Exact paths, not directories: a directory as busy as `/tmp` or a home
 directory changes all the time. The result is stored with the stamp (size,
-mtime, ctime, inode) of each of those paths and the files each walk found; a later run with the
-same key (files, settings, rules, working directory, `sys.path` and the analysis code) whose
-stamps all match, and whose walks find the same files, returns the stored result without reading
-anything else. Anything that does not match is a miss: the run is done afresh (with the facts
+mtime, ctime, inode) of each of those paths; a later run with the same key (files, settings,
+rules, working directory, `sys.path` and the analysis code) whose stamps all match returns the
+stored result without reading anything else. Anything that does not match is a miss: the run is done afresh (with the facts
 cache) and stored again.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fnmatch
 import hashlib
 import io
 import os
 import pickle
+import re
 import sys
 import time
 from collections.abc import Iterable
@@ -30,7 +31,7 @@ import mcp_codemod
 from mcp_codemod import cache
 from mcp_codemod.cache import RestrictedUnpickler, Stamp, stamp
 
-_FORMAT = 1
+_FORMAT = 2
 _KEPT = 8  # results of this many distinct runs (file sets, settings) are kept
 # The result's classes, besides the facts' (a planted cache file must not run code).
 _RESULT_MODULES = frozenset(
@@ -42,8 +43,6 @@ _RESULT_MODULES = frozenset(
     }
 )
 
-Walk = tuple[str, tuple[str, ...], bool]  # root, excludes, respect_gitignore
-
 
 def path_stamp(path: str) -> Stamp | None:
     try:
@@ -53,12 +52,12 @@ def path_stamp(path: str) -> Stamp | None:
 
 
 class Witness:
-    """What a run's result depends on, besides its key: paths whose state it read (files and
-    directories alike) and project walks with the files they found."""
+    """What a run's result depends on, besides its key: the paths whose state it read."""
 
-    def __init__(self) -> None:
+    def __init__(self, cache_dir: Path) -> None:
         self.paths: set[str] = set()
-        self.walks: dict[Walk, tuple[str, ...]] = {}
+        # Written by every run: never a dependency, and always too recent to trust.
+        self.cache_dir = os.path.realpath(cache_dir)
 
     def saw(self, paths: Iterable[str | Path]) -> None:
         self.paths.update(map(os.fspath, paths))
@@ -71,8 +70,21 @@ class Witness:
             self.paths.add(base + ".py")
             self.paths.add(os.path.join(base, "__init__.py"))
 
-    def walked(self, walk: Walk, files: Iterable[Path]) -> None:
-        self.walks[walk] = tuple(map(os.fspath, files))
+    def walk(self, root: Path, excludes: tuple[str, ...]) -> None:
+        """A discovery under `root`: a file appearing or disappearing there changes the stamp of
+        a directory it walked, a changed rule that of a `.gitignore`. Only exclusions by name
+        prune this walk: discovery prunes at least as much, and more paths only cost stats."""
+        excluded = re.compile("|".join(fnmatch.translate(p) for p in excludes) or "(?!)").match
+        for directory in root.parents:
+            self.paths.update(str(directory / name) for name in (".gitignore", ".git"))
+        for directory, subdirectories, _files in os.walk(root):
+            subdirectories[:] = [
+                name
+                for name in subdirectories
+                if not excluded(name) and os.path.join(directory, name) != self.cache_dir
+            ]
+            self.paths.add(directory)
+            self.paths.add(os.path.join(directory, ".gitignore"))
 
 
 def _code_stamps() -> tuple:
@@ -105,19 +117,13 @@ class RunCache:
 
     def load(self):
         """The stored result, if everything it depends on is as it was; else None."""
-        from mcp_codemod.discovery import discover
-
         try:
             with open(self.file, "rb") as stream:
-                key, stamps, walks, result = RestrictedUnpickler(stream).load()
+                key, stamps, result = RestrictedUnpickler(stream).load()
             if key != self.key:
                 return None
             for path, expected in stamps.items():
                 if path_stamp(path) != expected:
-                    return None
-            for (root, excludes, gitignore), files in walks.items():
-                found = discover([Path(root)], excludes, gitignore)
-                if tuple(map(os.fspath, found)) != files:
                     return None
             return _ResultUnpickler(io.BytesIO(result)).load()
         except Exception:  # missing, damaged, of another format: a miss
@@ -139,7 +145,7 @@ class RunCache:
             try:
                 with os.fdopen(handle, "wb") as stream:
                     pickle.dump(
-                        (self.key, stamps, witness.walks, data),
+                        (self.key, stamps, data),
                         stream,
                         protocol=pickle.HIGHEST_PROTOCOL,
                     )
