@@ -17,6 +17,7 @@ from mcp_codemod.checker import CheckResult, check_files
 from mcp_codemod.discovery import PathError, discover, force_excluded, writable_files
 from mcp_codemod.fix_imports import RUNTIME
 from mcp_codemod.fixer import FixResult, fix_findings
+from mcp_codemod.project_modules import Discovery
 from mcp_codemod.rules import select_rules
 from mcp_codemod.settings import ConfigError, Settings, load_settings
 from mcp_codemod.sources import SourceError
@@ -71,7 +72,14 @@ def check_paths(
     """The findings under `paths` (default: the working directory), as `mcp-codemod check`.
     `stdin`: instead of `paths`, one module's bytes and the path it stands for (which need
     not exist: editors pass unsaved buffers)."""
-    options = options or Options()
+    settings, _files, result = _check(paths, options or Options(), stdin)
+    return settings, result
+
+
+def _check(
+    paths: Sequence[str | Path], options: Options, stdin: tuple[Path, bytes] | None
+) -> tuple[Settings, list[Path], CheckResult]:
+    """The settings, the files discovered (discovery runs once per command) and the result."""
     settings = settings_for(options)
     if stdin is None:
         files = _discover(paths, settings)
@@ -81,6 +89,7 @@ def check_paths(
         files = []  # as ruff: an editor passing an excluded file's buffer gets no findings
     else:
         files = [stdin[0]]
+    walked = () if stdin is not None else _walked(paths)
     rules = select_rules(
         list(settings.select) if settings.select is not None else None, list(settings.ignore)
     )
@@ -95,8 +104,15 @@ def check_paths(
         cache_dir=cache,
         unsaved={stdin[0]: stdin[1]} if stdin is not None else None,
         runtime_copy=settings.runtime_module,
+        discovery=Discovery(walked, settings.excludes, settings.respect_gitignore),
     )
-    return settings, result
+    return settings, files, result
+
+
+def _walked(paths: Sequence[str | Path]) -> tuple[Path, ...]:
+    """The directories discovery walked, resolved."""
+    given = [Path(p) for p in paths] or [Path(".")]
+    return tuple(path.resolve() for path in given if path.is_dir())
 
 
 def _discover(paths: Sequence[str | Path], settings: Settings) -> list[Path]:
@@ -126,9 +142,9 @@ def fix_paths(
     """The changes `mcp-codemod fix` would make (nothing is written: `fixer.write` does that).
     Only files discovery finds under `paths` are changed, never a module an import leads to
     elsewhere: an edit there is a note in the result."""
-    settings, result = check_paths(paths, options)
+    settings, files, result = _check(paths, options or Options(), None)
     given = [Path(p) for p in paths] or [Path(".")]
-    writable = writable_files(_discover(paths, settings), given)
+    writable = writable_files(files, given)
     applicable = tuple(f for f in result.findings if f.applies(unsafe_fixes))
     runtime = settings.runtime_module or RUNTIME
     fixes = fix_findings(applicable, result.digests, writable, runtime=runtime)

@@ -24,10 +24,10 @@ import mcp_codemod
 from mcp_codemod.analysis.facts import ModuleFacts
 
 CACHE_DIR_NAME = ".mcp-codemod-cache"
-_FORMAT = 1
+_FORMAT = 2
 # A file changed within this long of being stamped may change again without moving its mtime
 # (timestamps have a coarse granularity): its entry is trusted only after hashing it again.
-_RACY_NS = 2_000_000_000
+RACY_NS = 2_000_000_000
 # Unpickling a planted cache file must not run code: only these classes and constants may be
 # built (annotations hold `...` and, in literals, any constant).
 _ALLOWED_MODULES = frozenset(
@@ -76,9 +76,12 @@ class Entry(NamedTuple):
     digest: bytes
     candidate: bool | None  # None: never prefiltered (loaded only because a candidate imports it)
     parsed: Parsed | None
+    # Of a candidate: whether its text has each word asked about (registrars' names), so that
+    # the search for callers reads only the files that mention one.
+    mentions: tuple[tuple[str, bool], ...] = ()
 
 
-class _RestrictedUnpickler(pickle.Unpickler):
+class RestrictedUnpickler(pickle.Unpickler):
     def find_class(self, module: str, name: str):
         if module in _ALLOWED_MODULES or (module == "builtins" and name in _ALLOWED_BUILTINS):
             return super().find_class(module, name)
@@ -118,7 +121,7 @@ class FactsCache:
     def _read(self) -> dict[str, tuple]:
         try:
             with open(self.file, "rb") as stream:
-                key, entries = _RestrictedUnpickler(stream).load()
+                key, entries = RestrictedUnpickler(stream).load()
         except Exception:  # missing, truncated, garbage, another format: start afresh
             return {}
         return entries if key == self.key and isinstance(entries, dict) else {}
@@ -130,7 +133,13 @@ class FactsCache:
 
     def put(self, path: str, entry: Entry) -> None:
         self.touched.add(path)
-        raw = (entry.stamp, entry.digest, entry.candidate, entry.parsed and tuple(entry.parsed))
+        raw = (
+            entry.stamp,
+            entry.digest,
+            entry.candidate,
+            entry.parsed and tuple(entry.parsed),
+            entry.mentions,
+        )
         if self.entries.get(path) != raw:
             self.entries[path] = raw
             self.changed = True
@@ -169,7 +178,7 @@ class FactsCache:
 def _entry(raw: object) -> Entry | None:
     """An entry checked field by field: a damaged one is a miss, never a crash later."""
     try:
-        stamp_, digest_, candidate, parsed = raw  # type: ignore[misc]
+        stamp_, digest_, candidate, parsed, mentions = raw  # type: ignore[misc]
         if parsed is not None:
             parsed = Parsed(*parsed)
             if not (
@@ -185,14 +194,16 @@ def _entry(raw: object) -> Entry | None:
         isinstance(digest_, bytes)
         and (candidate is None or isinstance(candidate, bool))
         and (stamp_ is None or isinstance(stamp_, tuple))
+        and isinstance(mentions, tuple)
+        and all(isinstance(name, str) and isinstance(found, bool) for name, found in mentions)
     ):
         return None
-    return Entry(stamp_, digest_, candidate, parsed)
+    return Entry(stamp_, digest_, candidate, parsed, mentions)
 
 
 def trusted_stamp(stat: os.stat_result) -> Stamp | None:
     """The stamp to store for a file just read, or None while it is too recent to rely on."""
-    if time.time_ns() - max(stat.st_mtime_ns, stat.st_ctime_ns) < _RACY_NS:
+    if time.time_ns() - max(stat.st_mtime_ns, stat.st_ctime_ns) < RACY_NS:
         return None
     return stamp(stat)
 
@@ -204,7 +215,7 @@ def dump_facts(facts: ModuleFacts) -> bytes:
 def load_facts(data: bytes) -> ModuleFacts | None:
     """The facts in a cache entry; None when they cannot be restored (then the file is parsed)."""
     try:
-        facts = _RestrictedUnpickler(io.BytesIO(data)).load()
+        facts = RestrictedUnpickler(io.BytesIO(data)).load()
     except Exception:
         return None
     return facts if isinstance(facts, ModuleFacts) else None

@@ -28,8 +28,9 @@ from mcp_codemod.analysis.linker import (
 from mcp_codemod.cache import FactsCache
 from mcp_codemod.findings import FileError, Finding
 from mcp_codemod.module_facts import Pending, Sources, display_path
-from mcp_codemod.project_modules import Project
+from mcp_codemod.project_modules import Discovery, Project
 from mcp_codemod.rules.model import Rule
+from mcp_codemod.run_cache import RunCache, Witness
 
 
 @dataclass(frozen=True)
@@ -39,8 +40,8 @@ class CheckResult:
     files: int  # files considered
     tools: int  # tool registrations found
     unresolved: tuple[UnresolvedTool, ...]  # registrations whose tools were not checked
-    # The hash (cache.digest) of the bytes analysed, per absolute path: `fix` rewrites a file
-    # only while it still holds exactly those bytes.
+    # The hash (cache.digest) of the bytes analysed, per absolute path of a given file: `fix`
+    # rewrites a file only while it still holds exactly those bytes.
     digests: Mapping[str, bytes] = field(default_factory=dict)
 
     @property
@@ -64,15 +65,26 @@ def check_files(
     cache_dir: Path | None = None,
     unsaved: dict[Path, bytes] | None = None,
     runtime_copy: str | None = None,
+    discovery: Discovery | None = None,
 ) -> CheckResult:
     """`prefilter=False` parses every file (to verify that the prefilter loses nothing);
     `jobs`: processes for parsing (default: one per core; 1: none); `cache_dir`: where facts are
     kept between runs (None: nowhere); `unsaved`: the bytes of given files, instead of what is
     on disk (an editor's buffer); `runtime_copy`: the project's copy of mcp_codemod.runtime
-    (the `runtime-module` setting), whose names count as the runtime's."""
+    (the `runtime-module` setting), whose names count as the runtime's; `discovery`: how `files`
+    were found (default: given one by one, with the default exclusions), which tells where to
+    look for registrars' callers."""
     with _without_cycle_collection():
         return _check(
-            files, rules, framework, prefilter, jobs, cache_dir, unsaved or {}, runtime_copy
+            files,
+            rules,
+            framework,
+            prefilter,
+            jobs,
+            cache_dir,
+            unsaved or {},
+            runtime_copy,
+            discovery,
         )
 
 
@@ -99,11 +111,33 @@ def _check(
     cache_dir: Path | None,
     unsaved: dict[Path, bytes],
     runtime_copy: str | None,
+    discovery: Discovery | None,
 ) -> CheckResult:
-    sources = Sources(FactsCache(cache_dir) if cache_dir is not None else None, unsaved)
     # os.path.abspath asks the system for the working directory every time.
     cwd = os.getcwd()
     keys = [os.path.normpath(os.path.join(cwd, path)) for path in files]
+    discovery = discovery or Discovery()
+    runs = None
+    if cache_dir is not None and not unsaved:
+        runs = RunCache(
+            cache_dir,
+            (
+                tuple(keys),
+                tuple(rule.code for rule in rules),
+                framework.value if framework is not None else None,
+                prefilter,
+                cwd,
+                tuple(map(str, discovery.walked)),
+                discovery.excludes,
+                discovery.respect_gitignore,
+                runtime_copy,
+            ),
+        )
+        stored = runs.load()
+        if isinstance(stored, CheckResult):
+            return stored
+    witness = Witness(cache_dir) if runs is not None and cache_dir is not None else None
+    sources = Sources(FactsCache(cache_dir) if cache_dir is not None else None, unsaved, witness)
     outcomes = [
         sources.examine(path, prefilter, key) for path, key in zip(files, keys, strict=True)
     ]
@@ -111,7 +145,7 @@ def _check(
     results = sources.parse([p for _, p in pending], jobs)
     for (index, _), result in zip(pending, results, strict=True):
         outcomes[index] = result
-    project = Project(sources)
+    project = Project(sources, files, discovery)
     project.add_roots(files)
     candidates: list[ModuleFacts] = []
     errors: list[FileError] = []
@@ -127,23 +161,28 @@ def _check(
     linked = linker.link(candidates, framework)
     if sources.cache is not None:
         sources.cache.save()
-    given = _given(files, set(keys), cwd)
+    given = _given(files, set(keys), cwd, sources.resolve)
     noqa = {facts.path: facts.noqa for facts in project.loaded()}
     findings = {
         (finding.path, finding.line, finding.column, finding.code): finding
         for finding in judge(rules, linked, given, noqa)
     }
-    return CheckResult(
+    result = CheckResult(
         findings=tuple(sorted(findings.values())),
         errors=tuple(sorted(errors)),
         files=len(files),
         tools=linked.tools,
         unresolved=linked.unresolved,
-        digests=sources.digests,
+        # Of the given files only, the ones `fix` may write: what else a run reads depends on
+        # its caches (a cached run reads fewer of a registrar's possible callers).
+        digests={key: sources.digests[key] for key in keys if key in sources.digests},
     )
+    if runs is not None and witness is not None:
+        runs.save(witness, result)
+    return result
 
 
-def _given(files: list[Path], keys: set[str], cwd: str):
+def _given(files: list[Path], keys: set[str], cwd: str, resolve: Callable[[Path], Path]):
     """Whether a module's path (as findings show it) is one of the files given. A tool function
     can live in a module the prefilter passed over (registered from another one): its findings
     belong to it all the same."""
@@ -155,8 +194,8 @@ def _given(files: list[Path], keys: set[str], cwd: str):
         # The same file reached through another spelling (a symbolic link): rare, so resolved
         # only when asked.
         if not resolved:
-            resolved.update(Path(file).resolve() for file in files)
-        return Path(path).resolve() in resolved
+            resolved.update(map(resolve, files))
+        return resolve(Path(path)) in resolved
 
     return given
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import traceback
 from pathlib import Path
 from typing import NamedTuple
@@ -28,6 +29,7 @@ from mcp_codemod.cache import (
 from mcp_codemod.parallel import map_ordered
 from mcp_codemod.prefilter import is_candidate
 from mcp_codemod.project import module_name
+from mcp_codemod.run_cache import Witness
 from mcp_codemod.sources import SourceError, decode
 
 
@@ -69,6 +71,13 @@ def scan_source(task: ScanTask) -> ModuleFacts | str:
         return message
 
 
+def _refreshed(entry: Entry | None, status: os.stat_result, content: bytes) -> Entry:
+    """The entry of a file just read: what was known of the same bytes, with the new stamp."""
+    if entry is None or entry.digest != content:
+        return Entry(trusted_stamp(status), content, None, None)
+    return entry._replace(stamp=trusted_stamp(status))
+
+
 def _syntax_message(error: BaseException) -> str:
     if isinstance(error, SyntaxError):
         where = f"line {error.lineno}" + (f", column {error.offset}" if error.offset else "")
@@ -98,11 +107,26 @@ class Sources:
     cannot be read or parsed, or `Pending` (to parse). The cache answers for files whose stamp
     or content it knows; others are read."""
 
-    def __init__(self, cache: FactsCache | None, unsaved: dict[Path, bytes] | None = None) -> None:
+    def __init__(
+        self,
+        cache: FactsCache | None,
+        unsaved: dict[Path, bytes] | None = None,
+        witness: Witness | None = None,
+    ) -> None:
         self.cache = cache
         self.unsaved = unsaved or {}
+        self.witness = witness  # records what the run read, for the run cache
         self.digests: dict[str, bytes] = {}  # absolute path → digest of the bytes analysed
         self.located: dict[Path, tuple[str, Path, bool, str]] = {}
+        self.resolved: dict[Path, Path] = {}
+        self.caller_texts: dict[Path, bytes | str | None] = {}  # see `mentions`
+        self.verdicts: dict[Path, Entry | None] = {}
+
+    def resolve(self, path: Path) -> Path:
+        """The real path, asked of the system once per run and path."""
+        if path not in self.resolved:
+            self.resolved[path] = Path(os.path.realpath(path))
+        return self.resolved[path]
 
     def locate(self, path: Path) -> tuple[str, Path, bool, str]:
         """Module name, the directory it is importable from, whether it is a package, and the
@@ -110,6 +134,15 @@ class Sources:
         if path not in self.located:
             module, root, is_package = module_name(path)
             self.located[path] = (module, root, is_package, display_path(path))
+            if self.witness is not None:
+                # The `__init__.py` files that make the name: from the file's directory up to
+                # the one it is importable from.
+                chain = []
+                for directory in self.resolve(path).parents:
+                    chain.append(directory / "__init__.py")
+                    if directory == root:
+                        break
+                self.witness.saw(chain)
         return self.located[path]
 
     def examine(self, path: Path, prefilter: bool, key: str | None = None) -> Outcome:
@@ -117,6 +150,8 @@ class Sources:
         key = key or os.path.abspath(path)
         if path in self.unsaved:
             return self._unsaved(path, self.unsaved[path], prefilter)
+        if self.witness is not None:
+            self.witness.saw((key,))
         entry = self.cache.get(key) if self.cache is not None else None
         if entry is not None and entry.stamp is not None:
             try:
@@ -137,10 +172,7 @@ class Sources:
         if stat is None:
             entry = _UNCACHED
         else:
-            if entry is None or entry.digest != content:
-                entry = Entry(trusted_stamp(stat), content, None, None)
-            else:
-                entry = entry._replace(stamp=trusted_stamp(stat))
+            entry = _refreshed(entry, stat, content)
             self._put(key, entry)
         if (known := self._known(path, entry, prefilter)) is not _UNKNOWN:
             return known
@@ -194,7 +226,84 @@ class Sources:
             parsed = Parsed(task.module, task.display, task.is_package, None, result)
         else:
             parsed = Parsed(task.module, task.display, task.is_package, dump_facts(result), None)
-        self.cache.put(pending.key, Entry(pending.stamp, pending.digest, pending.candidate, parsed))
+        old = self.cache.get(pending.key)
+        mentions = old.mentions if old is not None and old.digest == pending.digest else ()
+        self.cache.put(
+            pending.key,
+            Entry(pending.stamp, pending.digest, pending.candidate, parsed, mentions),
+        )
+
+    def mentions(self, path: Path, name: str) -> bool:
+        """Whether the file passes the prefilter and its text has the word `name`: only such a
+        file can pass a server to a registrar of that name. With a cache, the answer is kept
+        per file and name: an unchanged file is not read again."""
+        if self.cache is None:
+            return self._text_mentions(path, name)
+        key = os.path.abspath(path)
+        if self.witness is not None:
+            self.witness.saw((key,))
+        entry = self._verdict(path, key)
+        if entry is None or not entry.candidate:
+            return False
+        known = dict(entry.mentions)
+        if name not in known:
+            known[name] = self._text_mentions(path, name)
+            entry = entry._replace(mentions=tuple(sorted(known.items())))
+            self._put(key, entry)
+            self.verdicts[path] = entry
+        return known[name]
+
+    def _verdict(self, path: Path, key: str) -> Entry | None:
+        """The file's cache entry, with the prefilter's verdict, read again only when its stamp
+        changed; None when it cannot be read."""
+        if path not in self.verdicts:
+            entry = self.cache.get(key) if self.cache is not None else None
+            try:
+                status = os.stat(path)
+                if (
+                    entry is None
+                    or entry.stamp is None
+                    or entry.candidate is None
+                    or stamp(status) != entry.stamp
+                ):
+                    data = path.read_bytes()
+                    entry = _refreshed(entry, status, digest(data))
+                    if entry.candidate is None:
+                        entry = entry._replace(candidate=is_candidate(data))
+                    self._put(key, entry)
+                    self.caller_texts[path] = data if entry.candidate else None
+            except OSError:
+                entry = None
+            self.verdicts[path] = entry
+        return self.verdicts[path]
+
+    def _text_mentions(self, path: Path, name: str) -> bool:
+        if path not in self.caller_texts:
+            self.caller_texts[path] = self._candidate_bytes(path)
+        text = self.caller_texts[path]
+        if text is None:
+            return False
+        # Substring tests first: the word-boundary search costs a hundred times more, and
+        # decoding more than reading. Every source encoding is ASCII-compatible.
+        if isinstance(text, bytes):
+            if name.isascii() and name.encode() not in text:
+                return False
+            try:
+                text = decode(text).text
+            except SourceError:
+                text = None
+            self.caller_texts[path] = text
+            if text is None:
+                return False
+        return name in text and re.search(rf"\b{re.escape(name)}\b", text) is not None
+
+    def _candidate_bytes(self, path: Path) -> bytes | None:
+        """The bytes of a file that passes the prefilter; None for others and unreadable ones."""
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return None
+        return data if is_candidate(data) else None
 
     def facts(self, path: Path) -> ModuleFacts | None:
         """The facts of one module now, parsed in this process if need be."""

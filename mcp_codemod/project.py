@@ -36,13 +36,13 @@ def find_library_module(name: str) -> Path | None:
     return find_module(name, roots)
 
 
-_PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 
 
 def project_root(path: Path) -> Path:
     """The directory of the project a file belongs to: the closest one above it with a
     pyproject.toml, setup.py, setup.cfg or .git; else the directory it is importable from."""
     for directory in path.parents:
-        if any((directory / marker).exists() for marker in _PROJECT_MARKERS):
+        if any((directory / marker).exists() for marker in PROJECT_MARKERS):
             return directory
     return module_name(path)[1]

@@ -4,22 +4,40 @@ registrar's callers lead there."""
 from __future__ import annotations
 
 import os
-import re
+import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from mcp_codemod.analysis.facts import ModuleFacts
 from mcp_codemod.discovery import discover
-from mcp_codemod.module_facts import Pending, Sources
-from mcp_codemod.project import find_library_module, find_module, project_root
+from mcp_codemod.module_facts import Sources
+from mcp_codemod.project import (
+    PROJECT_MARKERS,
+    find_library_module,
+    find_module,
+    project_root,
+)
 from mcp_codemod.settings import DEFAULT_EXCLUDE
-from mcp_codemod.sources import SourceError, decode
+
+
+@dataclass(frozen=True)
+class Discovery:
+    """How the run found its files: the directories it walked, with which exclusions. The search
+    for a registrar's callers takes a project's files from the run's own list when the project
+    lies within a walked directory, and walks it once, with the same exclusions, otherwise."""
+
+    walked: tuple[Path, ...] = ()  # resolved
+    excludes: tuple[str, ...] = DEFAULT_EXCLUDE
+    respect_gitignore: bool = True
 
 
 class Project:
     """The modules of the checked tree, loading others on demand when an import leads there."""
 
-    def __init__(self, sources: Sources) -> None:
+    def __init__(self, sources: Sources, files: list[Path], discovery: Discovery) -> None:
         self.sources = sources
+        self.files = files  # the run's files, as discovery found them
+        self.discovery = discovery
         self.by_path: dict[Path, ModuleFacts | None] = {}
         self.roots: list[Path] = []
         self.project_files: dict[Path, list[Path]] = {}
@@ -29,7 +47,7 @@ class Project:
         self.libraries: dict[str, ModuleFacts | None] = {}
 
     def add(self, path: Path, facts: ModuleFacts | None) -> None:
-        self.by_path[path.resolve()] = facts
+        self.by_path[self.sources.resolve(path)] = facts
 
     def add_roots(self, files: list[Path]) -> None:
         """The directories the given files are importable from, in order: where imports are
@@ -59,7 +77,9 @@ class Project:
                 top = name.partition(".")[0]
                 roots = [root for root in roots if self.may_hold(root, top)]
                 path = find_module(name, roots) if roots else None
-                self.found[probe] = path.resolve() if path is not None else None
+                if self.sources.witness is not None:
+                    self.sources.witness.module_probes(roots, name)
+                self.found[probe] = self.sources.resolve(path) if path is not None else None
             path = self.found[probe]
             if path is not None and path not in self.by_path:
                 # None when it cannot be parsed: reported only if the user asked to check it.
@@ -70,6 +90,8 @@ class Project:
     def may_hold(self, root: Path, top: str) -> bool:
         """Whether a module or package `top` can be under `root`: one listing per directory
         instead of two probes per root for every name (most, as `typing`, are nowhere)."""
+        if self.sources.witness is not None:
+            self.sources.witness.saw((root / top, root / f"{top}.py"))
         if root not in self.listings:
             try:
                 self.listings[root] = frozenset(os.listdir(root))
@@ -83,6 +105,8 @@ class Project:
         tool function the project does not define."""
         if name not in self.libraries:
             path = find_library_module(name)
+            if self.sources.witness is not None:
+                self.sources.witness.module_probes(map(Path, filter(None, sys.path)), name)
             self.libraries[name] = self.sources.facts(path) if path is not None else None
         return self.libraries[name]
 
@@ -91,35 +115,40 @@ class Project:
 
     def load_callers(self, name: str, near: ModuleFacts) -> list[ModuleFacts]:
         """Load the project's modules that may call `name` (a registrar taking the server as an
-        argument), when they were not among the files given: pre-commit passes the staged ones."""
-        root = project_root(Path(near.path).resolve())
-        if root not in self.project_files:
-            # Resolved once: the linker asks once per registrar, for the same files.
-            files = discover([root], DEFAULT_EXCLUDE, respect_gitignore=True)
-            self.project_files[root] = [path.resolve() for path in files]
-        mention = re.compile(rf"\b{re.escape(name)}\b")
+        argument), when they were not among the files given: pre-commit passes the staged ones.
+        Only candidates of the prefilter whose text mentions the name are parsed."""
+        near_path = self.sources.resolve(Path(near.path))
+        root = project_root(near_path)
+        if self.sources.witness is not None:
+            self.sources.witness.saw(  # where project markers were looked for
+                directory / marker for directory in near_path.parents for marker in PROJECT_MARKERS
+            )
         found = []
-        for path in self.project_files[root]:
-            if path in self.by_path:
+        for path in self.files_of(root):
+            if path in self.by_path or not self.sources.mentions(path, name):
                 continue
-            outcome = self.sources.examine(path, prefilter=True)
-            if outcome is None:
-                continue
-            if isinstance(outcome, ModuleFacts):
-                try:
-                    text = decode(path.read_bytes()).text
-                except (OSError, SourceError):
-                    continue
-            elif isinstance(outcome, Pending):
-                text = outcome.task.text
-            else:
-                self.by_path[path] = None
-                continue
-            if not mention.search(text):
-                continue
-            if isinstance(outcome, Pending):
-                outcome = self.sources.parse([outcome], jobs=1)[0]
-            self.by_path[path] = facts = outcome if isinstance(outcome, ModuleFacts) else None
+            self.by_path[path] = facts = self.sources.facts(path)
             if facts is not None:
                 found.append(facts)
         return found
+
+    def files_of(self, root: Path) -> list[Path]:
+        """The project's files (resolved): discovery runs once per run, not once per registrar."""
+        if root not in self.project_files:
+            if any(root == walked or walked in root.parents for walked in self.discovery.walked):
+                inside = os.path.join(root, "")
+                self.project_files[root] = [
+                    path
+                    for path in map(self.sources.resolve, self.files)
+                    if str(path).startswith(inside)
+                ]
+            else:
+                files = discover([root], self.discovery.excludes, self.discovery.respect_gitignore)
+                # Beneath a resolved root, walked without following links, only a file itself
+                # can be a link: one `lstat` instead of one per component.
+                self.project_files[root] = [
+                    self.sources.resolve(path) if os.path.islink(path) else path for path in files
+                ]
+                if self.sources.witness is not None:
+                    self.sources.witness.walk(root, self.discovery.excludes)
+        return self.project_files[root]

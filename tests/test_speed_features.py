@@ -3,6 +3,7 @@ it finds."""
 
 from __future__ import annotations
 
+import contextlib
 import pickle
 import subprocess
 import sys
@@ -13,8 +14,8 @@ from click.testing import CliRunner
 from conftest import FIXTURES
 
 import mcp_codemod
+from mcp_codemod import api, checker, module_facts, parallel, project_modules
 from mcp_codemod import cache as cache_module
-from mcp_codemod import checker, module_facts, parallel
 from mcp_codemod.checker import check_files
 from mcp_codemod.cli import main
 from mcp_codemod.discovery import discover
@@ -134,7 +135,7 @@ def test_an_unchanged_stamp_is_not_even_read(
     fixtures_copy: Path, tmp_path: Path, monkeypatch, parses
 ):
     # Files written a moment ago are hashed again until their timestamps are old enough.
-    monkeypatch.setattr(cache_module, "_RACY_NS", 0)
+    monkeypatch.setattr(cache_module, "RACY_NS", 0)
     files = files_of(fixtures_copy)
     first = check_files(files, ALL, jobs=1, cache_dir=tmp_path / "cache")
     read: list[Path] = []
@@ -256,6 +257,208 @@ def test_unparsable_candidates_are_cached_too(tmp_path: Path, parses):
     assert check_files(files, ALL, jobs=1, cache_dir=tmp_path / "cache") == first
     assert parses == []
     assert "cannot parse" in first.errors[0].message
+
+
+# ---- discovery ----------------------------------------------------------------------------
+
+REGISTRARS = {
+    "pyproject.toml": "[project]\nname = 'app'\n",
+    "server.py": (
+        "from mcp.server.fastmcp import FastMCP\n"
+        "from tools_a import register_a\n"
+        "from tools_b import register_b\n"
+        "mcp = FastMCP('s')\n"
+        "register_a(mcp)\n"
+        "register_b(mcp)\n"
+    ),
+    "tools_a.py": (
+        "def register_a(server):\n"
+        "    @server.tool()\n"
+        "    def a(query: str | None = None) -> str: ...\n"
+    ),
+    "tools_b.py": (
+        "def register_b(server):\n"
+        "    @server.tool()\n"
+        "    def b(query: str | None = None) -> str: ...\n"
+    ),
+    # Mentions a registrar's name without passing it anything: read, parsed, no caller.
+    "notes.py": "from tools_a import register_a  # FastMCP\n",
+}
+
+
+@pytest.fixture
+def registrars(tmp_path: Path) -> Path:
+    for name, text in REGISTRARS.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+@pytest.fixture
+def walks(monkeypatch) -> list[list[Path]]:
+    """The paths each discovery of the run walked."""
+    seen: list[list[Path]] = []
+
+    def counting(paths, *args, **kwargs):
+        seen.append(list(paths))
+        return discover(paths, *args, **kwargs)
+
+    monkeypatch.setattr(api, "discover", counting)
+    monkeypatch.setattr(project_modules, "discover", counting)
+    return seen
+
+
+def _tools(result: checker.CheckResult) -> set[str | None]:
+    return {finding.tool for finding in result.findings}
+
+
+def test_callers_of_every_registrar_come_from_one_walk(registrars: Path, walks):
+    given = [registrars / "tools_a.py", registrars / "tools_b.py"]
+    result = check_files(given, ALL)
+    assert _tools(result) == {"a", "b"}
+    assert walks == [[registrars.resolve()]]
+
+
+def test_a_walked_tree_is_not_walked_again(registrars: Path, walks, monkeypatch):
+    monkeypatch.chdir(registrars)
+    _settings, result = api.check_paths(["."], api.Options(cache=False, select=["ALL"]))
+    assert _tools(result) == {"a", "b"}
+    assert walks == [[Path(".")]]
+    same(result, check_files(files_of(registrars), ALL))
+
+
+# ---- the run cache ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def settled(monkeypatch) -> None:
+    """Files written a moment ago are not trusted by their stamps; these tests edit files and
+    expect the next run to see it all the same."""
+    monkeypatch.setattr(cache_module, "RACY_NS", 0)
+
+
+@pytest.fixture
+def answered_by_the_run_cache(monkeypatch):
+    """Within this block, a run that reads the facts cache (or parses) fails."""
+
+    @contextlib.contextmanager
+    def block():
+        def refuse(*_args, **_kwargs):
+            raise AssertionError("the run was not answered by the run cache")
+
+        with monkeypatch.context() as patch:
+            patch.setattr(checker, "FactsCache", refuse)
+            patch.setattr(module_facts, "scan_source", refuse)
+            yield
+
+    return block
+
+
+def _cached_and_fresh(files: list[Path], cache: Path) -> checker.CheckResult:
+    cached = check_files(files, ALL, jobs=1, cache_dir=cache)
+    same(cached, check_files(files, ALL, jobs=1))
+    assert cached.digests == check_files(files, ALL, jobs=1).digests
+    return cached
+
+
+def test_the_run_cache_follows_edits_additions_and_deletions(
+    fixtures_copy: Path, tmp_path: Path, settled, answered_by_the_run_cache
+):
+    cache = tmp_path / "cache"
+    first = _cached_and_fresh(files_of(fixtures_copy), cache)
+    with answered_by_the_run_cache():
+        same(first, check_files(files_of(fixtures_copy), ALL, cache_dir=cache))
+
+    server = fixtures_copy / "mcp2_server.py"
+    server.write_text(server.read_text().replace("str | None", "str"), encoding="utf-8")
+    edited = _cached_and_fresh(files_of(fixtures_copy), cache)
+    assert len(edited.findings) < len(first.findings)
+
+    (fixtures_copy / "added.py").write_text(
+        "from mcp.server.fastmcp import FastMCP\n"
+        "app = FastMCP('added')\n"
+        "@app.tool()\n"
+        "def appended(note: str | None = None) -> str: ...\n",
+        encoding="utf-8",
+    )
+    added = _cached_and_fresh(files_of(fixtures_copy), cache)
+    assert {f.tool for f in added.findings} - {f.tool for f in edited.findings} == {"appended"}
+
+    server.unlink()
+    deleted = _cached_and_fresh(files_of(fixtures_copy), cache)
+    assert not any(f.path.endswith("mcp2_server.py") for f in deleted.findings)
+    with answered_by_the_run_cache():
+        same(deleted, check_files(files_of(fixtures_copy), ALL, cache_dir=cache))
+
+
+def test_the_run_cache_follows_files_that_were_not_given(
+    registrars: Path, tmp_path: Path, settled, answered_by_the_run_cache
+):
+    """A registrar's result depends on its callers elsewhere in the project, and on modules
+    that appear where an import found nothing."""
+    cache = tmp_path / "cache"
+    given = [registrars / "tools_a.py"]
+    assert _tools(_cached_and_fresh(given, cache)) == {"a"}
+    with answered_by_the_run_cache():
+        assert _tools(check_files(given, ALL, cache_dir=cache)) == {"a"}
+
+    # The caller's server becomes standalone fastmcp, which does not pre-parse.
+    server = registrars / "server.py"
+    server.write_text(server.read_text().replace("mcp.server.fastmcp", "fastmcp"), "utf-8")
+    assert _tools(_cached_and_fresh(given, cache)) == set()
+
+    # A new caller passes a pre-parsing server.
+    (registrars / "second.py").write_text(
+        "from mcp.server.fastmcp import FastMCP\n"
+        "from tools_a import register_a\n"
+        "register_a(FastMCP('second'))\n",
+        encoding="utf-8",
+    )
+    _cached_and_fresh(given, cache)
+
+    # A package now stands where `from tools_a import ...` found a module beside the caller.
+    (registrars / "lib").mkdir()
+    (registrars / "lib" / "__init__.py").write_text("", encoding="utf-8")
+    last = _cached_and_fresh(given, cache)
+    with answered_by_the_run_cache():
+        same(last, check_files(given, ALL, cache_dir=cache))
+
+
+def test_the_callers_of_a_registrar_are_looked_for_in_the_files_that_mention_it(
+    registrars: Path, tmp_path: Path, settled, monkeypatch
+):
+    """With a cache, whether a file mentions a registrar's name is kept per file: after an edit
+    elsewhere, the search reads none of the files it already knows."""
+    cache = tmp_path / "cache"
+    given = [registrars / "tools_a.py"]
+    check_files(given, ALL, jobs=1, cache_dir=cache)
+    tool = registrars / "tools_a.py"
+    tool.write_text(tool.read_text().replace("query", "text"), encoding="utf-8")
+    read: list[str] = []
+    read_bytes = Path.read_bytes
+
+    def reading(self: Path) -> bytes:
+        if self.parent == registrars:
+            read.append(self.name)
+        return read_bytes(self)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Path, "read_bytes", reading)
+        result = check_files(given, ALL, jobs=1, cache_dir=cache)
+    assert read == ["tools_a.py"]
+    assert {(f.tool, f.parameter) for f in result.findings} == {("a", "text")}
+    same(result, check_files(given, ALL, jobs=1))
+
+
+@pytest.mark.parametrize("damage", ["garbage", "code"])
+def test_a_damaged_run_cache_is_ignored(fixtures_copy: Path, tmp_path: Path, settled, damage: str):
+    files = files_of(fixtures_copy)
+    first = check_files(files, ALL, cache_dir=tmp_path / "cache")
+    [stored] = (tmp_path / "cache").rglob("runs/*")
+    stored.write_bytes(
+        b"not a pickle" if damage == "garbage" else pickle.dumps(_Exploit(tmp_path / "exploited"))
+    )
+    same(first, check_files(files, ALL, cache_dir=tmp_path / "cache"))
+    assert not (tmp_path / "exploited").exists()
 
 
 # ---- processes -----------------------------------------------------------------------------
