@@ -8,8 +8,6 @@ run in this process over plain `ModuleFacts`.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import os
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -26,6 +24,7 @@ from mcp_codemod.analysis.linker import (
     UnresolvedTool,
 )
 from mcp_codemod.cache import FactsCache
+from mcp_codemod.cycle_collection import without_cycle_collection
 from mcp_codemod.findings import FileError, Finding
 from mcp_codemod.module_facts import Pending, Sources, display_path
 from mcp_codemod.project_modules import Discovery, Project
@@ -74,7 +73,7 @@ def check_files(
     (the `runtime-module` setting), whose names count as the runtime's; `discovery`: how `files`
     were found (default: given one by one, with the default exclusions), which tells where to
     look for registrars' callers."""
-    with _without_cycle_collection():
+    with without_cycle_collection():
         return _check(
             files,
             rules,
@@ -86,20 +85,6 @@ def check_files(
             runtime_copy,
             discovery,
         )
-
-
-@contextlib.contextmanager
-def _without_cycle_collection():
-    """Parsing, scanning and unpickling make millions of objects and no reference cycles; the
-    cycle collector's passes over them took a quarter of a cold run and half of a cached one.
-    Reference counting still frees everything."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _check(
