@@ -16,13 +16,8 @@ from typing import NamedTuple
 
 from mcp_codemod.analysis.facts import ModuleFacts
 from mcp_codemod.analysis.frameworks import Framework
-from mcp_codemod.analysis.linker import (
-    Linker,
-    LinkResult,
-    ServerTools,
-    ToolParameter,
-    UnresolvedTool,
-)
+from mcp_codemod.analysis.linker import Linker
+from mcp_codemod.analysis.subjects import LinkResult, ServerTools, ToolParameter, UnresolvedTool
 from mcp_codemod.cache import FactsCache
 from mcp_codemod.cycle_collection import without_cycle_collection
 from mcp_codemod.findings import FileError, Finding

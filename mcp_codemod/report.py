@@ -7,7 +7,7 @@ from collections import Counter
 
 from mcp_codemod import __version__
 from mcp_codemod.analysis.frameworks import Framework
-from mcp_codemod.analysis.linker import UnresolvedTool
+from mcp_codemod.analysis.subjects import UnresolvedTool
 from mcp_codemod.checker import CheckResult
 from mcp_codemod.findings import Finding
 from mcp_codemod.probe import ProbeReport
