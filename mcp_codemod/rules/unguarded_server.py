@@ -136,6 +136,35 @@ for name in ("search", "fetch"):
         ),
         Invalid(
             """\
+from mcp.server.fastmcp import FastMCP
+from mcp.server.fastmcp.tools import Tool
+
+mcp = FastMCP("private")
+
+
+def search(query: str | None = None) -> str:
+    return query or ""
+
+
+mcp._tool_manager._tools["search"] = Tool.from_function(search)
+""",
+            lines=(11,),
+            fixed="""\
+from mcp.server.fastmcp.tools import Tool
+from mcp_codemod.runtime import GuardedFastMCP
+
+mcp = GuardedFastMCP("private")
+
+
+def search(query: str | None = None) -> str:
+    return query or ""
+
+
+mcp._tool_manager._tools["search"] = Tool.from_function(search)
+""",
+        ),
+        Invalid(
+            """\
 from mcp.server.mcpserver import MCPServer
 from not_installed_anywhere.tools import search
 
