@@ -194,3 +194,42 @@ def test_a_library_without_source_is_third_party(tmp_path):
         {"server.py": SERVER + "from no_such_library.tools import search\nmcp.add_tool(search)\n"},
     )
     assert unseen(result) == [(5, Unseen.THIRD_PARTY)]
+
+
+def test_a_helper_names_each_tool_as_its_caller_says(tmp_path):
+    # The probe (and every client) sees the name the helper registers, not the function's.
+    result = check(
+        tmp_path,
+        {
+            "server.py": server(
+                """\
+                import functools
+
+
+                def _paginating(name, fn):
+                    @functools.wraps(fn)
+                    def wrapper(*args, **kwargs):
+                        return fn(*args, **kwargs)
+
+                    return wrapper
+
+
+                def _register_tool(fn, name: str = ""):
+                    mcp.tool(name=name)(_paginating(name, fn))
+
+
+                def list_workflows(token: str | None = None) -> str:
+                    return token or ""
+
+
+                def get_run(run_id: str | None = None) -> str:
+                    return run_id or ""
+
+
+                _register_tool(list_workflows, "ListWorkflows")
+                _register_tool(get_run, name="GetRun")
+                """
+            )
+        },
+    )
+    assert found(result) == {("ListWorkflows", "token"), ("GetRun", "run_id")}

@@ -82,6 +82,9 @@ class CallSite:
     # `@helper(...)` on a function: the call's result is called with it (a decorator factory)
     decorates: FunctionRef | None = None
     line: int = 0
+    # The positional and keyword arguments that are string literals: a helper's tool name.
+    strings: tuple[str | None, ...] = ()
+    string_keywords: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,9 @@ class Registration:
     function: FunctionRef
     tool_name: str | None
     position: Position
+    # The tool's name is this parameter (position counting `self`, name) of the enclosing helper:
+    # `def _register(name, fn): mcp.tool(name=name)(fn)` takes it from each call.
+    tool_name_argument: tuple[int, str] | None = None
 
 
 @dataclass(frozen=True)

@@ -81,7 +81,12 @@ class Linker:
                 server = ResolvedServer(
                     server.framework.guarded, server.description, server.strict_input_validation
                 )
-            reached = reach.tools(module, registration.function, registration.position.line)
+            reached = reach.tools(
+                module,
+                registration.function,
+                registration.position.line,
+                registration.tool_name_argument,
+            )
             tools += len(reached) - 1
             for tool in reached:
                 if isinstance(tool, Unreached):
@@ -93,8 +98,11 @@ class Linker:
                         self.library_parameters(module, tool, registration, server, unresolved)
                     )
                 else:
+                    named = registration
+                    if tool.tool_name is not None:
+                        named = replace(registration, tool_name=tool.tool_name)
                     parameters.extend(
-                        self.parameters(tool.owner, tool.function, registration, server, unresolved)
+                        self.parameters(tool.owner, tool.function, named, server, unresolved)
                     )
         return LinkResult(tuple(parameters), tuple(unresolved), tools)
 

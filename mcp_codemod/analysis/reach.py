@@ -6,7 +6,7 @@ whose source is installed. What cannot be followed exactly is unseen, with the r
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from mcp_codemod.analysis.facts import CallSite, Function, FunctionRef, ModuleFacts, RefKind
 from mcp_codemod.analysis.names import ProjectNames
@@ -22,6 +22,7 @@ class Reached:
     owner: ModuleFacts
     function: Function
     library: bool  # defined outside the project: its source was found on `sys.path`
+    tool_name: str | None = None  # the name a helper's caller gives it
 
 
 @dataclass(frozen=True)
@@ -38,20 +39,33 @@ class ToolReach:
         self.load_library = load_library
         self.generated: dict[str, set[tuple[str, str]]] = {}
 
-    def tools(self, module: ModuleFacts, ref: FunctionRef, line: int) -> list[Reached | Unreached]:
-        return self.resolve(module, ref, line, 0)
+    def tools(
+        self,
+        module: ModuleFacts,
+        ref: FunctionRef,
+        line: int,
+        name_argument: tuple[int, str] | None = None,
+    ) -> list[Reached | Unreached]:
+        """The tools a registration registers; `name_argument`: the helper parameter that names
+        them, read from each call of the helper."""
+        return self.resolve(module, ref, line, 0, name_argument)
 
     def resolve(
-        self, module: ModuleFacts, ref: FunctionRef, line: int, hops: int
+        self,
+        module: ModuleFacts,
+        ref: FunctionRef,
+        line: int,
+        hops: int,
+        name_argument: tuple[int, str] | None = None,
     ) -> list[Reached | Unreached]:
         if hops > _MAX_HOPS:
             return [
                 Unreached(Unseen.NOT_FOUND, f"`{ref.target}`: too many hops", module.path, line)
             ]
         if ref.kind is RefKind.PARAMETER:
-            return self.passed_functions(module, ref, line, hops)
+            return self.passed_functions(module, ref, line, hops, name_argument)
         if ref.kind is RefKind.WRAPPED:
-            return self.wrapped(module, ref, line, hops)
+            return self.wrapped(module, ref, line, hops, name_argument)
         if ref.kind is RefKind.LOOP:
             return self.loop(module, ref, line, hops)
         found = self.names.function(module, ref)
@@ -91,10 +105,19 @@ class ToolReach:
         return self.generated[module.path]
 
     def wrapped(
-        self, module: ModuleFacts, ref: FunctionRef, line: int, hops: int
+        self,
+        module: ModuleFacts,
+        ref: FunctionRef,
+        line: int,
+        hops: int,
+        name_argument: tuple[int, str] | None = None,
     ) -> list[Reached | Unreached]:
         """`paginating(name, fn)`: the tool is whichever argument reaches a function."""
-        found = [r for c in ref.candidates for r in self.resolve(module, c, line, hops + 1)]
+        found = [
+            r
+            for c in ref.candidates
+            for r in self.resolve(module, c, line, hops + 1, name_argument)
+        ]
         reached = [r for r in found if isinstance(r, Reached)]
         if reached:
             return reached
@@ -123,7 +146,12 @@ class ToolReach:
         ]
 
     def passed_functions(
-        self, module: ModuleFacts, ref: FunctionRef, line: int, hops: int
+        self,
+        module: ModuleFacts,
+        ref: FunctionRef,
+        line: int,
+        hops: int,
+        name_argument: tuple[int, str] | None = None,
     ) -> list[Reached | Unreached]:
         """The functions that callers pass to a helper's parameter, and for a decorator that a
         factory returns (`def tool(**kw): def deco(fn): ...; return deco`), the functions that
@@ -138,7 +166,14 @@ class ToolReach:
                 reason = f"what is passed to {ref.target}() as `{name}` cannot be followed"
                 found.append(Unreached(Unseen.HELPER_PARAMETER, reason, caller.path, call.line))
             elif passed is not None:
-                found.extend(self.resolve(caller, passed, call.line, hops + 1))
+                reached = self.resolve(caller, passed, call.line, hops + 1)
+                name = _passed_string(call, bound, *name_argument) if name_argument else None
+                if name is not None:
+                    reached = [
+                        replace(tool, tool_name=name) if isinstance(tool, Reached) else tool
+                        for tool in reached
+                    ]
+                found.extend(reached)
         parent = ref.target.rpartition(".")[0]
         factory = module.functions.get(parent)
         decorations: list[tuple[ModuleFacts, CallSite, bool]] = []
@@ -169,6 +204,14 @@ class ToolReach:
             ref = FunctionRef(RefKind.IMPORT, library.imports[name])
             return self.names.function(library, ref)
         return None
+
+
+def _passed_string(call: CallSite, bound: bool, index: int, name: str) -> str | None:
+    passed = dict(call.string_keywords).get(name)
+    position = index - 1 if bound else index
+    if passed is None and 0 <= position < len(call.strings):
+        passed = call.strings[position]
+    return passed
 
 
 def _passed(call: CallSite, bound: bool, index: int, name: str) -> FunctionRef | None:

@@ -121,7 +121,15 @@ class Registrations:
             and func.func.attr == "tool"
             and node.args
         ):
-            self.register(func.func.value, node.args[0], _tool_name(func), node, scope, cls)
+            self.register(
+                func.func.value,
+                node.args[0],
+                _tool_name(func),
+                node,
+                scope,
+                cls,
+                self.name_argument(func, scope, cls),
+            )
         elif isinstance(func, ast.Attribute) and func.attr == "add_tool":
             server = _tool_manager_of(func.value) or func.value
             target = node.args[0] if node.args else keyword(node, "fn", "tool")
@@ -191,6 +199,12 @@ class Registrations:
                     functions,
                     function_keywords,
                     line=node.lineno,
+                    strings=tuple(_string(a) for a in node.args),
+                    string_keywords=tuple(
+                        (k.arg, value)
+                        for k in node.keywords
+                        if k.arg and (value := _string(k.value)) is not None
+                    ),
                 )
             )
 
@@ -214,6 +228,17 @@ class Registrations:
             and callee.value.id == cls.self_name
         )
 
+    def name_argument(
+        self, call: ast.Call, scope: Scope, cls: ClassContext | None
+    ) -> tuple[int, str] | None:
+        """The helper parameter that `server.tool(name)` / `server.tool(name=name)` names the
+        tool with, if it is one."""
+        name = call.args[0] if call.args else keyword(call, "name")
+        if not isinstance(name, ast.Name):
+            return None
+        ref = self.references.function_ref(name, scope, cls)
+        return ref.argument if ref.kind is RefKind.PARAMETER else None
+
     def register(
         self,
         server: ast.expr,
@@ -222,6 +247,7 @@ class Registrations:
         node: ast.Call,
         scope: Scope,
         cls: ClassContext | None,
+        tool_name_argument: tuple[int, str] | None = None,
     ) -> None:
         if is_super(server):
             return  # a server subclass forwarding its own `tool()` to the framework
@@ -232,6 +258,7 @@ class Registrations:
                 function=self.references.function_ref(target, scope, cls),
                 tool_name=tool_name,
                 position=self.text.start(node),
+                tool_name_argument=tool_name_argument,
             )
         )
 
@@ -243,6 +270,10 @@ def _tool_manager_of(expression: ast.expr) -> ast.expr | None:
             return expression.value
         expression = expression.value
     return None
+
+
+def _string(node: ast.expr) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
 def _follows(function: FunctionRef | None) -> bool:
