@@ -13,7 +13,9 @@ $MCP_CODEMOD_BENCH_CACHE), then measures, as medians of N runs, in one go:
   `fix` (no write) without cache, each with its peak memory;
 - on a synthetic tree where every file registers tools: `ast.parse`, libcst's parse, the
   analysis (scan + link) and `check` with 1 and 2 jobs;
-- where a process pool starts to pay (the `jobs` threshold).
+- where a process pool starts to pay (the `jobs` threshold);
+- one generated 2 MB server with a tool every few lines: `check` and `fix` (no write) on it,
+  with their peak memory, since a file that size once took `fix` minutes and gigabytes.
 
 It prints the figures and writes them to bench/RESULTS.md. The commands run as subprocesses, so
 the numbers include start-up, as a user sees them.
@@ -488,6 +490,48 @@ def measure_pool_threshold(report: Report, scratch: Path, repeat: int) -> None:
     report.note(f"`parallel.POOL_THRESHOLD_BYTES` is {saved:,} bytes.")
 
 
+def big_server(target: Path, size: int) -> Path:
+    """One module of about `size` bytes: an mcp 1.x server with tools whose three parameters
+    each have a fixable finding (two MCP001, one MCP002)."""
+    target.mkdir(parents=True, exist_ok=True)
+    parts = [
+        '"""Generated."""\n\nfrom typing import Optional\n\nfrom mcp.server.fastmcp import FastMCP\n'
+        'from pydantic import StrictInt\n\nmcp = FastMCP("big")\n'
+    ]
+    length, index = len(parts[0]), 0
+    while length < size:
+        parts.append(
+            f"\n\n@mcp.tool()\ndef tool_{index}(query: str | None = None, other: Optional[str] = None,"
+            f' page: StrictInt = 1, text: str = "") -> str:\n    """Tool {index}."""\n'
+            "    return repr((query, other, page, text))\n"
+        )
+        length += len(parts[-1])
+        index += 1
+    (target / "big_server.py").write_text("".join(parts), encoding="utf-8")
+    return target
+
+
+def measure_big_file(report: Report, scratch: Path, repeat: int) -> None:
+    tree = big_server(scratch / "big-file", 2_000_000)
+    codemod = codemod_command()
+    check, check_memory = median_run([*codemod, "check", "--no-cache", "."], tree, repeat)
+    fix, fix_memory = median_run([*codemod, "fix", "--no-cache", "."], tree, repeat)
+    findings = (tree / "big_server.py").read_text(encoding="utf-8").count("@mcp.tool()") * 3
+    report.heading(f"One generated 2 MB server: {findings:,} fixable findings")
+    report.table(
+        ["step", "wall s", "peak MB", "vs check"],
+        [
+            ["mcp-codemod check --no-cache", f"{check:.2f}", str(check_memory), "1.00×"],
+            [
+                "mcp-codemod fix --no-cache (diff, no write)",
+                f"{fix:.2f}",
+                str(fix_memory),
+                f"{fix / check:.2f}×",
+            ],
+        ],
+    )
+
+
 def measure_start_up(report: Report, repeat: int) -> None:
     python, _ = median_run([sys.executable, "-c", "pass"], REPO, repeat)
     version, _ = median_run([*codemod_command(), "--version"], REPO, repeat)
@@ -530,6 +574,7 @@ def main() -> int:
         )
         measure_every_file_holds_tools(report, Path(scratch), options.repeat)
         measure_pool_threshold(report, Path(scratch), options.repeat)
+        measure_big_file(report, Path(scratch), options.repeat)
     options.results.write_text(
         "# Benchmark results\n\nWritten by `python bench/run.py`; see docs/speed.md.\n"
         + "\n".join(report.lines)

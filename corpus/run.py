@@ -568,25 +568,23 @@ def deep_targets(deep: str) -> list[str]:
 
 
 def _venv(package: Package, cache: Path) -> Path:
-    """A throwaway virtualenv with the package and this project installed (kept in the cache)."""
+    """A throwaway virtualenv with the package and this project installed (kept in the cache,
+    installed again when the requirements or this project's pyproject.toml change)."""
     folder = cache / "venvs" / package.key
     python = folder / "bin" / "python"
     marker = folder / ".complete"
-    if marker.exists():
+    requirements = [package.requirement, *package.extra, "-e", str(REPO)]
+    stamp = json.dumps([requirements, (REPO / "pyproject.toml").read_text(encoding="utf-8")])
+    if marker.exists() and marker.read_text(encoding="utf-8") == stamp:
         return python
-    shutil.rmtree(folder, ignore_errors=True)
-    base = f"python{package.python}" if package.python else sys.executable
-    subprocess.run([base, "-m", "venv", str(folder)], check=True, capture_output=True)
+    if not python.exists():
+        base = f"python{package.python}" if package.python else sys.executable
+        subprocess.run([base, "-m", "venv", str(folder)], check=True, capture_output=True)
     pip = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
-    done = subprocess.run(
-        [*pip, package.requirement, *package.extra, "-e", str(REPO)],
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
+    done = subprocess.run([*pip, *requirements], capture_output=True, text=True, timeout=900)
     if done.returncode != 0:
         raise RuntimeError(f"installing {package.requirement} failed:\n{done.stderr[-2000:]}")
-    marker.touch()
+    marker.write_text(stamp, encoding="utf-8")
     return python
 
 

@@ -9,16 +9,19 @@ scripts and a project's own tooling all call them. Bad options and configuration
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from mcp_codemod.cache import default_cache_dir
 from mcp_codemod.checker import CheckResult, check_files
-from mcp_codemod.discovery import PathError, discover, writable_files
+from mcp_codemod.discovery import PathError, discover, force_excluded, writable_files
+from mcp_codemod.fix_imports import RUNTIME
 from mcp_codemod.fixer import FixResult, fix_findings
 from mcp_codemod.project_modules import Discovery
 from mcp_codemod.rules import select_rules
 from mcp_codemod.settings import ConfigError, Settings, load_settings
+from mcp_codemod.sources import SourceError
+from mcp_codemod.vendor import guard_module_change
 
 __all__ = ["CheckResult", "FixOutcome", "UsageError", "check_paths", "fix_paths"]
 
@@ -78,7 +81,14 @@ def _check(
 ) -> tuple[Settings, list[Path], CheckResult]:
     """The settings, the files discovered (discovery runs once per command) and the result."""
     settings = settings_for(options)
-    files = [stdin[0]] if stdin is not None else _discover(paths, settings)
+    if stdin is None:
+        files = _discover(paths, settings)
+    elif settings.force_exclude and force_excluded(
+        stdin[0], settings.excludes, settings.respect_gitignore
+    ):
+        files = []  # as ruff: an editor passing an excluded file's buffer gets no findings
+    else:
+        files = [stdin[0]]
     walked = () if stdin is not None else _walked(paths)
     rules = select_rules(
         list(settings.select) if settings.select is not None else None, list(settings.ignore)
@@ -94,6 +104,7 @@ def _check(
         cache_dir=cache,
         unsaved={stdin[0]: stdin[1]} if stdin is not None else None,
         discovery=Discovery(walked, settings.excludes, settings.respect_gitignore),
+        runtime_copy=settings.runtime_module,
     )
     return settings, files, result
 
@@ -131,11 +142,25 @@ def fix_paths(
     """The changes `mcp-codemod fix` would make (nothing is written: `fixer.write` does that).
     Only files discovery finds under `paths` are changed, never a module an import leads to
     elsewhere: an edit there is a note in the result."""
-    _settings, files, result = _check(paths, options or Options(), None)
+    settings, files, result = _check(paths, options or Options(), None)
     given = [Path(p) for p in paths] or [Path(".")]
     writable = writable_files(files, given)
     applicable = tuple(f for f in result.findings if f.applies(unsafe_fixes))
-    return FixOutcome(result, fix_findings(applicable, result.digests, writable))
+    runtime = settings.runtime_module or RUNTIME
+    fixes = fix_findings(applicable, result.digests, writable, runtime=runtime)
+    if settings.runtime_module is None:
+        return FixOutcome(result, fixes)
+    try:
+        guards = guard_module_change(
+            settings.runtime_module, settings.config_file, needed=bool(fixes.files)
+        )
+    except ConfigError as error:
+        raise UsageError(str(error)) from None
+    except SourceError as error:
+        raise UsageError(f"`runtime-module` {settings.runtime_module}: {error}") from None
+    if guards is not None:
+        fixes = replace(fixes, files=(*fixes.files, guards))
+    return FixOutcome(result, fixes)
 
 
 def _codes(values: Sequence[str] | None) -> list[str] | None:

@@ -65,14 +65,27 @@ def check_files(
     cache_dir: Path | None = None,
     unsaved: dict[Path, bytes] | None = None,
     discovery: Discovery | None = None,
+    runtime_copy: str | None = None,
 ) -> CheckResult:
     """`prefilter=False` parses every file (to verify that the prefilter loses nothing);
     `jobs`: processes for parsing (default: one per core; 1: none); `cache_dir`: where facts are
     kept between runs (None: nowhere); `unsaved`: the bytes of given files, instead of what is
     on disk (an editor's buffer); `discovery`: how `files` were found (default: given one by
-    one, with the default exclusions), which tells where to look for registrars' callers."""
+    one, with the default exclusions), which tells where to look for registrars' callers;
+    `runtime_copy`: the project's copy of mcp_codemod.runtime (the `runtime-module` setting),
+    whose names count as the runtime's."""
     with _without_cycle_collection():
-        return _check(files, rules, framework, prefilter, jobs, cache_dir, unsaved or {}, discovery)
+        return _check(
+            files,
+            rules,
+            framework,
+            prefilter,
+            jobs,
+            cache_dir,
+            unsaved or {},
+            discovery,
+            runtime_copy,
+        )
 
 
 @contextlib.contextmanager
@@ -98,6 +111,7 @@ def _check(
     cache_dir: Path | None,
     unsaved: dict[Path, bytes],
     discovery: Discovery | None,
+    runtime_copy: str | None,
 ) -> CheckResult:
     # os.path.abspath asks the system for the working directory every time.
     cwd = os.getcwd()
@@ -116,6 +130,7 @@ def _check(
                 tuple(map(str, discovery.walked)),
                 discovery.excludes,
                 discovery.respect_gitignore,
+                runtime_copy,
             ),
         )
         stored = runs.load()
@@ -140,7 +155,9 @@ def _check(
         elif isinstance(outcome, ModuleFacts):
             project.add(path, outcome)
             candidates.append(outcome)
-    linker = Linker(project.load, project.loaded, project.load_callers, project.load_library)
+    linker = Linker(
+        project.load, project.loaded, project.load_callers, project.load_library, runtime_copy
+    )
     linked = linker.link(candidates, framework)
     if sources.cache is not None:
         sources.cache.save()

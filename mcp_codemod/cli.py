@@ -15,9 +15,8 @@ from typing import NoReturn
 
 import click
 
-from mcp_codemod import __version__, api, fixer, report
+from mcp_codemod import __version__, api, fixer, probe, report
 from mcp_codemod.checker import CheckResult
-from mcp_codemod.probe import probe_command
 from mcp_codemod.rules import RULES, RULES_BY_CODE
 from mcp_codemod.rules.model import FixAvailability
 from mcp_codemod.settings import OUTPUT_FORMATS
@@ -316,10 +315,11 @@ def _run_fix(paths, write: bool, show_diff: bool, unsafe_fixes: bool, options) -
 @main.command(name="rules")
 def list_rules() -> None:
     """List the rules."""
+    width = max(len(rule.name) for rule in RULES)
     for rule in RULES:
         default = "" if rule.enabled_by_default else "  (off by default)"
         fix = "[*]" if rule.availability is not FixAvailability.NEVER else "   "
-        click.echo(f"{rule.code}  {fix} {rule.name:<36} {rule.summary}{default}")
+        click.echo(f"{rule.code}  {fix} {rule.name:<{width}} {rule.summary}{default}")
 
 
 @main.command(name="rule")
@@ -332,4 +332,33 @@ def explain_rule(code: str) -> None:
     _echo(report.rule_documentation(rule))
 
 
-main.add_command(probe_command)
+@main.command(name="probe")
+@click.argument("target")
+@click.option(
+    "--output-format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="How to print the arguments that do not arrive as sent.",
+)
+def probe_command(target: str, output_format: str) -> None:
+    """Run every tool's argument validation on values the framework is known to mangle.
+
+    TARGET names a server object: path/to/server.py:attr or package.module:attr (an mcp
+    FastMCP or MCPServer, or a fastmcp.FastMCP); without :attr, the module's one server. For
+    every registered tool, "null", "[1]" and '{"a": 1}' go to each parameter that takes text,
+    5.0 to each integer parameter, and the JSON text of an array or object to each structured
+    parameter; input schemas are checked for arrays without `items`. Tool bodies are never run.
+    Exit 1 when an argument arrives changed or is rejected or a schema has such an array, 2
+    when TARGET cannot be loaded.
+    """
+    try:
+        result = probe.probe_server(probe.load_target(target))
+    except (probe.TargetError, probe.NotAServerError) as error:
+        _fail(str(error))
+    for tool, reason in result.not_probed:
+        click.echo(f"mcp-codemod: tool {tool!r} not probed: {reason}", err=True)
+    if not result.tools and not result.not_probed:
+        click.echo(f"mcp-codemod: {result.server!r} has no tools registered", err=True)
+    click.echo(report.probe_json(result) if output_format == "json" else report.probe_text(result))
+    sys.exit(1 if result.failed else 0)

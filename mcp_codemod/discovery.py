@@ -262,6 +262,11 @@ def _force_excluded(given: Path, excluded, respect_gitignore: bool) -> bool:
     return respect_gitignore and _git_ignores(absolute, absolute.is_dir())
 
 
+def force_excluded(path: Path, excludes: tuple[str, ...], respect_gitignore: bool) -> bool:
+    """Whether `--force-exclude` skips `path` (which need not exist: an editor's buffer)."""
+    return _force_excluded(path, _exclusion(excludes).match, respect_gitignore)
+
+
 def _is_regular_file(path: Path) -> bool:
     try:
         return stat.S_ISREG(os.stat(path).st_mode)
@@ -291,34 +296,35 @@ def discover(
             continue
         root = given.resolve()
         base_layers = _ancestor_layers(root) if respect_gitignore else ()
-        layers_at: dict[str, Layers] = {}
-        for directory, subdirectories, files in os.walk(given):
-            here = Path(directory)
+        if base_layers and _ignored(root, True, base_layers):
+            # A directory given explicitly is walked even where git ignores it, as ruff does;
+            # the patterns that ignore it would ignore all of it (pathspec matches descendants).
+            base_layers = ()
+        stack: list[tuple[Path, Layers]] = [(given, base_layers)]
+        while stack:
+            here, layers = stack.pop()
             resolved = here.resolve()
-            layers: Layers = ()
             if respect_gitignore:
-                parent_layers = layers_at.get(os.path.dirname(directory), base_layers)
-                layers = _with_gitignore(parent_layers, resolved)
-                layers_at[directory] = layers
-            kept = []
-            for name in sorted(subdirectories):
-                relative = (here / name).relative_to(given).as_posix()
-                if excluded(name) or excluded(relative):
-                    continue
-                if layers and _ignored(resolved / name, True, layers):
-                    continue
-                kept.append(name)
-            subdirectories[:] = kept
-            for name in files:
-                if not name.endswith(".py"):
+                layers = _with_gitignore(layers, resolved)
+            try:
+                entries = list(os.scandir(here))
+            except OSError:
+                continue  # unreadable, or gone since it was listed: as os.walk does
+            for entry in entries:
+                name = entry.name
+                # Links to directories are not followed, as os.walk does not.
+                is_directory = entry.is_dir(follow_symlinks=False)
+                if not is_directory and not name.endswith(".py"):
                     continue
                 child = here / name
                 relative = child.relative_to(given).as_posix()
                 if excluded(name) or excluded(relative):
                     continue
-                if layers and _ignored(resolved / name, False, layers):
+                if layers and _ignored(resolved / name, is_directory, layers):
                     continue
-                if _is_regular_file(child):
+                if is_directory:
+                    stack.append((child, layers))
+                elif entry.is_file():  # a regular file or a link to one: not a FIFO or a socket
                     found.add(child)
     return sorted(found)
 

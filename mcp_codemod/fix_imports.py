@@ -102,15 +102,21 @@ def plan_imports(
         spellings[name] = spelling
     block = _LeadingBlock(text, tree, offsets, first_party)
     for base in {text[start:end].split(".")[0] for start, end in swapped}:
-        if not _still_used(base, text, tree, offsets, swapped, bindings):
-            block.remove_binding(base)
+        outside = _occurrences_outside(base, text, tree, offsets, swapped)
+        if not _still_used(base, text, tree, offsets, swapped, bindings, outside):
+            # Mentions outside the module's imports are imports in functions, or comments.
+            block.remove_binding(base, everywhere=bool(outside))
     for module, names in sorted(additions.items(), key=lambda item: block.section(item[0])):
-        plain = sorted((n for n, alias in names if alias is None), key=_member_key)
-        aliased = [(n, alias) for n, alias in names if alias is not None]
+        plain = sorted((n for n, alias in names if alias is None), key=member_key)
+        statements = []
         if plain and not block.merge(module, plain, eol):
-            block.add(module, [(n, None) for n in plain], eol)
-        for name, alias in aliased:  # isort keeps `as` imports apart (combine-as-imports off)
-            block.add(module, [(name, alias)], eol)
+            statements.append([(n, None) for n in plain])
+        # isort keeps `as` imports in statements of their own (combine-as-imports off).
+        statements += [[(n, alias)] for n, alias in names if alias is not None]
+        if statements:
+            block.add(
+                module, sorted(statements, key=lambda s: _new_statement_key(module, *s[0])), eol
+            )
     return ImportPlan(spellings, block.edits(eol))
 
 
@@ -240,19 +246,13 @@ def _still_used(
     offsets: list[int],
     swapped: list[tuple[int, int]],
     bindings: dict[str, list[_Binding]],
+    outside: list[int],
 ) -> bool:
     """Whether anything but the swapped spans and its imports still refers to `name`: code,
-    `__all__`, a string annotation or a `cast("Name", ...)`, as ruff's F401 and F822 count."""
+    `__all__`, a string annotation or a `cast("Name", ...)`, as ruff's F401 and F822 count.
+    `outside`: where the name occurs in the text but not in those spans or module imports."""
     if any(b.kind == "other" for b in bindings.get(name, [])):
         return True  # not only an import: leave it
-    occurrences = [m.start() for m in re.finditer(rf"\b{re.escape(name)}\b", text)]
-    imports = _import_spans(tree, offsets, name)
-    outside = [
-        at
-        for at in occurrences
-        if not any(start <= at < end for start, end in swapped)
-        and not any(start <= at < end for start, end in imports)
-    ]
     if not outside:
         return False
     swapped_starts = {start for start, _ in swapped}
@@ -273,7 +273,20 @@ def _still_used(
     return False
 
 
-def _import_spans(tree: ast.Module, offsets: list[int], name: str) -> list[tuple[int, int]]:
+def _occurrences_outside(
+    name: str, text: str, tree: ast.Module, offsets: list[int], swapped: list[tuple[int, int]]
+) -> list[int]:
+    """Offsets of `name` as a word, except in the swapped spans and module-level imports."""
+    imports = _import_spans(tree, offsets)
+    return [
+        match.start()
+        for match in re.finditer(rf"\b{re.escape(name)}\b", text)
+        if not any(start <= match.start() < end for start, end in swapped)
+        and not any(start <= match.start() < end for start, end in imports)
+    ]
+
+
+def _import_spans(tree: ast.Module, offsets: list[int]) -> list[tuple[int, int]]:
     spans = []
     for statement, _ in _module_statements(tree.body):
         if isinstance(statement, ast.Import | ast.ImportFrom):
@@ -284,11 +297,12 @@ def _import_spans(tree: ast.Module, offsets: list[int], name: str) -> list[tuple
 
 
 def _offset(text: str, offsets: list[int], line: int, byte_column: int) -> int:
+    """The character offset of an `ast` position (a line and a UTF-8 byte column)."""
     start = offsets[line - 1]
-    prefix = text[start : start + byte_column]
-    if prefix.isascii():
+    if text[start : start + byte_column].isascii():
         return start + byte_column
-    return start + len(text[start:].encode("utf-8")[:byte_column].decode("utf-8", "replace"))
+    end = offsets[line] if line < len(offsets) else len(text)
+    return start + len(text[start:end].encode("utf-8")[:byte_column].decode("utf-8", "replace"))
 
 
 def _type_strings(node: ast.AST) -> list[str]:
@@ -337,7 +351,7 @@ def _elements(value: ast.expr | None) -> list[ast.expr]:
 # ---- isort's order ----------------------------------------------------------------------
 
 
-def _member_key(name: str) -> tuple:
+def member_key(name: str) -> tuple:
     """isort's `order-by-type`: CONSTANTS, then Classes, then the rest; case-insensitively."""
     if len(name) > 1 and name.isupper():
         kind = 0
@@ -358,12 +372,12 @@ def _statement_key(node: ast.Import | ast.ImportFrom) -> tuple:
         -node.level,
         (node.module or "").lower(),
         node.module or "",
-        (_member_key(first.name), first.asname or ""),
+        (member_key(first.name), first.asname or ""),
     )
 
 
 def _new_statement_key(module: str, name: str, alias: str | None) -> tuple:
-    return (1, 0, module.lower(), module, (_member_key(name), alias or ""))
+    return (1, 0, module.lower(), module, (member_key(name), alias or ""))
 
 
 def _line_ending(text: str) -> str:
@@ -396,13 +410,15 @@ class _LeadingBlock:
         for statement in body[index:]:
             if not isinstance(statement, ast.Import | ast.ImportFrom):
                 break
-            previous_end = self.items[-1].end if self.items else None
+            line_start = self.offsets[statement.lineno - 1]
+            # Comments above the first import are the file's header: nothing goes above them.
+            floor = self.items[-1].end if self.items else line_start
             self.items.append(
                 _Item(
                     statement,
                     self._section_of(statement),
                     _statement_key(statement),
-                    self._start_with_comments(statement.lineno, previous_end),
+                    self._start_with_comments(statement.lineno, floor),
                     self.offsets[statement.lineno - 1],
                     self._line_after(statement.end_lineno),
                 )
@@ -417,12 +433,13 @@ class _LeadingBlock:
     def _line_after(self, line: int) -> int:
         return self.offsets[line] if line < len(self.offsets) else len(self.text)
 
-    def _start_with_comments(self, line: int, floor: int | None) -> int:
-        """The start of `line`, or of the comment lines right above it (they belong to it)."""
+    def _start_with_comments(self, line: int, floor: int) -> int:
+        """The start of `line`, or of the comment lines right above it (they belong to it), not
+        before `floor`."""
         start = self.offsets[line - 1]
         while line > 1:
             above = self.offsets[line - 2]
-            if floor is not None and above < floor:
+            if above < floor:
                 break
             if not self.text[above:start].lstrip().startswith("#"):
                 break
@@ -448,24 +465,39 @@ class _LeadingBlock:
 
     # -- edits
 
-    def remove_binding(self, name: str) -> None:
-        """Remove the imports in the block that bind `name` (a server class nothing uses)."""
-        for statement, _ in _module_statements(self.tree.body):
-            if not isinstance(statement, ast.Import | ast.ImportFrom):
-                continue
+    def remove_binding(self, name: str, everywhere: bool) -> None:
+        """Remove the imports that bind `name` (a server class nothing uses): at module level,
+        and `everywhere` also in functions."""
+        for statement, siblings in _imports(self.tree, everywhere):
             gone = [a for a in statement.names if _bound_by(a, statement) == name]
             if not gone:
                 continue
             item = next((i for i in self.items if i.node is statement), None)
             if len(gone) == len(statement.names):
+                if not self._alone_on_its_lines(statement):
+                    continue  # `import os; from m import FastMCP`: left as it is, never broken
                 if item is not None:
                     item.removed = True
-                else:
-                    start = self.offsets[statement.lineno - 1]
-                    self._edits.append((start, self._line_after(statement.end_lineno), ""))
+                    continue
+                start = self.offsets[statement.lineno - 1]
+                end = self._line_after(statement.end_lineno)
+                indent = self._indent(statement.lineno)
+                # The only statement of a body leaves `pass` behind, so the body stays a body.
+                keep = f"{indent}pass{_line_ending(self.text)}" if len(siblings) == 1 else ""
+                self._edits.append((start, end, keep))
             else:
                 for alias in gone:
                     self._edits.append(self._remove_alias(statement, alias))
+
+    def _alone_on_its_lines(self, statement: ast.stmt) -> bool:
+        before = self.text[
+            self.offsets[statement.lineno - 1] : self._position(
+                statement.lineno, statement.col_offset
+            )
+        ]
+        end = self._position(statement.end_lineno, statement.end_col_offset)
+        after = self.text[end : self._line_after(statement.end_lineno)]
+        return not before.strip() and re.fullmatch(r"[ \t]*(#[^\r\n]*)?\s*", after) is not None
 
     def _remove_alias(self, statement: ast.Import | ast.ImportFrom, alias: ast.alias) -> Edit:
         names = statement.names
@@ -507,7 +539,7 @@ class _LeadingBlock:
         gaps: dict[int, list[str]] = {}
         for name in names:
             index = next(
-                (i for i, a in enumerate(existing) if _member_key(a.name) > _member_key(name)),
+                (i for i, a in enumerate(existing) if member_key(a.name) > member_key(name)),
                 len(existing),
             )
             gaps.setdefault(index, []).append(name)
@@ -524,7 +556,7 @@ class _LeadingBlock:
                 merged += [(n, None) for n in gaps.get(len(existing), [])]
                 start = self.offsets[node.lineno - 1]
                 end = self._position(node.end_lineno, node.end_col_offset)
-                self._edits.append((start, end, _from_import(module_of(node), merged, eol)))
+                self._edits.append((start, end, _from_import(_module_of(node), merged, eol)))
                 return
         one_per_line = node.end_lineno > node.lineno and len({a.lineno for a in existing}) == len(
             existing
@@ -556,11 +588,11 @@ class _LeadingBlock:
         start = self.offsets[line - 1]
         return re.match(r"[ \t]*", self.text[start:]).group()
 
-    def add(self, module: str, names: list[tuple[str, str | None]], eol: str) -> None:
-        """A new `from module import names` statement where isort puts it."""
+    def add(self, module: str, statements: list[list[tuple[str, str | None]]], eol: str) -> None:
+        """New `from module import names` statements, in order, where isort puts them."""
         section = self.section(module)
-        key = _new_statement_key(module, *names[0])
-        statement = _from_import(module, names, eol) + eol
+        key = _new_statement_key(module, *statements[0][0])
+        statement = "".join(_from_import(module, names, eol) + eol for names in statements)
         kept = [i for i in self.items if not i.removed]
         same = [i for i in kept if i.section == section]
         if same:
@@ -642,6 +674,32 @@ class _LeadingBlock:
         return at, at, block + eol * wanted
 
 
+def _imports(
+    tree: ast.Module, everywhere: bool
+) -> Iterator[tuple[ast.Import | ast.ImportFrom, list[ast.stmt]]]:
+    """Import statements with the body that holds them: at module level (also in `if` and
+    `try`), or `everywhere`."""
+    if not everywhere:
+        bodies = [tree.body]
+        for statement, _ in _module_statements(tree.body):
+            bodies += [getattr(statement, f, None) for f in ("body", "orelse", "finalbody")]
+            bodies += [handler.body for handler in getattr(statement, "handlers", [])]
+        bodies = [b for b in bodies if isinstance(b, list)]
+    else:
+        bodies = [
+            block
+            for node in ast.walk(tree)
+            for block in (getattr(node, f, None) for f in ("body", "orelse", "finalbody"))
+            if isinstance(block, list)
+        ]
+    seen: set[int] = set()
+    for body in bodies:
+        for statement in body:
+            if isinstance(statement, ast.Import | ast.ImportFrom) and id(statement) not in seen:
+                seen.add(id(statement))
+                yield statement, body
+
+
 def _sections_apart(statements: list[tuple[int, str]], eol: str) -> str:
     parts: list[str] = []
     for index, (section, statement) in enumerate(statements):
@@ -673,7 +731,7 @@ def _bound_by(alias: ast.alias, statement: ast.Import | ast.ImportFrom) -> str:
     return alias.name.split(".")[0] if isinstance(statement, ast.Import) else alias.name
 
 
-def module_of(node: ast.ImportFrom) -> str:
+def _module_of(node: ast.ImportFrom) -> str:
     return "." * node.level + (node.module or "")
 
 

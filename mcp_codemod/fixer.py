@@ -125,12 +125,16 @@ def _outside_note(path: str, line: int, what: str) -> str:
 
 
 def fix_findings(
-    findings: tuple[Finding, ...], digests: Mapping[str, bytes], writable: Collection[Path]
+    findings: tuple[Finding, ...],
+    digests: Mapping[str, bytes],
+    writable: Collection[Path],
+    runtime: str = RUNTIME,
 ) -> FixResult:
     """The fixed text of each file the findings' fixes edit. Only files in `writable` (resolved
     paths: what discovery found under the paths given) are planned; a file is fixed only if it
-    still holds the bytes the analysis read (`digests`, by absolute path). Every failure is one
-    file's, and one line."""
+    still holds the bytes the analysis read (`digests`, by absolute path). Markers and guarded
+    classes are imported from `runtime` (the `runtime-module` setting, or mcp_codemod.runtime).
+    Every failure is one file's, and one line."""
     resolved: dict[str, Path] = {}
 
     def is_writable(path: str) -> bool:
@@ -151,7 +155,7 @@ def fix_findings(
             data, source = read_for_rewrite(Path(path))
             if digest(data) != digests.get(os.path.abspath(path)):
                 raise SourceError(CHANGED)
-            fixed = apply(source.text, planned.files[path], path=Path(path))
+            fixed = apply(source.text, planned.files[path], path=Path(path), runtime=runtime)
         except (SourceError, FixError) as error:
             failures.append(FixFailure(path, str(error)))
             continue
@@ -169,7 +173,10 @@ def fix_findings(
 def write(fix: FileFix) -> None:
     """Replace the file with the fixed text if it still holds the bytes the fix was made from;
     raises SourceError (ChangedError when it changed) and leaves the file as it was."""
-    write_source(Path(fix.path), fix.fixed, fix.encoding, fix.data)
+    path = Path(fix.path)
+    if not fix.data and not path.exists():  # a new file (the generated guard module)
+        path.touch(mode=0o644)
+    write_source(path, fix.fixed, fix.encoding, fix.data)
 
 
 def apply(

@@ -7,8 +7,9 @@ a tools/call argument before the tool is called: the mcp SDK's JSON pre-parse as
 for that parameter. Each parameter is validated alone, so required parameters need no filler
 values, and the tool body is never called. See docs/probe.md for what counts as a problem.
 
-The command line imports this module, so at import time it needs only click: the frameworks and
-pydantic are imported when a server is probed (a pre-commit hook's environment has neither).
+The command line (`mcp_codemod.cli`) imports this module, so at import time it needs only the
+standard library: the frameworks and pydantic are imported when a server is probed (a pre-commit
+hook's environment has neither). The formatters are in `mcp_codemod.report`.
 """
 
 from __future__ import annotations
@@ -22,8 +23,6 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
-
-import click
 
 from mcp_codemod.project import module_name
 
@@ -595,115 +594,6 @@ def _only_server(module: Any, where: str) -> Any:
     raise TargetError(
         f"{where} has {len(names)} servers ({', '.join(names)}); name one as {where}:{names[0]}"
     )
-
-
-# The command.
-
-
-@click.command(name="probe")
-@click.argument("target")
-@click.option(
-    "--output-format",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="How to print the arguments that do not arrive as sent.",
-)
-def probe_command(target: str, output_format: str) -> None:
-    """Run every tool's argument validation on values the framework is known to mangle.
-
-    TARGET names a server object: path/to/server.py:attr or package.module:attr (an mcp
-    FastMCP or MCPServer, or a fastmcp.FastMCP); without :attr, the module's one server. For
-    every registered tool, "null", "[1]" and '{"a": 1}' go to each parameter that takes text,
-    5.0 to each integer parameter, and the JSON text of an array or object to each structured
-    parameter; input schemas are checked for arrays without `items`. Tool bodies are never run.
-    Exit 1 when an argument arrives changed or is rejected or a schema has such an array, 2
-    when TARGET cannot be loaded.
-    """
-    try:
-        report = probe_server(load_target(target))
-    except (TargetError, NotAServerError) as error:
-        click.echo(f"mcp-codemod: error: {error}", err=True)
-        sys.exit(2)
-    for tool, reason in report.not_probed:
-        click.echo(f"mcp-codemod: tool {tool!r} not probed: {reason}", err=True)
-    if not report.tools and not report.not_probed:
-        click.echo(f"mcp-codemod: {report.server!r} has no tools registered", err=True)
-    click.echo(_json(report) if output_format == "json" else _text(report))
-    sys.exit(1 if report.failed else 0)
-
-
-def _json(report: ProbeReport) -> str:
-    arguments = [
-        {
-            "tool": problem.tool,
-            "parameter": problem.parameter,
-            "kind": problem.kind,
-            "sent": problem.sent,
-            "outcome": problem.outcome,
-            "received": None if problem.error is not None else repr(problem.received),
-            "error": problem.error,
-            "schema_path": None,
-        }
-        for problem in report.problems
-    ]
-    arrays = [
-        {
-            "tool": array.tool,
-            "parameter": array.parameter,
-            "kind": "array-without-items",
-            "sent": None,
-            "outcome": "schema",
-            "received": None,
-            "error": f"the array at {array.path} has no `items`",
-            "schema_path": array.path,
-        }
-        for array in report.arrays_without_items
-    ]
-    return json.dumps(arguments + arrays, indent=2)
-
-
-def _text(report: ProbeReport) -> str:
-    if not report.failed:
-        return f"Every argument arrives as sent ({report.summary()})."
-    lines: list[str] = []
-    counts: list[str] = []
-    if report.problems:
-        rows = [("TOOL", "PARAMETER", "SENT", "RECEIVED")]
-        rows += [(p.tool, p.parameter, repr(p.sent), p.describe()) for p in report.problems]
-        lines += _table(rows)
-        parameters = len({(p.tool, p.parameter) for p in report.problems})
-        tools = len({p.tool for p in report.problems})
-        counts.append(
-            f"{_count(len(report.problems), 'argument')} changed or rejected, in "
-            f"{_count(parameters, 'parameter')} of {_count(tools, 'tool')}"
-        )
-    if report.arrays_without_items:
-        if lines:
-            lines.append("")
-        rows = [
-            ("TOOL", "PARAMETER", "ARRAY WITHOUT ITEMS (VS Code's MCP client refuses the tool)")
-        ]
-        rows += [(a.tool, a.parameter, a.path) for a in report.arrays_without_items]
-        lines += _table(rows)
-        tools = len({a.tool for a in report.arrays_without_items})
-        counts.append(
-            f"{_count(len(report.arrays_without_items), 'array')} without items in "
-            f"{_count(tools, 'tool')}"
-        )
-    lines.append(f"{'; '.join(counts)} ({report.summary()}).")
-    return "\n".join(lines)
-
-
-def _table(rows: list[tuple[str, ...]]) -> list[str]:
-    """Columns padded to their widest cell, except the last."""
-    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]) - 1)]
-    return [
-        "  ".join(
-            [*(cell.ljust(width) for cell, width in zip(row[:-1], widths, strict=True)), row[-1]]
-        )
-        for row in rows
-    ]
 
 
 def _count(number: int, noun: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -40,6 +41,9 @@ DEFAULT_EXCLUDE = (
 )
 
 
+_DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+
+
 class ConfigError(Exception):
     """A configuration or option the user has to correct; the message is one line."""
 
@@ -55,6 +59,7 @@ class Settings:
     respect_gitignore: bool = True
     force_exclude: bool = False  # excludes and .gitignore apply to paths given explicitly too
     cache_dir: Path | None = None
+    runtime_module: str | None = None  # the project's own copy of mcp_codemod.runtime
     config_file: Path | None = None
 
     @property
@@ -72,6 +77,7 @@ _KEYS = {
     "respect-gitignore",
     "force-exclude",
     "cache-dir",
+    "runtime-module",
 }
 
 
@@ -156,4 +162,11 @@ def _validate(values: dict, path: Path | None) -> Settings:
         # Relative to the configuration file, as ruff's `cache-dir` is.
         base = path.parent if path is not None else Path.cwd()
         settings = replace(settings, cache_dir=base / values["cache_dir"])
+    if "runtime_module" in values:
+        module = values["runtime_module"]
+        if not isinstance(module, str) or not _DOTTED.fullmatch(module):
+            raise ConfigError(f"{where}`runtime-module` must be a dotted module name")
+        if module.split(".")[0] == "mcp_codemod":
+            raise ConfigError(f"{where}`runtime-module` names the project's own copy, not {module}")
+        settings = replace(settings, runtime_module=module)
     return settings

@@ -110,6 +110,8 @@ def test_sarif_output(project):
     document = json.loads(run("check", "--output-format", "sarif").output)
     assert document["version"] == "2.1.0"
     run_ = document["runs"][0]
+    # The PyPI project of that name is someone else's: no link at all rather than a wrong one.
+    assert "pypi" not in json.dumps(document).lower()
     assert [rule["id"] for rule in run_["tool"]["driver"]["rules"]] == [r.code for r in RULES]
     result = run_["results"][0]
     assert result["ruleId"] == "MCP001"
@@ -190,6 +192,16 @@ def test_rules_and_rule(project):
     listing = run("rules").output
     assert "MCP001  [*] json-pre-parsed-parameter" in listing
     assert "(off by default)" in listing.splitlines()[2]
+    # The summaries form one column, however long the longest name.
+    assert (
+        len(
+            {
+                line.index(rule.summary)
+                for line, rule in zip(listing.splitlines(), RULES, strict=True)
+            }
+        )
+        == 1
+    )
     explained = run("rule", "mcp002").output
     assert explained.startswith("# MCP002 (strict-integer-rejects-whole-float)")
     assert "## Why is this bad?" in explained and "AcceptWholeFloat" in explained

@@ -2,8 +2,8 @@
 the registry, checked and fixed on a copy, with the run's invariants and the findings pinned per
 package), and the prefilter against a full parse of every pinned distribution.
 
-These tests read the distributions from the corpus cache and never download: they carry the
-`corpus` marker, which the default `pytest` run deselects. `.ci/run` downloads the corpus first
+The tests that read the distributions take them from the corpus cache and never download: they
+carry the `corpus` marker, which the default `pytest` run deselects. `.ci/run` downloads the corpus first
 (`python corpus/run.py --download-only`, its only network step) and then runs `pytest -m corpus`.
 
 A change in the pinned counts is either a regression or an improvement of the analysis: look at
@@ -24,8 +24,6 @@ from mcp_codemod.rules import select_rules
 from mcp_codemod.settings import DEFAULT_EXCLUDE
 
 ROOT = Path(__file__).resolve().parent.parent
-
-pytestmark = pytest.mark.corpus
 
 
 def _load_runner():
@@ -74,6 +72,7 @@ def test_subset_is_pinned_in_packages_txt():
     assert set(EXPECTED) <= names
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_check_and_fix_hold_the_invariants(results, name):
     result = results[name]
@@ -81,6 +80,7 @@ def test_check_and_fix_hold_the_invariants(results, name):
     assert result.fix == "ok"
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_findings_per_package(results, name):
     tools, unresolved, codes, changed = EXPECTED[name]
@@ -92,6 +92,7 @@ def test_findings_per_package(results, name):
     assert result.fixable == sum(codes.values())  # every finding of this subset is fixable
 
 
+@pytest.mark.corpus
 def test_prefilter_loses_nothing_on_the_ecosystem_corpus(request):
     # Parsing every file of the corpus takes a while: pytest's cache keeps the facts between
     # sessions (tests/test_speed_features.py shows that cached facts are the facts).
@@ -104,3 +105,34 @@ def test_prefilter_loses_nothing_on_the_ecosystem_corpus(request):
     assert filtered == parsed
     assert [f.fix for f in filtered.findings] == [f.fix for f in parsed.findings]
     assert filtered.tools > 0  # the corpus holds servers: an empty file list proves nothing
+
+
+# ---- the runner's own rules (no corpus needed) ------------------------------------------------
+
+
+def test_deep_targets_split_at_commas_outside_brackets():
+    deep = "pkg.server:mcp,pkg.other:(register(mcp,True))or(mcp),pkg.third:make([1,2])"
+    assert run.deep_targets(deep) == [
+        "pkg.server:mcp",
+        "pkg.other:(register(mcp,True))or(mcp)",
+        "pkg.third:make([1,2])",
+    ]
+
+
+def test_every_deep_target_names_a_module_and_an_expression():
+    for package in run.load_packages():
+        for target in run.deep_targets(package.deep or "m:x"):
+            module, sep, expression = target.partition(":")
+            assert sep and module and expression, (package.requirement, target)
+
+
+def test_generated_signatures_are_not_unseen():
+    package = run.Package("p", "1")
+    result = run.PackageResult(package, tools=50)
+    result.unresolved = [
+        ["a.py", 1, "tool function `f` not found", "not-found"],
+        ["b.py", 2, "signature made at run time", run.GENERATED_SIGNATURE],
+    ]
+    assert result.unseen == [result.unresolved[0]]
+    assert run.unseen_share([result]) == (1, 50)
+    assert "1 of 50 (2.0%; target < 2%): FAILED" in run.share_line([result])

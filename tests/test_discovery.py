@@ -119,6 +119,20 @@ def test_a_pattern_git_never_matches_is_skipped_with_a_warning(tmp_path, capsys)
     )
 
 
+def test_a_directory_given_inside_an_ignored_one_is_walked(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".gitignore").write_text("build/\n", encoding="utf-8")
+    (tmp_path / "build" / "gen").mkdir(parents=True)
+    (tmp_path / "build" / "gen" / "server.py").write_text("x = 1\n", encoding="utf-8")
+
+    assert discover([tmp_path], (), respect_gitignore=True) == []
+    assert discover([tmp_path / "build" / "gen"], (), respect_gitignore=True) == [
+        tmp_path / "build" / "gen" / "server.py"
+    ]
+    forced = discover([tmp_path / "build" / "gen"], (), respect_gitignore=True, force_exclude=True)
+    assert forced == []
+
+
 def test_a_fifo_in_the_tree_is_skipped_and_a_given_fifo_is_an_error(tmp_path):
     os.mkfifo(tmp_path / "x.py")
     (tmp_path / "ok.py").write_text("x = 1\n", encoding="utf-8")

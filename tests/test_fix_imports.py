@@ -570,3 +570,164 @@ def test_rule_cases_are_sorted_before_and_after(tmp_path, case):
     (tmp_path / "before.py").write_text(case.source, encoding="utf-8")
     (tmp_path / "after.py").write_text(case.fixed, encoding="utf-8")
     assert sorted_imports(tmp_path, "before.py") and sorted_imports(tmp_path, "after.py")
+
+
+def test_an_import_in_the_factory_that_built_the_server_goes_with_it(tmp_path):
+    assert_fix(
+        tmp_path,
+        {
+            "server.py": """\
+                def create():
+                    from mcp.server.fastmcp import FastMCP
+
+                    return FastMCP("demo")
+
+
+                def empty():
+                    if True:
+                        from mcp.server.fastmcp import FastMCP
+
+
+                mcp = create()
+
+
+                @mcp.tool()
+                def search(query: str | None = None) -> str:
+                    return query or ""
+                """
+        },
+        {
+            "server.py": """\
+                from typing import Annotated
+
+                from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
+
+
+                def create():
+
+                    return GuardedFastMCP("demo")
+
+
+                def empty():
+                    if True:
+                        pass
+
+
+                mcp = create()
+
+
+                @mcp.tool()
+                def search(query: Annotated[str | None, NoPreParse] = None) -> str:
+                    return query or ""
+                """
+        },
+    )
+
+
+def test_a_statement_sharing_its_line_is_never_cut(tmp_path):
+    assert_fix(
+        tmp_path,
+        {
+            "server.py": """\
+                import os; from mcp.server.fastmcp import FastMCP  # noqa: E702
+
+                mcp = FastMCP(os.name)
+
+
+                @mcp.tool()
+                def search(query: str | None = None) -> str:
+                    return query or ""
+                """
+        },
+        {
+            "server.py": """\
+                import os; from mcp.server.fastmcp import FastMCP  # noqa: E702
+                from typing import Annotated
+                from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
+
+                mcp = GuardedFastMCP(os.name)
+
+
+                @mcp.tool()
+                def search(query: Annotated[str | None, NoPreParse] = None) -> str:
+                    return query or ""
+                """
+        },
+    )
+
+
+def test_the_files_header_comment_stays_on_top(tmp_path):
+    assert_fix(
+        tmp_path,
+        {
+            "server.py": """\
+                # Copyright the authors.
+                from mcp.server.fastmcp import FastMCP
+
+                mcp = FastMCP("demo")
+
+
+                @mcp.tool()
+                def search(query: str | None = None) -> str:
+                    return query or ""
+                """
+        },
+        {
+            "server.py": """\
+                # Copyright the authors.
+                from typing import Annotated
+
+                from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
+
+                mcp = GuardedFastMCP("demo")
+
+
+                @mcp.tool()
+                def search(query: Annotated[str | None, NoPreParse] = None) -> str:
+                    return query or ""
+                """
+        },
+    )
+
+
+def test_an_aliased_import_opens_the_third_party_section_between_the_others(tmp_path):
+    assert_fix(
+        tmp_path,
+        {
+            "app/__init__.py": "",
+            "app/server.py": """\
+                from mcp.server.fastmcp import FastMCP
+
+                mcp = FastMCP("demo")
+                """,
+            "app/tools.py": """\
+                import os
+
+                from app.server import mcp
+
+                AcceptWholeFloat = NoPreParse = os.sep
+
+
+                @mcp.tool()
+                def search(query: str | None = None, page: int = 1) -> str:
+                    return (query or NoPreParse) + AcceptWholeFloat * page
+                """,
+        },
+        {
+            "app/tools.py": """\
+                import os
+                from typing import Annotated
+
+                from mcp_codemod.runtime import NoPreParse as _NoPreParse
+
+                from app.server import mcp
+
+                AcceptWholeFloat = NoPreParse = os.sep
+
+
+                @mcp.tool()
+                def search(query: Annotated[str | None, _NoPreParse] = None, page: int = 1) -> str:
+                    return (query or NoPreParse) + AcceptWholeFloat * page
+                """,
+        },
+    )

@@ -406,6 +406,21 @@ def test_an_encoding_that_is_not_ascii_compatible_is_left_alone(tmp_path, encodi
     assert FIXED_LINE in (tmp_path / "server.py").read_text(encoding="utf-8")
 
 
+def test_text_that_would_not_encode_back_to_the_same_bytes_is_left_alone(tmp_path):
+    # In cp932, b"\x87\x90" decodes to "≒", which encodes back as b"\x81\xe0".
+    data = b"# -*- coding: cp932 -*-\n# \x87\x90\n" + SERVER.encode("ascii")
+    (tmp_path / "odd.py").write_bytes(data)
+
+    result = fix(tmp_path, ".")
+
+    assert (tmp_path / "odd.py").read_bytes() == data
+    assert (
+        "odd.py: error: its cp932 text does not encode back to the same bytes; left unchanged"
+        in lines(result.output)
+    )
+    assert result.exit_code == 1
+
+
 # ---- output that cannot be written --------------------------------------------------------------
 
 

@@ -62,3 +62,23 @@ def test_force_exclude_from_the_configuration_file(tmp_path, monkeypatch):
     assert configured.exit_code == 0, configured.output
     assert overridden.exit_code == 1, overridden.output
     assert "generated/server.py:6:7: MCP001" in overridden.output
+
+
+def test_force_exclude_applies_to_the_stdin_filename(tmp_path, monkeypatch):
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.mcp-codemod]\nextend-exclude = ["generated"]\n', encoding="utf-8"
+    )
+    exposed = (
+        "from mcp.server.fastmcp import FastMCP\nmcp = FastMCP('x')\n\n\n@mcp.tool()\n"
+        "def f(q: str | None = None) -> str:\n    return ''\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    args = ["check", "--no-cache", "--stdin-filename", "generated/server.py", "-"]
+
+    forced = CliRunner().invoke(main, [*args[:2], "--force-exclude", *args[2:]], input=exposed)
+    checked = CliRunner().invoke(main, args, input=exposed)
+
+    assert forced.exit_code == 0, forced.output
+    assert "MCP001" not in forced.output
+    assert checked.exit_code == 1, checked.output
+    assert "generated/server.py:6:7: MCP001" in checked.output

@@ -81,7 +81,7 @@ class CallSite:
     function_keywords: tuple[tuple[str, FunctionRef], ...] = ()
     # `@helper(...)` on a function: the call's result is called with it (a decorator factory)
     decorates: FunctionRef | None = None
-    position: Position = Position(0, 0)
+    line: int = 0
 
 
 @dataclass(frozen=True)

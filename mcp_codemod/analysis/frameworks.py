@@ -62,6 +62,14 @@ GUARD_FUNCTIONS = {f"{m}.guard" for m in RUNTIME_MODULES}
 INSTALL_FUNCTIONS = {f"{m}.install" for m in RUNTIME_MODULES}
 
 
+def runtime_name(qualified: str, runtime_copy: str | None) -> str:
+    """`mcp_codemod.runtime.X` for `X` of the project's own copy of the runtime (the
+    `runtime-module` setting, which `fix` generates), else `qualified` as it is."""
+    if runtime_copy and qualified.rpartition(".")[0] == runtime_copy:
+        return f"mcp_codemod.runtime.{qualified.rpartition('.')[2]}"
+    return qualified
+
+
 def framework_named(name: str) -> Framework | None:
     """The framework a user names in settings (`mcp1`, `mcp2`, `fastmcp`)."""
     try:

@@ -18,7 +18,7 @@ from mcp_codemod.analysis.facts import (
     ServerRef,
     ServerSwap,
 )
-from mcp_codemod.analysis.frameworks import SERVER_CLASSES, Framework
+from mcp_codemod.analysis.frameworks import SERVER_CLASSES, Framework, runtime_name
 from mcp_codemod.analysis.reach import LibraryLoader, Reached, ToolReach, Unreached
 from mcp_codemod.analysis.scope import STAR
 from mcp_codemod.analysis.types import (
@@ -131,10 +131,12 @@ class Linker:
         loaded: Callable[[], list[ModuleFacts]],
         load_callers: Callable[[str, ModuleFacts], list[ModuleFacts]],
         load_library: LibraryLoader | None = None,
+        runtime_copy: str | None = None,
     ) -> None:
-        self.reach = ToolReach(self, load_library)
+        self.load_library = load_library
         self.calls_to_function: dict[tuple[str, str], list[tuple[ModuleFacts, CallSite, bool]]] = {}
         self.load = load
+        self.runtime_copy = runtime_copy  # the `runtime-module` setting
         self.loaded = loaded
         self.load_callers = load_callers
         self.passed_servers: dict[tuple[str, str, tuple[int, str]], ResolvedServer] = {}
@@ -155,6 +157,8 @@ class Linker:
         parameters: list[ToolParameter] = []
         unresolved: list[UnresolvedTool] = []
         tools = len(registrations)  # and those a helper or loop registers more than once
+        # Made per run, not kept: it refers to this linker (no reference cycle, see checker).
+        reach = ToolReach(self, self.load_library)
         for module, registration, server in registrations:
             if server.framework is None and default is not None:
                 server = ResolvedServer(default, server.description)
@@ -176,7 +180,7 @@ class Linker:
                 server = ResolvedServer(
                     server.framework.guarded, server.description, server.strict_input_validation
                 )
-            reached = self.reach.tools(module, registration.function, registration.position.line)
+            reached = reach.tools(module, registration.function, registration.position.line)
             tools += len(reached) - 1
             for tool in reached:
                 if isinstance(tool, Unreached):
@@ -219,6 +223,7 @@ class Linker:
                     annotation,
                     lambda name: self.alias_value(name, owner),
                     lambda name: self.class_fields(name, owner),
+                    self.runtime_copy,
                 )
             except AliasTooDeep:
                 unresolved.append(
@@ -539,12 +544,13 @@ class Linker:
     ) -> tuple[Framework, ServerSwap | None] | None:
         """The framework of a server class, and for a project subclass, the base to rename."""
         qualified = self.unstarred(qualified, near) or qualified
-        if qualified in SERVER_CLASSES:
-            return SERVER_CLASSES[qualified], None
+        if runtime_name(qualified, self.runtime_copy) in SERVER_CLASSES:
+            return SERVER_CLASSES[runtime_name(qualified, self.runtime_copy)], None
         for module, name in self.project_classes(qualified, near):
             for base in module.classes[name]:
-                if base.qualified in SERVER_CLASSES:
-                    framework = SERVER_CLASSES[base.qualified]
+                base_class = runtime_name(base.qualified, self.runtime_copy)
+                if base_class in SERVER_CLASSES:
+                    framework = SERVER_CLASSES[base_class]
                     return framework, ServerSwap(module.path, base.span, framework)
         return None
 

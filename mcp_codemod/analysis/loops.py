@@ -17,6 +17,10 @@ from mcp_codemod.analysis.scope import Names, Scope, Symbol
 from mcp_codemod.analysis.source_text import SourceText
 
 _DICT_VIEWS = ("items", "values", "keys")
+# After a name: changed in place (`name.append(`, `name +=`, `name |=`, `name[key] =`).
+_CHANGED = re.compile(
+    r"\b\s*(?:\.\s*(?:append|extend|insert|add|update|setdefault)\b|\[[^\]\n]*\]\s*=[^=]|[+|]=)"
+)
 
 
 class Loops:
@@ -31,11 +35,11 @@ class Loops:
         if found is None:
             target = self.names.qualify(node.iter, scope)
             if target is None or target.startswith("?"):
-                target = f"?{self.text.text(node.iter)}"
+                target = f"?{self.text.label(node.iter)}"
             return [Scope(scope.qualname, scope, _bind_unknown(node.target, target))]
         elements, element_scope = found
         if all(_is_constant(element) for element in elements):
-            # Names, numbers: nothing a tool can be. One walk is enough.
+            # Strings, numbers: nothing a tool can be. One walk is enough.
             constants = {
                 n.id: Symbol("other") for n in ast.walk(node.target) if isinstance(n, ast.Name)
             }
@@ -54,7 +58,7 @@ class Loops:
             return self.dict_view(node, "keys", scope)
         if isinstance(node, ast.Name):
             collection = self.collection(node, scope)
-            return self.elements(collection.node, collection.scope) if collection else None
+            return self.elements(*collection) if collection else None
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
@@ -67,7 +71,7 @@ class Loops:
                 collection = self.collection(owner, scope)
                 if collection is None:
                     return None
-                owner, scope = collection.node, collection.scope
+                owner, scope = collection
             if isinstance(owner, ast.Dict):
                 return self.dict_view(owner, node.func.attr, scope)
         return None
@@ -86,21 +90,30 @@ class Loops:
             ast.Tuple([k, v], ast.Load()) for k, v in zip(keys, node.values, strict=True)
         ], scope
 
-    def collection(self, node: ast.Name, scope: Scope) -> Symbol | None:
-        symbol = scope.lookup(node.id)
-        if symbol is None or symbol.kind != "collection" or self.changed_in_place(node.id):
+    def collection(self, node: ast.Name, scope: Scope) -> tuple[ast.expr, Scope] | None:
+        """The literal a name is bound to, and the scope that binds it."""
+        owner = scope.owner(node.id)
+        if owner is None or self.changed_in_place(node.id):
             return None
-        return symbol
+        symbol = owner.names[node.id]
+        if symbol.kind != "collection" or symbol.node is None:
+            return None
+        return symbol.node, owner
 
     def changed_in_place(self, name: str) -> bool:
         """Whether the module's text may add to the collection (`tools.append(x)`, `tools += y`,
         `tools[k] = v`): then it is built at run time."""
         if name not in self.changed:
-            pattern = re.compile(
-                rf"\b{re.escape(name)}\s*(?:\.\s*(?:append|extend|insert|add|update|setdefault)\b"
-                r"|\[[^\]\n]*\]\s*=[^=]|[+|]=)"
-            )
-            self.changed[name] = bool(pattern.search(self.text.source))
+            source = self.text.source
+            changed = False
+            start = source.find(name)
+            while start >= 0 and not changed:
+                end = start + len(name)
+                changed = (start == 0 or not _is_word(source[start - 1])) and bool(
+                    _CHANGED.match(source, end)
+                )
+                start = source.find(name, end)
+            self.changed[name] = changed
         return self.changed[name]
 
     def bind(self, target: ast.expr, element: ast.expr, scope: Scope) -> dict[str, Symbol]:
@@ -118,7 +131,7 @@ class Loops:
                 for inner_target, inner in zip(target.elts, element.elts, strict=True):
                     bound.update(self.bind(inner_target, inner, scope))
                 return bound
-            return _bind_unknown(target, f"?{self.text.text(element)}")
+            return _bind_unknown(target, f"?{self.text.label(element)}")
         return {}
 
     def exports(self, names: dict[str, Symbol]) -> tuple[str, ...] | None:
@@ -134,22 +147,22 @@ class Loops:
         return tuple(values)
 
     def collections(
-        self, names: dict[str, Symbol], references: References
+        self, scope: Scope, references: References
     ) -> dict[str, tuple[FunctionRef | None, ...]]:
         """Module-level literal sequences that hold functions, for loops in other modules."""
         found = {}
-        for name, symbol in names.items():
-            if symbol.kind != "collection" or self.changed_in_place(name):
-                continue
-            if not isinstance(symbol.node, ast.List | ast.Tuple | ast.Set):
+        for name, symbol in scope.names.items():
+            if symbol.kind != "collection" or not isinstance(
+                symbol.node, ast.List | ast.Tuple | ast.Set
+            ):
                 continue
             if any(isinstance(e, ast.Starred) for e in symbol.node.elts):
                 continue
             functions = tuple(
-                references.function_argument(element, symbol.scope, None)
-                for element in symbol.node.elts
+                references.function_argument(element, scope, None) for element in symbol.node.elts
             )
-            if any(f is not None and f.kind is not RefKind.UNKNOWN for f in functions):
+            follows = any(f is not None and f.kind is not RefKind.UNKNOWN for f in functions)
+            if follows and not self.changed_in_place(name):
                 found[name] = functions
         return found
 
@@ -160,6 +173,10 @@ def _bind_unknown(target: ast.expr, collection: str) -> dict[str, Symbol]:
         for node in ast.walk(target)
         if isinstance(node, ast.Name)
     }
+
+
+def _is_word(character: str) -> bool:
+    return character.isalnum() or character == "_"
 
 
 def _is_constant(node: ast.expr) -> bool:

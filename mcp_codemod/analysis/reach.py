@@ -39,8 +39,7 @@ class ToolReach:
     def __init__(self, linker: Linker, load_library: LibraryLoader | None) -> None:
         self.linker = linker
         self.load_library = load_library
-        self.generated: set[tuple[str, str]] = set()
-        self.generated_from: set[str] = set()
+        self.generated: dict[str, set[tuple[str, str]]] = {}
 
     def tools(self, module: ModuleFacts, ref: FunctionRef, line: int) -> list[Reached | Unreached]:
         return self.resolve(module, ref, line, 0)
@@ -75,22 +74,24 @@ class ToolReach:
     def checked(
         self, owner: ModuleFacts, function: Function, library: bool, line: int, at: ModuleFacts
     ) -> Reached | Unreached:
-        if (owner.path, function.qualname) in self.generated_signatures():
+        """A function whose `__signature__` its own module, or the module that registers it,
+        assigns is unseen: the SDK reads that signature, not the `def`."""
+        key = (owner.path, function.qualname)
+        if key in self.generated_by(owner) or key in self.generated_by(at):
             reason = f"`{function.qualname}` gets its signature at run time (`__signature__`)"
             return Unreached(Unseen.GENERATED_SIGNATURE, reason, at.path, line)
         return Reached(owner, function, library)
 
-    def generated_signatures(self) -> set[tuple[str, str]]:
-        """Functions whose `__signature__` some loaded module assigns."""
-        for module in self.linker.loaded():
-            if module.path in self.generated_from:
-                continue
-            self.generated_from.add(module.path)
+    def generated_by(self, module: ModuleFacts) -> set[tuple[str, str]]:
+        """The functions whose `__signature__` the module assigns, by module path and qualname."""
+        if module.path not in self.generated:
+            found = set()
             for ref in module.generated_signatures:
-                found = self.linker.function(module, ref)
-                if found is not None:
-                    self.generated.add((found[0].path, found[1].qualname))
-        return self.generated
+                function = self.linker.function(module, ref)
+                if function is not None:
+                    found.add((function[0].path, function[1].qualname))
+            self.generated[module.path] = found
+        return self.generated[module.path]
 
     def wrapped(
         self, module: ModuleFacts, ref: FunctionRef, line: int, hops: int
@@ -136,8 +137,11 @@ class ToolReach:
         calls = self.linker.calls_to(module, ref.target)
         for caller, call, bound in calls:
             passed = _passed(call, bound, index, name)
-            if passed is not None:
-                found.extend(self.resolve(caller, passed, call.position.line, hops + 1))
+            if passed is not None and passed.kind is RefKind.UNKNOWN:
+                reason = f"what is passed to {ref.target}() as `{name}` cannot be followed"
+                found.append(Unreached(Unseen.HELPER_PARAMETER, reason, caller.path, call.line))
+            elif passed is not None:
+                found.extend(self.resolve(caller, passed, call.line, hops + 1))
         parent = ref.target.rpartition(".")[0]
         factory = module.functions.get(parent)
         decorations: list[tuple[ModuleFacts, CallSite, bool]] = []
@@ -145,7 +149,7 @@ class ToolReach:
             decorations = [c for c in self.linker.calls_to(module, parent) if c[1].decorates]
             for caller, call, _ in decorations:
                 assert call.decorates is not None
-                found.extend(self.resolve(caller, call.decorates, call.position.line, hops + 1))
+                found.extend(self.resolve(caller, call.decorates, call.line, hops + 1))
         if not calls and not decorations:
             reason = f"the tool is parameter `{name}` of {ref.target}(), and no call passes it"
             return [Unreached(Unseen.HELPER_PARAMETER, reason, module.path, line)]

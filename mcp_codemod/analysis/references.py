@@ -10,6 +10,9 @@ from mcp_codemod.analysis.frameworks import GUARD_FUNCTIONS
 from mcp_codemod.analysis.scope import STAR, ClassContext, Names, Scope
 from mcp_codemod.analysis.source_text import SourceText
 
+# An argument that cannot be followed to a function (named by the call's position in messages).
+_OPAQUE = FunctionRef(RefKind.UNKNOWN, "")
+
 
 class References:
     def __init__(self, text: SourceText, names: Names) -> None:
@@ -105,40 +108,39 @@ class References:
         return ServerRef(RefKind.UNKNOWN, self.text.text(node))
 
     def function_ref(self, node: ast.expr, scope: Scope, cls: ClassContext | None) -> FunctionRef:
-        if isinstance(node, ast.Call):
-            # `wrap(fn)`: the SDKs read the signature through `functools.wraps`' `__wrapped__`.
-            if len(node.args) == 1 and not node.keywords:
-                return self.function_ref(node.args[0], scope, cls)
-            # `paginating(name, fn)`: the one argument that is a function is the tool.
-            arguments = [*node.args, *(k.value for k in node.keywords)]
-            candidates = tuple(
-                ref
-                for argument in arguments
-                if (ref := self.function_argument(argument, scope, cls)) is not None
-                and ref.kind is not RefKind.UNKNOWN
-            )
-            if candidates:
-                return FunctionRef(RefKind.WRAPPED, self.text.text(node), candidates=candidates)
+        found = self.followed(node, scope, cls)
+        return found if found is not None else FunctionRef(RefKind.UNKNOWN, self.text.label(node))
+
+    def followed(
+        self, node: ast.expr, scope: Scope, cls: ClassContext | None
+    ) -> FunctionRef | None:
+        """The function an expression refers to; None when it cannot be followed."""
         if isinstance(node, ast.Name):
             symbol = scope.lookup(node.id)
-            if symbol is None and self.names.star_imports:
-                return FunctionRef(RefKind.IMPORT, f"{STAR}{node.id}")
-            if symbol is not None and symbol.kind == "expression":
-                return self.function_ref(symbol.node, symbol.scope, cls)
-            if symbol is not None and symbol.kind == "loop":
+            if symbol is None:
+                return (
+                    FunctionRef(RefKind.IMPORT, f"{STAR}{node.id}")
+                    if self.names.star_imports
+                    else None
+                )
+            kind = symbol.kind
+            if kind == "function":
+                return FunctionRef(RefKind.LOCAL, symbol.target)
+            if kind in ("import", "class"):
+                # A class is "called" through its `__init__`: `Handler(mcp)`.
+                return FunctionRef(RefKind.IMPORT, symbol.target)
+            if kind == "method":
+                return FunctionRef(RefKind.METHOD, symbol.target, symbol.method)
+            if kind == "expression":
+                return self.followed(symbol.node, symbol.scope, cls)  # type: ignore[arg-type]
+            if kind == "loop":
                 return FunctionRef(RefKind.LOOP, symbol.target)
-            if symbol is not None and symbol.server is not None and symbol.server.argument:
+            if symbol.server is not None and symbol.server.argument:
                 # A helper's parameter: `def register_tool(name, fn): mcp.tool(name)(fn)`.
                 server = symbol.server
                 return FunctionRef(RefKind.PARAMETER, server.function, argument=server.argument)
-            if symbol is not None and symbol.kind == "function":
-                return FunctionRef(RefKind.LOCAL, symbol.target)
-            if symbol is not None and symbol.kind == "method":
-                return FunctionRef(RefKind.METHOD, symbol.target, symbol.method)
-            if symbol is not None and symbol.kind in ("import", "class"):
-                # A class is "called" through its `__init__`: `Handler(mcp)`.
-                return FunctionRef(RefKind.IMPORT, symbol.target)
-        elif isinstance(node, ast.Attribute):
+            return None
+        if isinstance(node, ast.Attribute):
             if (
                 cls is not None
                 and isinstance(node.value, ast.Name)
@@ -151,13 +153,51 @@ class References:
             qualified = self.names.qualify(node, scope)
             if qualified and not qualified.startswith("?"):
                 return FunctionRef(RefKind.IMPORT, qualified)
-        return FunctionRef(RefKind.UNKNOWN, self.text.text(node))
+            return None
+        if isinstance(node, ast.Call):
+            # `wrap(fn)`: the SDKs read the signature through `functools.wraps`' `__wrapped__`.
+            if len(node.args) == 1 and not node.keywords:
+                return self.followed(node.args[0], scope, cls)
+            # `paginating(name, fn)`: the one argument that is a function is the tool.
+            arguments = [*node.args, *(k.value for k in node.keywords)]
+            candidates = tuple(
+                ref
+                for argument in arguments
+                if not isinstance(argument, ast.Constant)
+                and (ref := self.followed(argument, scope, cls)) is not None
+            )
+            if candidates:
+                return FunctionRef(RefKind.WRAPPED, self.text.label(node), candidates=candidates)
+        return None
+
+    def argument(
+        self, node: ast.expr, scope: Scope, cls: ClassContext | None
+    ) -> tuple[ServerRef | None, FunctionRef | None]:
+        """An argument of a call: the server it may be, and the function it may be (see
+        `function_argument`). Asked for every argument of every call that may matter."""
+        if isinstance(node, ast.Constant | ast.JoinedStr):
+            return None, None
+        if isinstance(node, ast.Name):
+            symbol = scope.lookup(node.id)
+            if symbol is not None and symbol.kind in ("other", "collection", "alias"):
+                return None, _OPAQUE
+            if symbol is not None and symbol.kind == "server":
+                server = symbol.server
+                assert server is not None
+                if server.argument is None:
+                    return server, _OPAQUE
+        return (
+            self.argument_server(node, scope, cls),
+            self.function_argument(node, scope, cls),
+        )
 
     def function_argument(
         self, node: ast.expr, scope: Scope, cls: ClassContext | None
     ) -> FunctionRef | None:
         """What an argument refers to, when it may be a function: None for constants, an
-        UNKNOWN reference for what cannot be followed."""
+        UNKNOWN reference (without text: asked for every argument of every call that may
+        matter) for what cannot be followed."""
         if isinstance(node, ast.Constant | ast.JoinedStr):
             return None
-        return self.function_ref(node, scope, cls)
+        found = self.followed(node, scope, cls)
+        return found if found is not None else _OPAQUE

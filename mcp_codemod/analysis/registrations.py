@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 
 from mcp_codemod.analysis.facts import CallSite, FunctionRef, RefKind, Registration, ServerRef
 from mcp_codemod.analysis.frameworks import GUARD_FUNCTIONS, INSTALL_FUNCTIONS
@@ -16,6 +17,7 @@ from mcp_codemod.analysis.syntax import constant_keyword, is_super, keyword, roo
 # Text without which a statement holds no registration, guard or install call. (`.tool` may be
 # split from its dot by blanks or a line break: `tool` alone is enough.)
 _REGISTERS = re.compile(r"tool|guard|install")
+_STANDARD_LIBRARY = frozenset((*sys.stdlib_module_names, "builtins"))
 
 
 class Registrations:
@@ -64,15 +66,11 @@ class Registrations:
         if function.kind not in (RefKind.LOCAL, RefKind.IMPORT, RefKind.METHOD):
             return
         bound = self.is_bound(function, callee, cls)
-        position = self.text.start(node)
+        line = node.lineno
         if isinstance(node, ast.Call):
-            self.calls.append(
-                CallSite(function, bound, (), (), decorates=decorated, position=position)
-            )
+            self.calls.append(CallSite(function, bound, (), (), decorates=decorated, line=line))
         else:
-            self.calls.append(
-                CallSite(function, bound, (None,), (), (decorated,), position=position)
-            )
+            self.calls.append(CallSite(function, bound, (None,), (), (decorated,), line=line))
 
     def calls_in(self, node: ast.AST, scope: Scope, cls: ClassContext | None) -> None:
         if self.may_register(node):
@@ -131,26 +129,37 @@ class Registrations:
         """Record a call that passes a possible server or function, so that a callee's
         parameter can be resolved to it (`register_tools(mcp)`, `register_tool("a", a)`)."""
         references = self.references
-        arguments = tuple(references.argument_server(a, scope, cls) for a in node.args)
-        keywords = tuple(
-            (k.arg, server)
-            for k in node.keywords
-            if k.arg and (server := references.argument_server(k.value, scope, cls)) is not None
-        )
-        functions = tuple(references.function_argument(a, scope, cls) for a in node.args)
-        function_keywords = tuple(
-            (k.arg, function)
-            for k in node.keywords
-            if k.arg and (function := references.function_argument(k.value, scope, cls))
-        )
+        if self.is_library_call(node.func, scope):
+            # `len(x)`, `json.dumps(x)`: no helper of the project; only a server matters.
+            passed = [(references.argument_server(a, scope, cls), None) for a in node.args]
+        else:
+            passed = [references.argument(a, scope, cls) for a in node.args]
+        arguments = tuple(server for server, _ in passed)
+        functions = tuple(function for _, function in passed)
+        keywords: tuple[tuple[str, ServerRef], ...] = ()
+        function_keywords: tuple[tuple[str, FunctionRef], ...] = ()
+        for k in node.keywords:
+            if k.arg:
+                server, function = references.argument(k.value, scope, cls)
+                if server is not None:
+                    keywords += ((k.arg, server),)
+                if function is not None:
+                    function_keywords += ((k.arg, function),)
         if (
             not keywords
             and all(a is None for a in arguments)
             and not any(_follows(f) for f in functions)
             and not any(_follows(f) for _, f in function_keywords)
         ):
-            return
-        function = references.function_ref(node.func, scope, cls)
+            # Only arguments that cannot be followed (`helper(a if fast else b)`): they matter
+            # if the callee is a helper that registers them, so only for the project's callees.
+            if not any(f is not None for f in functions) and not function_keywords:
+                return
+            function = references.function_ref(node.func, scope, cls)
+            if not _may_be_project(function):
+                return
+        else:
+            function = references.function_ref(node.func, scope, cls)
         if function.kind is not RefKind.UNKNOWN:
             self.calls.append(
                 CallSite(
@@ -160,9 +169,20 @@ class Registrations:
                     keywords,
                     functions,
                     function_keywords,
-                    position=self.text.start(node),
+                    line=node.lineno,
                 )
             )
+
+    def is_library_call(self, callee: ast.expr, scope: Scope) -> bool:
+        """A call of a builtin or of the standard library (decided on the callee's first name)."""
+        while isinstance(callee, ast.Attribute):
+            callee = callee.value
+        if not isinstance(callee, ast.Name):
+            return False
+        symbol = scope.lookup(callee.id)
+        if symbol is None:
+            return not self.names.star_imports
+        return symbol.kind == "import" and symbol.target.partition(".")[0] in _STANDARD_LIBRARY
 
     def is_bound(self, function: FunctionRef, callee: ast.expr, cls: ClassContext | None) -> bool:
         """Whether the call passes `self` implicitly: `instance.method(...)`, `self.method(...)`."""
@@ -197,6 +217,12 @@ class Registrations:
 
 def _follows(function: FunctionRef | None) -> bool:
     return function is not None and function.kind is not RefKind.UNKNOWN
+
+
+def _may_be_project(function: FunctionRef) -> bool:
+    if function.kind is RefKind.IMPORT:
+        return function.target.partition(".")[0] not in _STANDARD_LIBRARY
+    return function.kind in (RefKind.LOCAL, RefKind.METHOD)
 
 
 def _tool_name(call: ast.Call | None) -> str | None:

@@ -108,7 +108,7 @@ class _Scanner:
             star_imports=self.names.star_imports,
             exports=self.loops.exports(names),
             generated_signatures=tuple(self.generated_signatures),
-            collections=self.loops.collections(names, self.references),
+            collections=self.loops.collections(scope, self.references),
             class_fields=self.class_fields,
         )
 
@@ -192,7 +192,7 @@ class _Scanner:
             isinstance(value, ast.List | ast.Tuple | ast.Set | ast.Dict) and name not in scope.names
         ):
             # `tools = [a, b]`: a loop over it registers each (unless it is bound twice).
-            scope.names[name] = Symbol("collection", node=value, scope=scope)
+            scope.names[name] = Symbol("collection", node=value)
         else:
             scope.names[name] = Symbol("other")
 
@@ -267,43 +267,42 @@ class _Scanner:
         local = Scope(qualname, scope)
         self.bind_parameters(node, local)
         self.bind_statements(node.body, local, module_level=False)
+        returns, returns_functions = self.returned(node.body, local)
         self.functions[qualname] = Function(
             qualname=qualname,
             position=self.def_position(node),
             parameters=self.annotations.parameters(
                 node, scope, skip_first=is_method and not is_static
             ),
-            returns=self.returned_servers(node.body, local),
-            returns_functions=self.returned_functions(node.body, local),
+            returns=returns,
+            returns_functions=returns_functions,
         )
         for decorator in node.decorator_list:
             self.registrations.decorator(decorator, qualname, scope, cls)
         self.walk(node.body, local, cls)
 
-    def returned_servers(self, body: list[ast.stmt], local: Scope) -> tuple[ServerRef, ...]:
-        """What a factory function (`def create_server(): ... return FastMCP(...)`) returns."""
-        found = []
+    def returned(
+        self, body: list[ast.stmt], local: Scope
+    ) -> tuple[tuple[ServerRef, ...], tuple[str, ...]]:
+        """What a factory function returns that may be a server (`return FastMCP(...)`), and the
+        nested functions a decorator factory returns (`def tool(): def deco(fn): ...`)."""
+        servers = []
+        functions = []
         pending = list(body)
         while pending:
             statement = pending.pop(0)
             if isinstance(statement, ast.Return) and statement.value is not None:
                 server = self.references.server_from_value(statement.value, local)
                 if server is not None:
-                    found.append(server)
+                    servers.append(server)
+                elif isinstance(statement.value, ast.Name):
+                    symbol = local.lookup(statement.value.id)
+                    if symbol is not None and symbol.kind == "function":
+                        functions.append(symbol.target)
             elif not isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 for nested in nested_bodies(statement):
                     pending.extend(nested)
-        return tuple(found)
-
-    def returned_functions(self, body: list[ast.stmt], local: Scope) -> tuple[str, ...]:
-        """The nested functions a decorator factory returns: `def tool(): def deco(fn): ...`."""
-        found = []
-        for statement in statements(body):
-            if isinstance(statement, ast.Return) and isinstance(statement.value, ast.Name):
-                symbol = local.lookup(statement.value.id)
-                if symbol is not None and symbol.kind == "function":
-                    found.append(symbol.target)
-        return tuple(found)
+        return tuple(servers), tuple(functions)
 
     def signature_assignment(
         self, node: ast.Assign, scope: Scope, cls: ClassContext | None

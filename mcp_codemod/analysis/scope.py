@@ -12,15 +12,17 @@ _BUILTIN_NAMES = frozenset(dir(builtins))
 STAR = "*"  # prefix of a name that no statement of the module binds, but a star import may
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False, slots=True)  # made for every binding: neither frozen nor compared
 class Symbol:
     # import | function | method | class | alias | server | collection | expression | loop | other
     kind: str
     target: str = ""  # qualified name; for a loop: the collection's, or "?" and its source text
     method: str = ""  # for a method: its name; `target` is the instance's class
     server: ServerRef | None = None
-    # collection: the literal (list, tuple, set, dict); expression: a loop variable's value for
-    # one element of a literal collection. Both are read in `scope`.
+    # collection: the literal (list, tuple, set, dict), read in the scope that binds it (not
+    # kept: a scope holding its own symbol would be a reference cycle, and the collector is off
+    # while checking); expression: a loop variable's value for one element of a literal
+    # collection, read in `scope`.
     node: ast.expr | None = None
     scope: Scope | None = None
 
@@ -34,8 +36,18 @@ class Scope:
     def lookup(self, name: str) -> Symbol | None:
         scope: Scope | None = self
         while scope is not None:
+            symbol = scope.names.get(name)
+            if symbol is not None:
+                return symbol
+            scope = scope.parent
+        return None
+
+    def owner(self, name: str) -> Scope | None:
+        """The scope that binds `name`: this one or an enclosing one."""
+        scope: Scope | None = self
+        while scope is not None:
             if name in scope.names:
-                return scope.names[name]
+                return scope
             scope = scope.parent
         return None
 

@@ -40,3 +40,11 @@ class SourceText:
         if node.lineno == node.end_lineno:
             return self.segment(node)
         return ast.unparse(node)
+
+    def label(self, node: ast.AST) -> str:
+        """A short label of the node for messages: its first line (`ast.unparse` costs more than
+        scanning, and this is asked for every argument that cannot be followed)."""
+        if node.lineno == node.end_lineno:
+            return self.segment(node)
+        first = self.lines[node.lineno - 1].encode("utf-8")[node.col_offset :]
+        return first.decode("utf-8", "replace").rstrip() + " ..."

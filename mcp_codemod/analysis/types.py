@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 
+from mcp_codemod.analysis.frameworks import runtime_name
+
 
 @dataclass(frozen=True)
 class TName:
@@ -138,9 +140,10 @@ _STRICT_MARKERS = {
 }
 
 
-def marker_name(qualified: str) -> str | None:
-    """`NoPreParse` for `mcp_codemod.runtime.NoPreParse` (any runtime submodule), else None."""
-    module, _, name = qualified.rpartition(".")
+def marker_name(qualified: str, runtime_copy: str | None = None) -> str | None:
+    """`NoPreParse` for `mcp_codemod.runtime.NoPreParse` (any runtime submodule, or the
+    project's `runtime_copy` of it), else None."""
+    module, _, name = runtime_name(qualified, runtime_copy).rpartition(".")
     if name in MARKERS and module.startswith("mcp_codemod.runtime"):
         return name
     return None
@@ -181,17 +184,24 @@ def classify(
     expr: TypeExpr | None,
     resolve_alias: AliasResolver,
     resolve_fields: FieldsResolver = lambda name: None,
+    runtime_copy: str | None = None,
 ) -> AnnotationFacts:
     """What the annotation admits; raises AliasTooDeep."""
     if expr is None:
         return AnnotationFacts(Text.ANY, Integer.NONE)
-    return _Classifier(resolve_alias, resolve_fields).top(expr)
+    return _Classifier(resolve_alias, resolve_fields, runtime_copy).top(expr)
 
 
 class _Classifier:
-    def __init__(self, resolve_alias: AliasResolver, resolve_fields: FieldsResolver) -> None:
+    def __init__(
+        self,
+        resolve_alias: AliasResolver,
+        resolve_fields: FieldsResolver,
+        runtime_copy: str | None,
+    ) -> None:
         self.resolve_alias = resolve_alias
         self.resolve_fields = resolve_fields
+        self.runtime_copy = runtime_copy
         self.seen: set[str] = set()
         self.depth = 0
 
@@ -245,9 +255,13 @@ class _Classifier:
             fields = self.resolve_fields(qualified)
             if fields is not None:
                 # A model, dataclass or TypedDict of the project: an object in the schema, with
-                # its fields' schemas in its definition.
+                # its fields' schemas in its definition. Nested models cost stack as aliases do.
                 self.seen.add(qualified)
+                self.depth += 1
+                if self.depth > MAX_ALIAS_DEPTH:
+                    raise AliasTooDeep(qualified)
                 nested = any(self.visit(f, exact_allowed=False).fixed_tuple for f in fields)
+                self.depth -= 1
                 return AnnotationFacts(
                     Text.NO_STR, Integer.NONE, fixed_tuple=nested, structured=True
                 )
@@ -269,7 +283,9 @@ class _Classifier:
             own: set[str] = set()
             integer = inner.integer
             for meta in args[1:]:
-                if isinstance(meta, TName) and (marker := marker_name(meta.qualified)):
+                if isinstance(meta, TName) and (
+                    marker := marker_name(meta.qualified, self.runtime_copy)
+                ):
                     own.add(marker)
                 elif isinstance(meta, TCall) and is_strict_marker(meta) and integer is Integer.LAX:
                     integer = Integer.STRICT

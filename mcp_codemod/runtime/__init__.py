@@ -6,18 +6,12 @@ load the mcp SDK on first use, so a client that only needs `coerce_integer_argum
 
 from __future__ import annotations
 
-from importlib.metadata import version
 from typing import Any
 
 from .coerce import IntegerCoercingSession, coerce_integer_arguments
 from .guards import AcceptWholeFloat, ArrayItemsSchema, DecodeJsonText, NoPreParse
 
-# Each guarded class exists only under its own mcp major version.
-_SERVER_CLASS_REQUIREMENT = {
-    "GuardedFastMCP": "mcp<2 (mcp.server.fastmcp.FastMCP)",
-    "GuardedMCPServer": "mcp>=2 (mcp.server.mcpserver.MCPServer)",
-}
-_SERVER_FUNCTIONS = ("guard", "install", "uninstall")
+_SERVER_NAMES = ("guard", "install", "uninstall", "GuardedFastMCP", "GuardedMCPServer")
 
 # The guarded classes are left out: only one of them can be imported in a given environment.
 __all__ = [
@@ -34,12 +28,8 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    if name not in _SERVER_FUNCTIONS and name not in _SERVER_CLASS_REQUIREMENT:
+    if name not in _SERVER_NAMES:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     from . import servers
 
-    if not hasattr(servers, name):
-        raise ImportError(
-            f"{name} needs {_SERVER_CLASS_REQUIREMENT[name]}; the installed mcp is {version('mcp')}"
-        )
-    return getattr(servers, name)
+    return getattr(servers, name)  # a guarded class of the other mcp major: an ImportError

@@ -10,6 +10,7 @@ decoding for parameters that cannot take a string (`list[str]` still gets `["a"]
 from __future__ import annotations
 
 import sys
+from importlib.metadata import version
 from types import MethodType
 from typing import Any, TypeVar
 
@@ -107,3 +108,18 @@ else:
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             guard(self)
+
+
+# Each guarded class exists only under its own mcp major version.
+_CLASS_REQUIREMENT = {
+    "GuardedFastMCP": "mcp<2 (mcp.server.fastmcp.FastMCP)",
+    "GuardedMCPServer": "mcp>=2 (mcp.server.mcpserver.MCPServer)",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _CLASS_REQUIREMENT:
+        raise ImportError(
+            f"{name} needs {_CLASS_REQUIREMENT[name]}; the installed mcp is {version('mcp')}"
+        )
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

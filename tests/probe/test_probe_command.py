@@ -8,7 +8,7 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from mcp_codemod.probe import probe_command
+from mcp_codemod.cli import main
 
 from .servers import FASTMCP_MAJOR, MCP_FRAMEWORK, MCP_MAJOR, NOTES, NOTES_FASTMCP, server_source
 
@@ -22,7 +22,7 @@ def restore_sys_path(monkeypatch):
 
 
 def probe(*args: str):
-    return CliRunner().invoke(probe_command, list(args))
+    return CliRunner().invoke(main, ["probe", *args])
 
 
 @needs_mcp

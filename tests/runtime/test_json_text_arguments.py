@@ -62,7 +62,7 @@ def framework(request: pytest.FixtureRequest) -> Callable:
 
 def checks_schema_first(framework: Callable) -> bool:
     # fastmcp 2.x's strict mode runs a JSON-schema check in the wire handler, before any
-    # validator: a string for an array is refused there (shared/reference, table C').
+    # validator: a string for an array is refused there (measured on fastmcp 2.14.7).
     return framework is fastmcp_strict_client and FASTMCP_MAJOR == 2
 
 

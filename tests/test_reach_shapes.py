@@ -1,0 +1,196 @@
+"""Shapes that `check` follows exactly, and those it reports unseen with the kind that says why
+(tests/test_reach.py compares the main shapes with the probe on the real SDK)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from textwrap import dedent
+
+from mcp_codemod.analysis.unseen import Unseen
+from mcp_codemod.checker import check_files
+from mcp_codemod.rules import select_rules
+
+SERVER = 'from mcp.server.fastmcp import FastMCP\n\nmcp = FastMCP("x")\n'
+
+
+def server(body: str) -> str:
+    return SERVER + dedent(body)
+
+
+def check(tmp_path: Path, files: dict[str, str]):
+    for name, text in files.items():
+        (tmp_path / name).write_text(dedent(text))
+    return check_files([tmp_path / name for name in files], select_rules(None, []))
+
+
+def found(result) -> set[tuple[str, str]]:
+    return {(f.tool, f.parameter) for f in result.findings if f.code == "MCP001"}
+
+
+def unseen(result) -> list[tuple[int, Unseen]]:
+    return sorted((u.line, u.kind) for u in result.unresolved)
+
+
+def test_a_star_import_brings_in_what_all_exports(tmp_path):
+    runtime = SERVER + "Text = str | None\nHidden = str | None\n"
+    result = check(
+        tmp_path,
+        {
+            "runtime.py": runtime + '__all__ = ["mcp", "Text"]\n',
+            "tools.py": """\
+                from runtime import *
+
+
+                @mcp.tool()
+                def shown(q: Text = None) -> str:
+                    return ""
+
+
+                @mcp.tool()
+                def hidden(q: Hidden = None) -> str:  # a NameError at import: not exported
+                    return ""
+                """,
+        },
+    )
+    assert found(result) == {("shown", "q")}
+
+
+def test_a_server_parameter_annotated_any_is_resolved_through_its_callers(tmp_path):
+    result = check(
+        tmp_path,
+        {
+            "server.py": server(
+                """\
+                from typing import Any
+
+
+                def register(server: Any, other: object) -> None:
+                    @server.tool()
+                    def find(q: str | None = None) -> str:
+                        return ""
+
+                    other.add_tool(find)
+
+
+                register(mcp, mcp)
+                """
+            ),
+        },
+    )
+    assert found(result) == {("find", "q")}
+    assert result.unresolved == ()
+    assert result.findings[0].framework == "mcp1"
+
+
+def test_a_helper_no_call_fills_is_unseen(tmp_path):
+    result = check(
+        tmp_path,
+        {
+            "server.py": server(
+                """\
+
+
+                def register_tool(fn):
+                    mcp.add_tool(fn)
+                """
+            ),
+        },
+    )
+    assert unseen(result) == [(7, Unseen.HELPER_PARAMETER)]
+
+
+def test_a_function_chosen_by_a_condition_is_unseen_where_it_is_passed(tmp_path):
+    result = check(
+        tmp_path,
+        {
+            "server.py": server(
+                """\
+                import os
+
+
+                def register_tool(fn):
+                    mcp.add_tool(fn)
+
+
+                def fast(q: str | None = None) -> str:
+                    return ""
+
+
+                def slow(q: str | None = None) -> str:
+                    return ""
+
+
+                register_tool(fast if os.environ.get("FAST") else slow)
+                register_tool(slow)
+                """
+            ),
+        },
+    )
+    assert found(result) == {("slow", "q")}
+    assert unseen(result) == [(19, Unseen.HELPER_PARAMETER)]
+    assert result.tools == 2
+
+
+def test_a_collection_changed_in_place_is_built_at_run_time(tmp_path):
+    result = check(
+        tmp_path,
+        {
+            "server.py": server(
+                """\
+
+
+                def a(q: str | None = None) -> str:
+                    return ""
+
+
+                def b(q: str | None = None) -> str:
+                    return ""
+
+
+                tools = [a]
+                tools.append(b)
+                for tool in tools:
+                    mcp.add_tool(tool)
+
+                by_name = {"a": a, "b": b}
+                for tool in by_name.values():
+                    mcp.tool()(tool)
+                """
+            ),
+        },
+    )
+    assert unseen(result) == [(17, Unseen.LOOP_VARIABLE)]
+    assert found(result) == {("a", "q"), ("b", "q")}
+    assert result.tools == 3
+
+
+def test_a_generated_signature_in_another_module_is_unseen(tmp_path):
+    result = check(
+        tmp_path,
+        {
+            "tools.py": """\
+                def dynamic(**kwargs) -> str:
+                    return ""
+                """,
+            "server.py": server(
+                """\
+                import inspect
+
+                from tools import dynamic
+
+                dynamic.__signature__ = inspect.Signature()
+                mcp.add_tool(dynamic)
+                """
+            ),
+        },
+    )
+    assert found(result) == set()
+    assert unseen(result) == [(9, Unseen.GENERATED_SIGNATURE)]
+
+
+def test_a_library_without_source_is_third_party(tmp_path):
+    result = check(
+        tmp_path,
+        {"server.py": SERVER + "from no_such_library.tools import search\nmcp.add_tool(search)\n"},
+    )
+    assert unseen(result) == [(5, Unseen.THIRD_PARTY)]
