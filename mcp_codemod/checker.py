@@ -131,6 +131,8 @@ def _check(
                 discovery.excludes,
                 discovery.respect_gitignore,
                 runtime_copy,
+                # An internal error's message holds its traceback then (module_facts).
+                bool(os.environ.get("MCP_CODEMOD_DEBUG")),
             ),
         )
         stored = runs.load()
