@@ -27,7 +27,6 @@ from mcp_codemod.analysis.linker import (
 )
 from mcp_codemod.cache import FactsCache
 from mcp_codemod.findings import FileError, Finding
-from mcp_codemod.module_facts import Pending, Sources, display_path
 from mcp_codemod.project_modules import Discovery, Project
 from mcp_codemod.rules.model import Rule
 from mcp_codemod.run_cache import RunCache, Witness
@@ -138,6 +137,9 @@ def _check(
         stored = runs.load()
         if isinstance(stored, CheckResult):
             return stored
+    # Imported here: a run answered by the run cache reads, prefilters and parses nothing.
+    from mcp_codemod.module_facts import Pending, Sources, display_path
+
     witness = Witness(cache_dir) if runs is not None and cache_dir is not None else None
     sources = Sources(FactsCache(cache_dir) if cache_dir is not None else None, unsaved, witness)
     outcomes = [

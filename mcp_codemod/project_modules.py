@@ -7,10 +7,10 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mcp_codemod.analysis.facts import ModuleFacts
 from mcp_codemod.discovery import discover
-from mcp_codemod.module_facts import Sources
 from mcp_codemod.project import (
     PROJECT_MARKERS,
     find_library_module,
@@ -18,6 +18,9 @@ from mcp_codemod.project import (
     project_root,
 )
 from mcp_codemod.settings import DEFAULT_EXCLUDE
+
+if TYPE_CHECKING:
+    from mcp_codemod.module_facts import Sources
 
 
 @dataclass(frozen=True)
