@@ -302,6 +302,7 @@ class PackageResult:
     probe: dict = field(default_factory=dict)  # --deep: the probe's problems before/after
     probe_only: list = field(default_factory=list)  # mangled per the probe, not reported by check
     check_only: list = field(default_factory=list)  # reported by check, not mangled per the probe
+    elsewhere: list = field(default_factory=list)  # tools check reports that no probed server has
     failures: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -739,6 +740,11 @@ def _compare(result: PackageResult, problems: dict[str, list], tools: set[str]) 
         )
     result.probe_only = sorted(mangled - reported)
     result.check_only = sorted(reported - mangled)
+    # Another server of the package, or a tool reported under another name than it is registered
+    # with: the details show which, so a disagreement can be told from a naming difference.
+    result.elsewhere = sorted(
+        {f["tool"] for f in result.findings if f["code"] in PROBED_CODES} - tools - {None}
+    )
     if result.probe_only or result.check_only:
         result.failures.append(
             f"deep: check and the probe disagree before the fix on {len(result.probe_only)} "
@@ -857,6 +863,11 @@ def details(results: list[PackageResult]) -> str:
             lines.append(f"- deep: {r.deep}")
         if r.probe_only:
             lines.append(f"- mangled per the probe, not reported by check: {_names(r.probe_only)}")
+        if r.elsewhere:
+            lines.append(
+                f"- reported on tools no probed server has ({len(r.elsewhere)}): "
+                + ", ".join(r.elsewhere)
+            )
         if r.check_only:
             lines.append(f"- reported by check, unharmed per the probe: {_names(r.check_only)}")
         lines.append("")

@@ -103,8 +103,8 @@ def _check(
         jobs=options.jobs,
         cache_dir=cache,
         unsaved={stdin[0]: stdin[1]} if stdin is not None else None,
-        discovery=Discovery(walked, settings.excludes, settings.respect_gitignore),
         runtime_copy=settings.runtime_module,
+        discovery=Discovery(walked, settings.excludes, settings.respect_gitignore),
     )
     return settings, files, result
 

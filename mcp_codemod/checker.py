@@ -8,8 +8,6 @@ run in this process over plain `ModuleFacts`.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import os
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -18,14 +16,10 @@ from typing import NamedTuple
 
 from mcp_codemod.analysis.facts import ModuleFacts
 from mcp_codemod.analysis.frameworks import Framework
-from mcp_codemod.analysis.linker import (
-    Linker,
-    LinkResult,
-    ServerTools,
-    ToolParameter,
-    UnresolvedTool,
-)
+from mcp_codemod.analysis.linker import Linker
+from mcp_codemod.analysis.subjects import LinkResult, ServerTools, ToolParameter, UnresolvedTool
 from mcp_codemod.cache import FactsCache
+from mcp_codemod.cycle_collection import without_cycle_collection
 from mcp_codemod.findings import FileError, Finding
 from mcp_codemod.project_modules import Discovery, Project
 from mcp_codemod.rules.model import Rule
@@ -63,17 +57,17 @@ def check_files(
     jobs: int | None = None,
     cache_dir: Path | None = None,
     unsaved: dict[Path, bytes] | None = None,
-    discovery: Discovery | None = None,
     runtime_copy: str | None = None,
+    discovery: Discovery | None = None,
 ) -> CheckResult:
     """`prefilter=False` parses every file (to verify that the prefilter loses nothing);
     `jobs`: processes for parsing (default: one per core; 1: none); `cache_dir`: where facts are
     kept between runs (None: nowhere); `unsaved`: the bytes of given files, instead of what is
-    on disk (an editor's buffer); `discovery`: how `files` were found (default: given one by
-    one, with the default exclusions), which tells where to look for registrars' callers;
-    `runtime_copy`: the project's copy of mcp_codemod.runtime (the `runtime-module` setting),
-    whose names count as the runtime's."""
-    with _without_cycle_collection():
+    on disk (an editor's buffer); `runtime_copy`: the project's copy of mcp_codemod.runtime
+    (the `runtime-module` setting), whose names count as the runtime's; `discovery`: how `files`
+    were found (default: given one by one, with the default exclusions), which tells where to
+    look for registrars' callers."""
+    with without_cycle_collection():
         return _check(
             files,
             rules,
@@ -82,23 +76,9 @@ def check_files(
             jobs,
             cache_dir,
             unsaved or {},
-            discovery,
             runtime_copy,
+            discovery,
         )
-
-
-@contextlib.contextmanager
-def _without_cycle_collection():
-    """Parsing, scanning and unpickling make millions of objects and no reference cycles; the
-    cycle collector's passes over them took a quarter of a cold run and half of a cached one.
-    Reference counting still frees everything."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _check(
@@ -109,8 +89,8 @@ def _check(
     jobs: int | None,
     cache_dir: Path | None,
     unsaved: dict[Path, bytes],
-    discovery: Discovery | None,
     runtime_copy: str | None,
+    discovery: Discovery | None,
 ) -> CheckResult:
     # os.path.abspath asks the system for the working directory every time.
     cwd = os.getcwd()

@@ -15,7 +15,7 @@ from typing import NoReturn
 
 import click
 
-from mcp_codemod import __version__, api, fixer, probe, report
+from mcp_codemod import __version__, api, fixer, probe, probe_frameworks, probe_targets, report
 from mcp_codemod.checker import CheckResult
 from mcp_codemod.rules import RULES, RULES_BY_CODE
 from mcp_codemod.rules.model import FixAvailability
@@ -353,8 +353,8 @@ def probe_command(target: str, output_format: str) -> None:
     when TARGET cannot be loaded.
     """
     try:
-        result = probe.probe_server(probe.load_target(target))
-    except (probe.TargetError, probe.NotAServerError) as error:
+        result = probe.probe_server(probe_targets.load_target(target))
+    except (probe_targets.TargetError, probe_frameworks.NotAServerError) as error:
         _fail(str(error))
     for tool, reason in result.not_probed:
         click.echo(f"mcp-codemod: tool {tool!r} not probed: {reason}", err=True)

@@ -10,18 +10,17 @@ the text. A result that does not parse is never written.
 from __future__ import annotations
 
 import ast
-import gc
 import os
 import re
 from collections import defaultdict
-from collections.abc import Callable, Collection, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from mcp_codemod.analysis.facts import AnnotationSite, Position, Span
 from mcp_codemod.analysis.frameworks import GUARDED_CLASS_NAME
 from mcp_codemod.cache import digest
+from mcp_codemod.cycle_collection import without_cycle_collection
 from mcp_codemod.findings import Finding
 from mcp_codemod.fix_imports import ANNOTATED, RUNTIME, first_party_names, plan_imports
 from mcp_codemod.sources import CHANGED, SourceError, line_offsets, read_for_rewrite, write_source
@@ -106,7 +105,10 @@ def plan(findings: tuple[Finding, ...], writable: Callable[[str], bool]) -> Plan
                 continue
             plans[swap.path].swaps[swap.span] = GUARDED_CLASS_NAME[swap.framework]
         if complete:
-            plans[finding.path].fixes += 1
+            # Counted where its first edit lands: a marker on an alias in another module fixes
+            # the finding there, and the finding's own file may not change at all.
+            edits = [*finding.fix.markers, *finding.fix.swaps]
+            plans[edits[0].path if edits else finding.path].fixes += 1
         else:
             incomplete += 1
         if finding.fix.advice:
@@ -191,7 +193,7 @@ def apply(
     `path` tells first-party modules from third-party ones (where an import goes); `runtime` is
     the module the markers and guarded classes are imported from.
     """
-    with _without_cycle_collector():
+    with without_cycle_collection():
         return _apply(text, file_plan, path, runtime)
 
 
@@ -242,19 +244,6 @@ def _apply(text: str, file_plan: FilePlan, path: Path | None, runtime: str) -> s
     except SyntaxError as error:  # a bug of ours: never write it
         raise FixError(f"the fixed text would not parse ({error.msg}); left unchanged") from None
     return text
-
-
-@contextmanager
-def _without_cycle_collector() -> Iterator[None]:
-    # A syntax tree is millions of objects and no cycles; with the collector on, its passes over
-    # them made fixing a 2 MB file several times slower (as `check_files` found too).
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _splice(text: str, edits: list[tuple[int, int, str]]) -> str:

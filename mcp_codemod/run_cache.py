@@ -38,7 +38,7 @@ _RESULT_MODULES = frozenset(
     {
         "mcp_codemod.checker",
         "mcp_codemod.findings",
-        "mcp_codemod.analysis.linker",
+        "mcp_codemod.analysis.subjects",
         "mcp_codemod.analysis.unseen",
     }
 )

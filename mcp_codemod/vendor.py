@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 from mcp_codemod import __version__
-from mcp_codemod.fix_imports import member_key
 from mcp_codemod.fixer import FileFix
+from mcp_codemod.import_placement import member_key
 from mcp_codemod.settings import ConfigError
 from mcp_codemod.sources import SourceError, read_bytes, read_for_rewrite
 

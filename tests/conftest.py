@@ -1,7 +1,11 @@
+import os
 import re
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
+
+from mcp_codemod.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -30,3 +34,13 @@ def fixtures_copy(tmp_path: Path) -> Path:
     target = tmp_path / "fixtures"
     shutil.copytree(FIXTURES, target, ignore=shutil.ignore_patterns("__pycache__"))
     return target
+
+
+def run_cli(*args: str, cwd: Path):
+    """`mcp-codemod ARGS` run in `cwd`, in this process."""
+    previous = os.getcwd()
+    os.chdir(cwd)
+    try:
+        return CliRunner().invoke(main, list(args))
+    finally:
+        os.chdir(previous)

@@ -96,9 +96,12 @@ def test_given_registrar_files_still_find_the_callers_that_pass_the_server():
 
 def test_fixable_and_not_fixable():
     result = run([FIXTURES / "mcp1_decorators.py"])
-    fixable = {f.parameter: f.fixable for f in result.findings}
-    assert fixable["query"] and fixable["described"] and fixable["d"]
-    assert not fixable["value"] and not fixable["untyped"]
+    safe = {f.parameter: f.applies(unsafe_fixes=False) for f in result.findings}
+    assert safe["query"] and safe["described"] and safe["d"]
+    # `Any` and unannotated: only the guarded server, an unsafe fix.
+    assert not safe["value"] and not safe["untyped"]
+    unsafe = {f.parameter: f.applies(unsafe_fixes=True) for f in result.findings}
+    assert unsafe["value"] and unsafe["untyped"]
 
 
 def test_all_rules_have_distinct_codes_and_names():

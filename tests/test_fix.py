@@ -4,23 +4,22 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 import stat
 import subprocess
 import sys
 from pathlib import Path
 from textwrap import dedent
 
-from click.testing import CliRunner
+from conftest import run_cli
 
 from mcp_codemod.checker import check_files
-from mcp_codemod.cli import main
 from mcp_codemod.fixer import fix_findings
 from mcp_codemod.rules import select_rules
 
 
 def fix_tree(tmp_path: Path, files: dict[str, str], rules=None) -> dict[str, str]:
-    """Write `files`, fix them once in memory, and return every file's text afterwards."""
+    """Write `files`, fix them once in memory with the safe fixes (as `fix --write`), and return
+    every file's text afterwards."""
     paths = []
     for name, text in files.items():
         path = tmp_path / name
@@ -28,9 +27,8 @@ def fix_tree(tmp_path: Path, files: dict[str, str], rules=None) -> dict[str, str
         path.write_text(dedent(text), encoding="utf-8")
         paths.append(path)
     result = check_files(paths, rules or select_rules(None, []))
-    outcome = fix_findings(
-        result.findings, result.digests, frozenset(path.resolve() for path in paths)
-    )
+    safe = tuple(f for f in result.findings if f.applies(unsafe_fixes=False))
+    outcome = fix_findings(safe, result.digests, frozenset(path.resolve() for path in paths))
     assert outcome.failures == ()
     fixed = {Path(change.path).resolve(): change.fixed for change in outcome.files}
     return {
@@ -393,15 +391,6 @@ def test_any_and_unannotated_are_not_rewritten(tmp_path):
 EXPOSED = 'from mcp.server.fastmcp import FastMCP\n\nmcp = FastMCP("x")\n\n\n@mcp.tool()\ndef f(q: str | None = None) -> str:\n    return q or ""\n'
 
 
-def run_cli(*args: str, cwd: Path):
-    previous = os.getcwd()
-    os.chdir(cwd)
-    try:
-        return CliRunner().invoke(main, list(args))
-    finally:
-        os.chdir(previous)
-
-
 def test_without_write_prints_a_diff_and_changes_nothing(tmp_path):
     (tmp_path / "server.py").write_text(EXPOSED)
     result = run_cli("fix", "server.py", cwd=tmp_path)
@@ -465,9 +454,9 @@ def test_fixed_fixtures_parse_pass_ruff_and_are_stable(fixtures_copy):
     changed = {p.relative_to(fixtures_copy).as_posix() for p in after if after[p] != before[p]}
     assert "guarded_server.py" not in changed and "unresolved_server.py" not in changed
     again = run_cli("fix", "--write", ".", cwd=fixtures_copy).output
-    # The probe servers' unseen tools were guarded by MCP001's fix on the same server; the two
+    # The probe servers' unseen tools were guarded by MCP001's fix on the same server; the three
     # servers in unseen/ with only unseen tools are left to the unsafe fix.
-    assert again.startswith("Nothing to fix. 2 not fixed")
+    assert again.startswith("Nothing to fix. 3 not fixed")
     assert again.count("protected: the server is guarded") == 4
     check = json.loads(run_cli("check", "--output-format", "json", ".", cwd=fixtures_copy).stdout)
     left = {(f["path"].split("/")[0], f["code"], f["fix"]["applicability"]) for f in check}

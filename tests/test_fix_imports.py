@@ -9,7 +9,6 @@ passes after.
 from __future__ import annotations
 
 import ast
-import os
 import shutil
 import subprocess
 import sys
@@ -17,11 +16,9 @@ from pathlib import Path
 from textwrap import dedent
 
 import pytest
-from click.testing import CliRunner
-from conftest import FIXTURES
+from conftest import FIXTURES, run_cli
 
 from mcp_codemod.checker import check_files
-from mcp_codemod.cli import main
 from mcp_codemod.fixer import fix_findings, write
 from mcp_codemod.rules import RULES, select_rules
 from mcp_codemod.rules.model import Invalid
@@ -509,15 +506,6 @@ def test_crlf_file_gets_crlf_import_lines(tmp_path):
     path.write_bytes(CR_BEFORE.replace("\r", "\r\n").encode())
     fix_once([path])
     assert path.read_bytes() == CR_AFTER.replace("\r", "\r\n").encode()
-
-
-def run_cli(*args: str, cwd: Path):
-    previous = os.getcwd()
-    os.chdir(cwd)
-    try:
-        return CliRunner().invoke(main, list(args))
-    finally:
-        os.chdir(previous)
 
 
 @pytest.mark.parametrize("encoding", ["utf-7", "iso2022_jp"])

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 from textwrap import dedent
 
 import pytest
-from click.testing import CliRunner
+from conftest import run_cli
 
 from mcp_codemod import __version__
-from mcp_codemod.cli import main
 from mcp_codemod.vendor import guard_module_text, guard_module_version
 
 SERVER = """\
@@ -40,15 +38,6 @@ FIXED = """\
     def search(query: Annotated[str | None, NoPreParse] = None, page: Annotated[StrictInt, AcceptWholeFloat] = 1) -> str:
         return repr((query, page))
     """
-
-
-def run_cli(*args: str, cwd: Path):
-    previous = os.getcwd()
-    os.chdir(cwd)
-    try:
-        return CliRunner().invoke(main, list(args))
-    finally:
-        os.chdir(previous)
 
 
 def project(root: Path, module: str = "app._mcp_guards") -> Path:

@@ -7,13 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from mcp_codemod.analysis.facts import CallSite, Function, FunctionRef, ModuleFacts, RefKind
+from mcp_codemod.analysis.names import ProjectNames
 from mcp_codemod.analysis.unseen import Unseen
-
-if TYPE_CHECKING:
-    from mcp_codemod.analysis.linker import Linker
 
 LibraryLoader = Callable[[str], "ModuleFacts | None"]
 """Facts of a module found on `sys.path` outside the project, by its dotted name."""
@@ -36,8 +33,8 @@ class Unreached:
 
 
 class ToolReach:
-    def __init__(self, linker: Linker, load_library: LibraryLoader | None) -> None:
-        self.linker = linker
+    def __init__(self, names: ProjectNames, load_library: LibraryLoader | None) -> None:
+        self.names = names
         self.load_library = load_library
         self.generated: dict[str, set[tuple[str, str]]] = {}
 
@@ -57,7 +54,7 @@ class ToolReach:
             return self.wrapped(module, ref, line, hops)
         if ref.kind is RefKind.LOOP:
             return self.loop(module, ref, line, hops)
-        found = self.linker.function(module, ref)
+        found = self.names.function(module, ref)
         if found is not None:
             owner, function = found
             return [self.checked(owner, function, False, line, module)]
@@ -87,7 +84,7 @@ class ToolReach:
         if module.path not in self.generated:
             found = set()
             for ref in module.generated_signatures:
-                function = self.linker.function(module, ref)
+                function = self.names.function(module, ref)
                 if function is not None:
                     found.add((function[0].path, function[1].qualname))
             self.generated[module.path] = found
@@ -112,7 +109,7 @@ class ToolReach:
         """A loop over a collection another module defines as a literal."""
         found = None
         if not ref.target.startswith("?"):
-            found = self.linker.follow(ref.target, module, lambda m, name: name in m.collections)
+            found = self.names.follow(ref.target, module, lambda m, name: name in m.collections)
         if found is None:
             collection = ref.target.lstrip("?")
             reason = f"the tool comes from a loop over `{collection}`, not a literal collection"
@@ -134,7 +131,7 @@ class ToolReach:
         assert ref.argument is not None
         index, name = ref.argument
         found: list[Reached | Unreached] = []
-        calls = self.linker.calls_to(module, ref.target)
+        calls = self.names.calls_to(module, ref.target)
         for caller, call, bound in calls:
             passed = _passed(call, bound, index, name)
             if passed is not None and passed.kind is RefKind.UNKNOWN:
@@ -146,7 +143,7 @@ class ToolReach:
         factory = module.functions.get(parent)
         decorations: list[tuple[ModuleFacts, CallSite, bool]] = []
         if factory is not None and ref.target in factory.returns_functions and index == 0:
-            decorations = [c for c in self.linker.calls_to(module, parent) if c[1].decorates]
+            decorations = [c for c in self.names.calls_to(module, parent) if c[1].decorates]
             for caller, call, _ in decorations:
                 assert call.decorates is not None
                 found.extend(self.resolve(caller, call.decorates, call.line, hops + 1))
@@ -161,7 +158,7 @@ class ToolReach:
         """A function of a module outside the project, read from its source on `sys.path`."""
         if self.load_library is None:
             return None
-        qualified = self.linker.unstarred(qualified, near) or qualified
+        qualified = self.names.unstarred(qualified, near) or qualified
         module_name, _, name = qualified.rpartition(".")
         library = self.load_library(module_name) if module_name else None
         if library is None:
@@ -170,7 +167,7 @@ class ToolReach:
             return library, library.functions[name]
         if name in library.imports:  # a package re-exporting it: `from .tools import search`
             ref = FunctionRef(RefKind.IMPORT, library.imports[name])
-            return self.linker.function(library, ref)
+            return self.names.function(library, ref)
         return None
 
 

@@ -73,6 +73,8 @@ class Registrations:
             self.calls.append(CallSite(function, bound, (None,), (), (decorated,), line=line))
 
     def calls_in(self, node: ast.AST, scope: Scope, cls: ClassContext | None) -> None:
+        if isinstance(node, ast.Assign):
+            self.private_write(node, scope, cls)
         if self.may_register(node):
             calls = [call for call in ast.walk(node) if isinstance(call, ast.Call)]
         else:
@@ -85,6 +87,24 @@ class Registrations:
         for call in calls:
             if id(call) not in inner:
                 self.call(call, scope, cls)
+
+    def private_write(self, node: ast.Assign, scope: Scope, cls: ClassContext | None) -> None:
+        """`server._tool_manager._tools[name] = tool`: a tool written past the public API. The
+        SDK serves (and pre-parses) it all the same; what it runs cannot be seen."""
+        for target in node.targets:
+            manager = _tool_manager_of(target)
+            if manager is not None:
+                written = f"{self.text.text(node.value)}, written into the tool manager"
+                self.registrations.append(
+                    Registration(
+                        server=self.references.server_ref(manager, scope, cls),
+                        server_text=self.text.text(manager),
+                        function=FunctionRef(RefKind.UNKNOWN, written),
+                        tool_name=None,
+                        position=self.text.start(node),
+                    )
+                )
+                return
 
     def may_register(self, node: ast.AST) -> bool:
         if not hasattr(node, "lineno"):  # a `with` item: no position of its own
@@ -103,6 +123,7 @@ class Registrations:
         ):
             self.register(func.func.value, node.args[0], _tool_name(func), node, scope, cls)
         elif isinstance(func, ast.Attribute) and func.attr == "add_tool":
+            server = _tool_manager_of(func.value) or func.value
             target = node.args[0] if node.args else keyword(node, "fn", "tool")
             if target is not None:
                 name = constant_keyword(node, "name")
@@ -110,7 +131,7 @@ class Registrations:
                     name = constant_keyword(target, "name") or name
                     target = target.args[0] if target.args else keyword(target, "fn")
                 if target is not None:
-                    self.register(func.value, target, name, node, scope, cls)
+                    self.register(server, target, name, node, scope, cls)
         elif isinstance(func, ast.Attribute) and func.attr == "tool" and node.args:
             # fastmcp accepts `server.tool(fn)`; a first argument that is a string is a name.
             first = node.args[0]
@@ -213,6 +234,15 @@ class Registrations:
                 position=self.text.start(node),
             )
         )
+
+
+def _tool_manager_of(expression: ast.expr) -> ast.expr | None:
+    """The server in `server._tool_manager` (or `server._tool_manager._tools[...]`)."""
+    while isinstance(expression, ast.Attribute | ast.Subscript):
+        if isinstance(expression, ast.Attribute) and expression.attr == "_tool_manager":
+            return expression.value
+        expression = expression.value
+    return None
 
 
 def _follows(function: FunctionRef | None) -> bool:

@@ -1,4 +1,4 @@
-"""Why the analysis cannot check a registration's tool (`linker.UnresolvedTool.kind`)."""
+"""Why the analysis cannot check a registration's tool (`subjects.UnresolvedTool.kind`)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mcp_codemod.analysis.linker import ToolParameter
+from mcp_codemod.analysis.subjects import ToolParameter
 from mcp_codemod.analysis.types import ARRAY_ITEMS_SCHEMA
 from mcp_codemod.findings import Fix, Safety
 from mcp_codemod.rules.fixes import add_marker, describe

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from mcp_codemod.analysis.facts import ServerSwap
 from mcp_codemod.analysis.frameworks import GUARDED_CLASS_NAME
-from mcp_codemod.analysis.linker import ResolvedServer, ToolParameter
+from mcp_codemod.analysis.subjects import ResolvedServer, ToolParameter
 from mcp_codemod.findings import MarkerEdit
 
 

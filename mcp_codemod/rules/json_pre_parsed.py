@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mcp_codemod.analysis.linker import ToolParameter
+from mcp_codemod.analysis.subjects import ToolParameter
 from mcp_codemod.analysis.types import NO_PRE_PARSE, Text
 from mcp_codemod.findings import Fix, Safety
 from mcp_codemod.rules.fixes import add_marker, describe, guard_server, guarded_class
@@ -32,10 +32,13 @@ def check(parameter: ToolParameter) -> Report | None:
         f"Tool `{parameter.tool}`: {describe(parameter)} is JSON-pre-parsed by "
         f'{server.framework.title}: the string "null" arrives as None and "[1, 2]" as a list'
     )
-    # `Any` and unannotated parameters have nothing to wrap: the author has to choose a type.
-    if parameter.facts.text is not Text.ADMITS_STR:
-        return Report(message)
     swaps, advice = guard_server(server)
+    if parameter.facts.text is not Text.ADMITS_STR:
+        # `Any` and unannotated parameters have no type to mark (the author has to choose one).
+        # The guarded server stops the pre-parse for them too, but a tool that relies on
+        # receiving decoded JSON there would then get the text: unsafe.
+        title = f"Make the server a `{guarded_class(server)}`"
+        return Report(message, Fix(title, Safety.UNSAFE, swaps=swaps) if swaps else None)
     if parameter.library is not None:
         # A library's function cannot be marked here; the guarded server protects it all the same.
         title = f"Make the server a `{guarded_class(server)}`"
@@ -62,7 +65,8 @@ RULE = Rule(
     fix_title=(
         "`mcp-codemod fix --write` wraps the annotation as `Annotated[..., NoPreParse]` and makes\n"
         "the server a `GuardedFastMCP` / `GuardedMCPServer`, which never pre-parses a string for a\n"
-        "parameter that admits strings. `Any` and unannotated parameters need a real type first.\n"
+        "parameter that admits strings. For `Any` and unannotated parameters the guarded server\n"
+        "is the only fix, and an unsafe one (`--unsafe-fixes`); better, give them a real type.\n"
         "A parameter already marked `NoPreParse` whose server is built in sight and unguarded is\n"
         "reported too: the marker alone cannot stop the SDK, so the fix guards the server. Where the\n"
         "server is built outside the project, the fix marks the parameter and says where to add\n"
@@ -71,7 +75,8 @@ RULE = Rule(
     fix_safety=(
         "Safe: the marker leaves validation and the JSON schema unchanged, and the guarded server\n"
         "differs from the SDK's only for parameters that admit a string, which then receive the\n"
-        "string the client sent."
+        "string the client sent. Unsafe for `Any` and unannotated parameters, where the only fix\n"
+        "is the guarded server: a tool that expects decoded JSON there would receive the text."
     ),
     subject=ToolParameter,
     check=check,
@@ -168,6 +173,18 @@ def echo(payload: Any, raw=None) -> str:
     return repr(payload) + repr(raw)
 """,
             lines=(9, 9),
+            fixed="""\
+from typing import Any
+
+from mcp_codemod.runtime import GuardedFastMCP
+
+mcp = GuardedFastMCP("echo")
+
+
+@mcp.tool()
+def echo(payload: Any, raw=None) -> str:
+    return repr(payload) + repr(raw)
+""",
         ),
     ),
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from mcp_codemod.analysis.linker import ToolParameter
+from mcp_codemod.analysis.subjects import ToolParameter
 from mcp_codemod.analysis.types import Integer, Text
 from mcp_codemod.rules.fixes import describe
 from mcp_codemod.rules.model import FixAvailability, Invalid, Report, Rule, Valid

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Generic, TypeVar
 
-from mcp_codemod.analysis.linker import ServerTools, ToolParameter
+from mcp_codemod.analysis.subjects import ServerTools, ToolParameter
 from mcp_codemod.findings import Fix
 
 Subject = TypeVar("Subject", ToolParameter, ServerTools)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mcp_codemod.analysis.frameworks import Framework
-from mcp_codemod.analysis.linker import ToolParameter
+from mcp_codemod.analysis.subjects import ToolParameter
 from mcp_codemod.analysis.types import DECODE_JSON_TEXT, Text
 from mcp_codemod.findings import Fix, Safety
 from mcp_codemod.rules.fixes import add_marker, describe

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from mcp_codemod.analysis.linker import ServerTools, Unseen
+from mcp_codemod.analysis.subjects import ServerTools
+from mcp_codemod.analysis.unseen import Unseen
 from mcp_codemod.findings import Fix, Safety
 from mcp_codemod.rules.fixes import guard_server, guarded_class
 from mcp_codemod.rules.model import FixAvailability, Invalid, Report, Rule, Valid
@@ -132,6 +133,35 @@ mcp = FastMCP("plugins")
 for name in ("search", "fetch"):
     mcp.add_tool(importlib.import_module(f"plugins.{name}").run)
 """
+        ),
+        Invalid(
+            """\
+from mcp.server.fastmcp import FastMCP
+from mcp.server.fastmcp.tools import Tool
+
+mcp = FastMCP("private")
+
+
+def search(query: str | None = None) -> str:
+    return query or ""
+
+
+mcp._tool_manager._tools["search"] = Tool.from_function(search)
+""",
+            lines=(11,),
+            fixed="""\
+from mcp.server.fastmcp.tools import Tool
+from mcp_codemod.runtime import GuardedFastMCP
+
+mcp = GuardedFastMCP("private")
+
+
+def search(query: str | None = None) -> str:
+    return query or ""
+
+
+mcp._tool_manager._tools["search"] = Tool.from_function(search)
+""",
         ),
         Invalid(
             """\

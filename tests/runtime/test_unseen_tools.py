@@ -35,10 +35,14 @@ def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     if sdk.MCP_MAJOR >= 2:
         for path in target.glob("*.py"):
             text = path.read_text(encoding="utf-8")
-            text = text.replace(
-                "from mcp.server.fastmcp import FastMCP",
-                "from mcp.server.mcpserver import MCPServer",
-            ).replace("FastMCP(", "MCPServer(")
+            text = (
+                text.replace(
+                    "from mcp.server.fastmcp import FastMCP",
+                    "from mcp.server.mcpserver import MCPServer",
+                )
+                .replace("mcp.server.fastmcp.tools", "mcp.server.mcpserver.tools")
+                .replace("FastMCP(", "MCPServer(")
+            )
             path.write_text(text, encoding="utf-8")
     monkeypatch.syspath_prepend(str(SITE))
     monkeypatch.syspath_prepend(str(target))

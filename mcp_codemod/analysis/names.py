@@ -1,0 +1,214 @@
+"""Names across the project's modules: the module that defines a qualified name (through
+re-exports and star imports), aliases, classes and their fields, functions and methods, and the
+calls of a function, indexed by the name they call."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from mcp_codemod.analysis.facts import CallSite, Function, FunctionRef, ModuleFacts, RefKind
+from mcp_codemod.analysis.scope import STAR
+from mcp_codemod.analysis.types import TypeExpr
+
+ModuleLoader = Callable[[str, "ModuleFacts"], "ModuleFacts | None"]
+"""Loads a module by name, looking first beside the module that imports it."""
+MAX_HOPS = 12  # re-export chains longer than this are not followed (and cycles end here)
+
+
+class ProjectNames:
+    def __init__(
+        self,
+        load: ModuleLoader,
+        loaded: Callable[[], list[ModuleFacts]],
+        load_callers: Callable[[str, ModuleFacts], list[ModuleFacts]],
+    ) -> None:
+        self.calls_to_function: dict[tuple[str, str], list[tuple[ModuleFacts, CallSite, bool]]] = {}
+        self.load = load
+        self.loaded = loaded
+        self.load_callers = load_callers
+        # Calls that pass a possible server, by the name they call, so that finding the callers
+        # of one registrar does not resolve every call of every module.
+        self.calls_by_name: dict[str, list[tuple[ModuleFacts, CallSite]]] = {}
+        self.indexed: set[str] = set()
+
+    def follow(
+        self, qualified: str, near: ModuleFacts, has: Callable[[ModuleFacts, str], bool]
+    ) -> tuple[ModuleFacts, str] | None:
+        """The module of the project that defines `pkg.mod.name`, following re-exports
+        (`from .server import mcp` in an `__init__`), and the name there."""
+        for _ in range(MAX_HOPS):
+            if qualified.startswith(STAR):
+                unstarred = self.unstarred(qualified, near)
+                if unstarred is None:
+                    return None
+                qualified = unstarred
+            module_name, _, name = qualified.rpartition(".")
+            module = self.load(module_name, near) if module_name else None
+            if module is None:
+                return None
+            if has(module, name):
+                return module, name
+            if name in module.imports:
+                qualified, near = module.imports[name], module
+            elif module.star_imports:
+                qualified, near = f"{STAR}{name}", module
+            else:
+                return None
+        return None
+
+    def unstarred(self, qualified: str, near: ModuleFacts, hops: int = 0) -> str | None:
+        """The qualified name of `*name` (a name the module binds by no statement): what one of
+        its star imports brings in, honouring `__all__`."""
+        if not qualified.startswith(STAR):
+            return qualified
+        name = qualified[len(STAR) :]
+        for star in near.star_imports:
+            module = self.load(star, near)
+            if module is None or hops > MAX_HOPS:
+                continue
+            exported = name in module.exports if module.exports is not None else name[0] != "_"
+            if not exported:
+                continue
+            if name in module.imports:
+                return module.imports[name]
+            if any(
+                name in names
+                for names in (
+                    module.functions,
+                    module.classes,
+                    module.aliases,
+                    module.servers,
+                    module.collections,
+                )
+            ):
+                return f"{module.module}.{name}"
+            deeper = self.unstarred(qualified, module, hops + 1)
+            if deeper is not None:
+                return deeper
+        return None
+
+    def calls_to(
+        self, module: ModuleFacts, function: str
+    ) -> list[tuple[ModuleFacts, CallSite, bool]]:
+        """The calls of a function of `module` (by qualname), each with its caller and whether it
+        passes `self` implicitly: in the loaded modules, else in the project's."""
+        key = (module.path, function)
+        if key not in self.calls_to_function:
+            found = self.calls_among(self.loaded(), module, function)
+            if not found:
+                callers = self.load_callers(called_name(function), module)
+                found = self.calls_among(callers, module, function)
+            self.calls_to_function[key] = found
+        return self.calls_to_function[key]
+
+    def calls_among(
+        self, callers: list[ModuleFacts], module: ModuleFacts, function: str
+    ) -> list[tuple[ModuleFacts, CallSite, bool]]:
+        self.index_calls(callers)
+        found = []
+        for caller, call in self.calls_by_name.get(called_name(function), ()):
+            callee = self.callee(caller, call)
+            if callee is not None:
+                owner, target, bound = callee
+                if owner.path == module.path and target.qualname == function:
+                    found.append((caller, call, bound))
+        return found
+
+    def index_calls(self, callers: list[ModuleFacts]) -> None:
+        for caller in callers:
+            if caller.path not in self.indexed:
+                self.indexed.add(caller.path)
+                for call in caller.calls:
+                    self.calls_by_name.setdefault(_call_name(call), []).append((caller, call))
+
+    def alias(self, qualified: str, near: ModuleFacts) -> tuple[ModuleFacts, str] | None:
+        return self.follow(qualified, near, lambda module, name: name in module.aliases)
+
+    def alias_value(self, qualified: str, near: ModuleFacts) -> tuple[TypeExpr, bool] | None:
+        found = self.alias(qualified, near)
+        if found is None:
+            return None
+        module, name = found
+        alias = module.aliases[name]
+        return alias.value, alias.type_statement
+
+    def class_fields(self, qualified: str, near: ModuleFacts) -> tuple[TypeExpr, ...] | None:
+        """The field annotations of a project class and its project bases; None when the name
+        is not a project class or it declares no fields (an enum, a plain class)."""
+        fields = [
+            expr
+            for module, name in self.project_classes(qualified, near)
+            for expr in module.class_fields.get(name, ())
+        ]
+        return tuple(fields) or None
+
+    def function(
+        self, module: ModuleFacts, ref: FunctionRef
+    ) -> tuple[ModuleFacts, Function] | None:
+        if ref.kind is RefKind.LOCAL:
+            function = module.functions.get(ref.target)
+            return (module, function) if function is not None else None
+        if ref.kind is RefKind.IMPORT:
+            found = self.follow(ref.target, module, lambda m, name: name in m.functions)
+            if found is not None:
+                owner, name = found
+                return owner, owner.functions[name]
+        if ref.kind is RefKind.METHOD:
+            return self.method(module, ref.target, ref.method)
+        return None
+
+    def method(
+        self, module: ModuleFacts, class_name: str, method: str
+    ) -> tuple[ModuleFacts, Function] | None:
+        """A method of a project class, defined there or inherited from a project base."""
+        for owner, name in self.project_classes(class_name, module):
+            function = owner.functions.get(f"{name}.{method}")
+            if function is not None:
+                return owner, function
+        return None
+
+    def project_classes(
+        self, qualified: str, near: ModuleFacts
+    ) -> Iterator[tuple[ModuleFacts, str]]:
+        """A class of the project and, up the chain of first bases, those of its ancestors that
+        are project classes too: each with the module that defines it."""
+        for _ in range(MAX_HOPS):
+            found = self.follow(qualified, near, lambda m, name: name in m.classes)
+            if found is None:
+                return
+            yield found
+            module, name = found
+            bases = module.classes[name]
+            if not bases:
+                return
+            qualified, near = bases[0].qualified, module
+
+    def callee(
+        self, caller: ModuleFacts, call: CallSite
+    ) -> tuple[ModuleFacts, Function, bool] | None:
+        """The function a call runs, and whether `self` is passed implicitly: a method called on
+        an instance, or `__init__` when a project class is called."""
+        found = self.function(caller, call.function)
+        if found is not None:
+            return found[0], found[1], call.bound
+        if call.function.kind in (RefKind.LOCAL, RefKind.IMPORT):
+            qualified = call.function.target
+            if call.function.kind is RefKind.LOCAL:
+                qualified = f"{caller.module}.{qualified}"
+            constructor = self.method(caller, qualified, "__init__")
+            if constructor is not None:
+                return constructor[0], constructor[1], True
+        return None
+
+
+def _call_name(call: CallSite) -> str:
+    """The name a call spells: `register` in `tools.register(mcp)`, `Handler` in `Handler(mcp)`."""
+    if call.function.kind is RefKind.METHOD:
+        return call.function.method
+    return call.function.target.rsplit(".", 1)[-1]
+
+
+def called_name(qualname: str) -> str:
+    """The name a call of this function spells: the class for a constructor."""
+    parts = qualname.split(".")
+    return parts[-2] if parts[-1] == "__init__" and len(parts) > 1 else parts[-1]

@@ -1,0 +1,146 @@
+"""Server resolution: the framework of the server a registration is on, whether it was made
+here, by a factory, passed in by callers or annotated; where the fix can make it guarded; and
+which servers `guard()` or `install()` guard."""
+
+from __future__ import annotations
+
+from mcp_codemod.analysis.facts import ModuleFacts, RefKind, ServerRef, ServerSwap
+from mcp_codemod.analysis.frameworks import SERVER_CLASSES, Framework, runtime_name
+from mcp_codemod.analysis.names import MAX_HOPS, ProjectNames, called_name
+from mcp_codemod.analysis.subjects import ResolvedServer
+
+
+class ServerResolver:
+    def __init__(self, names: ProjectNames, runtime_copy: str | None) -> None:
+        self.names = names
+        self.runtime_copy = runtime_copy  # the `runtime-module` setting
+        self.passed_servers: dict[tuple[str, str, tuple[int, str]], ResolvedServer] = {}
+
+    def passed_server(
+        self, module: ModuleFacts, function: str, argument: tuple[int, str], hops: int
+    ) -> ResolvedServer:
+        """The server that callers pass to an unannotated parameter (`register_tools(mcp)`)."""
+        key = (module.path, function, argument)
+        if key not in self.passed_servers:
+            self.passed_servers[key] = ResolvedServer(
+                None, "a parameter: no caller passes a server"
+            )
+            self.passed_servers[key] = self.find_passed_server(module, function, argument, hops)
+        return self.passed_servers[key]
+
+    def find_passed_server(
+        self, module: ModuleFacts, function: str, argument: tuple[int, str], hops: int
+    ) -> ResolvedServer:
+        server = self.server_passed_by(self.names.loaded(), module, function, argument, hops)
+        if server is None:
+            # Only when none of the files given calls it: look for callers in the project.
+            callers = self.names.load_callers(called_name(function), module)
+            server = self.server_passed_by(callers, module, function, argument, hops)
+        if server is None:
+            return ResolvedServer(
+                None, f"parameter `{argument[1]}` of {function}(): no caller passes a server"
+            )
+        return server
+
+    def server_passed_by(
+        self,
+        callers: list[ModuleFacts],
+        module: ModuleFacts,
+        function: str,
+        argument: tuple[int, str],
+        hops: int,
+    ) -> ResolvedServer | None:
+        index, name = argument
+        self.names.index_calls(callers)
+        for caller, call in self.names.calls_by_name.get(called_name(function), ()):
+            callee = self.names.callee(caller, call)
+            if callee is None:
+                continue
+            owner, target, bound = callee
+            if owner.path != module.path or target.qualname != function:
+                continue
+            passed = dict(call.keywords).get(name)
+            position = index - 1 if bound else index
+            if passed is None and 0 <= position < len(call.arguments):
+                passed = call.arguments[position]
+            if passed is not None:
+                server = self.server(caller, passed, hops + 1)
+                if server.framework is not None:
+                    return server
+        return None
+
+    # ---- servers ---------------------------------------------------------------------------
+    def server(self, module: ModuleFacts, ref: ServerRef, hops: int = 0) -> ResolvedServer:
+        if hops > MAX_HOPS:
+            return ResolvedServer(None, ref.target)
+        if ref.kind is RefKind.IMPORT:
+            found = self.names.follow(ref.target, module, lambda m, name: name in m.servers)
+            if found is None:
+                return ResolvedServer(None, f"imported from {ref.target}, outside the project")
+            owner, name = found
+            return self.server(owner, owner.servers[name], hops + 1)
+        if ref.argument is not None:
+            passed = self.passed_server(module, ref.function, ref.argument, hops)
+            if passed.framework is not None or ref.kind is RefKind.PARAMETER:
+                return passed
+        if ref.kind is RefKind.UNKNOWN:
+            return ResolvedServer(None, "not resolvable statically")
+        resolved = self.server_class(ref.target, module)
+        if resolved is None and ref.kind is RefKind.CONSTRUCT:
+            factory = self.names.follow(ref.target, module, lambda m, name: name in m.functions)
+            if factory is not None:
+                owner, name = factory
+                for returned in owner.functions[name].returns:
+                    server = self.server(owner, returned, hops + 1)
+                    if server.framework is not None:
+                        return server
+        if resolved is None:
+            kind = "made by" if ref.kind is RefKind.CONSTRUCT else "annotated as"
+            return ResolvedServer(None, f"{kind} {ref.target}")
+        framework, base = resolved
+        if ref.guarded_by_call:
+            framework = framework.guarded
+        if ref.kind is RefKind.ANNOTATED:
+            # Typed as a server class: the construction is out of sight, but a project subclass
+            # can still be given the guarded base, which guards every instance.
+            swap = base if framework in (Framework.MCP1, Framework.MCP2) else None
+            return ResolvedServer(
+                framework, f"an instance of {ref.target}", ref.strict_input_validation, None, swap
+            )
+        swap = None
+        if framework in (Framework.MCP1, Framework.MCP2) and ref.class_span is not None:
+            swap = base or ServerSwap(module.path, ref.class_span, framework)
+        return ResolvedServer(
+            framework,
+            f"{ref.target.rsplit('.', 1)[-1]}(...)",
+            ref.strict_input_validation,
+            (module.module, ref.line),
+            swap,
+        )
+
+    def server_class(
+        self, qualified: str, near: ModuleFacts
+    ) -> tuple[Framework, ServerSwap | None] | None:
+        """The framework of a server class, and for a project subclass, the base to rename."""
+        qualified = self.names.unstarred(qualified, near) or qualified
+        if runtime_name(qualified, self.runtime_copy) in SERVER_CLASSES:
+            return SERVER_CLASSES[runtime_name(qualified, self.runtime_copy)], None
+        for module, name in self.names.project_classes(qualified, near):
+            for base in module.classes[name]:
+                base_class = runtime_name(base.qualified, self.runtime_copy)
+                if base_class in SERVER_CLASSES:
+                    framework = SERVER_CLASSES[base_class]
+                    return framework, ServerSwap(module.path, base.span, framework)
+        return None
+
+    def guarded_origins(self, modules: list[ModuleFacts]) -> set[tuple[str, int]] | bool:
+        """Servers passed to `guard()`; True when `install()` guards every server in the process."""
+        if any(module.installs_guard for module in modules):
+            return True
+        origins = set()
+        for module in modules:
+            for ref in module.guard_calls:
+                origin = self.server(module, ref).origin
+                if origin is not None:
+                    origins.add(origin)
+        return origins

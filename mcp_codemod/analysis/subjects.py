@@ -1,0 +1,96 @@
+"""The subjects of the rules, as the linker produces them: each tool parameter with what its
+annotation admits, the registrations whose tools cannot be seen, and the servers they land on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mcp_codemod.analysis.facts import AnnotationSite, Function, Parameter, ServerSwap
+from mcp_codemod.analysis.frameworks import Framework
+from mcp_codemod.analysis.types import AnnotationFacts
+from mcp_codemod.analysis.unseen import Unseen
+
+
+@dataclass(frozen=True)
+class ResolvedServer:
+    framework: Framework | None  # None: not resolvable; the tool is counted, not guessed at
+    description: str  # how the server was made, for messages
+    strict_input_validation: bool = False
+    origin: tuple[str, int] | None = None  # (module, line) of its construction
+    swap: ServerSwap | None = None  # where the fix can make it a guarded server
+
+
+@dataclass(frozen=True)
+class AliasSite:
+    path: str
+    site: AnnotationSite
+
+
+@dataclass(frozen=True)
+class ToolParameter:
+    """One argument of one registered tool, with everything the rules and the fixer need."""
+
+    path: str
+    tool: str
+    function: Function
+    parameter: Parameter
+    facts: AnnotationFacts
+    server: ResolvedServer
+    alias: AliasSite | None  # the annotation is this module-level alias: fix it there
+    # Third-party: the file outside the project (found on `sys.path`) that defines the tool
+    # function. `path`, the function's and the parameter's positions are then the
+    # registration's, and no marker can be added: `fix_site` has no site; only the server can
+    # be fixed.
+    library: str | None = None
+
+    @property
+    def fix_site(self) -> tuple[str, AnnotationSite | None]:
+        """Where a marker goes: at the alias's definition when the annotation is one; nowhere
+        for a library's function."""
+        if self.library is not None:
+            return self.path, None
+        if self.alias is not None:
+            return self.alias.path, self.alias.site
+        return self.path, self.parameter.site
+
+
+@dataclass(frozen=True)
+class UnresolvedTool:
+    path: str
+    line: int
+    reason: str
+    kind: Unseen
+    server: ResolvedServer  # the server it lands on, as far as it is known
+
+
+@dataclass(frozen=True)
+class ServerTools:
+    """A server of known framework and the registrations on it whose tools the analysis cannot
+    see: the subject of the server-level rules."""
+
+    server: ResolvedServer
+    unseen: tuple[UnresolvedTool, ...]  # sorted by path and line
+
+
+@dataclass(frozen=True)
+class LinkResult:
+    parameters: tuple[ToolParameter, ...]
+    unresolved: tuple[UnresolvedTool, ...]
+    tools: int
+
+    @property
+    def servers(self) -> tuple[ServerTools, ...]:
+        """Each server of known framework with unseen registrations, once: by its construction
+        where it is known, else by how it was reached."""
+        grouped: dict[object, list[UnresolvedTool]] = {}
+        servers: dict[object, ResolvedServer] = {}
+        for tool in self.unresolved:
+            if tool.server.framework is None:
+                continue
+            key = tool.server.origin or (tool.server.description, tool.server.swap)
+            grouped.setdefault(key, []).append(tool)
+            servers.setdefault(key, tool.server)
+        return tuple(
+            ServerTools(servers[key], tuple(sorted(tools, key=lambda t: (t.path, t.line))))
+            for key, tools in grouped.items()
+        )

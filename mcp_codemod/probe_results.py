@@ -1,0 +1,73 @@
+"""What probing a server finds, as plain data: the arguments that do not arrive as sent, the
+arrays without `items` in input schemas, and the tools that could not be probed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+# What a problem is about; the kind also says which fix applies.
+TEXT = "text"
+"""A string argument for a parameter that takes strings does not arrive as that string."""
+WHOLE_FLOAT = "whole-float"
+"""`5.0` for an integer parameter does not arrive as `5`."""
+JSON_TEXT = "json-text"
+"""A structured value sent as its JSON text is rejected or changed."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One argument that does not reach the tool as sent."""
+
+    tool: str
+    parameter: str
+    kind: str
+    """TEXT, WHOLE_FLOAT or JSON_TEXT."""
+    sent: Any
+    """The argument as the client sends it (a JSON value)."""
+    received: Any = None
+    """What the tool would receive, when validation accepted the argument."""
+    error: str | None = None
+    """Why validation rejected the argument; None when it was accepted but changed."""
+
+    @property
+    def outcome(self) -> str:
+        return "changed" if self.error is None else "rejected"
+
+    def describe(self) -> str:
+        return repr(self.received) if self.error is None else f"rejected: {self.error}"
+
+
+@dataclass(frozen=True)
+class ArrayWithoutItems:
+    """An array in a tool's input schema without `items`, which VS Code's MCP client refuses."""
+
+    tool: str
+    parameter: str
+    path: str
+    """Where the array is, as a JSON pointer into the tool's input schema."""
+
+
+@dataclass(frozen=True)
+class ProbeReport:
+    """What probing one server found."""
+
+    server: str
+    framework: str
+    tools: tuple[str, ...]
+    """The tools that were probed, in registration order."""
+    problems: tuple[Problem, ...]
+    arrays_without_items: tuple[ArrayWithoutItems, ...] = ()
+    not_probed: tuple[tuple[str, str], ...] = ()
+    """(tool, reason) for tools whose argument handling the probe cannot reproduce."""
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.problems or self.arrays_without_items)
+
+    def summary(self) -> str:
+        return f"probed {count(len(self.tools), 'tool')} of {self.server!r}, {self.framework}"
+
+
+def count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
