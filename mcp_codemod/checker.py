@@ -21,7 +21,6 @@ from mcp_codemod.analysis.subjects import LinkResult, ServerTools, ToolParameter
 from mcp_codemod.cache import FactsCache
 from mcp_codemod.cycle_collection import without_cycle_collection
 from mcp_codemod.findings import FileError, Finding
-from mcp_codemod.module_facts import Pending, Sources, display_path
 from mcp_codemod.project_modules import Discovery, Project
 from mcp_codemod.rules.model import Rule
 from mcp_codemod.run_cache import RunCache, Witness
@@ -111,11 +110,16 @@ def _check(
                 discovery.excludes,
                 discovery.respect_gitignore,
                 runtime_copy,
+                # An internal error's message holds its traceback then (module_facts).
+                bool(os.environ.get("MCP_CODEMOD_DEBUG")),
             ),
         )
         stored = runs.load()
         if isinstance(stored, CheckResult):
             return stored
+    # Imported here: a run answered by the run cache reads, prefilters and parses nothing.
+    from mcp_codemod.module_facts import Pending, Sources, display_path
+
     witness = Witness(cache_dir) if runs is not None and cache_dir is not None else None
     sources = Sources(FactsCache(cache_dir) if cache_dir is not None else None, unsaved, witness)
     outcomes = [
@@ -135,6 +139,8 @@ def _check(
         elif isinstance(outcome, ModuleFacts):
             project.add(path, outcome)
             candidates.append(outcome)
+        elif outcome is None:
+            project.rule_out(path)
     linker = Linker(
         project.load, project.loaded, project.load_callers, project.load_library, runtime_copy
     )

@@ -300,10 +300,11 @@ def discover(
             # A directory given explicitly is walked even where git ignores it, as ruff does;
             # the patterns that ignore it would ignore all of it (pathspec matches descendants).
             base_layers = ()
-        stack: list[tuple[Path, Layers]] = [(given, base_layers)]
+        # Each directory with its resolved path and its path relative to `given`, carried down:
+        # a directory reached by the walk is no link, so neither needs asking the system again.
+        stack: list[tuple[Path, Layers, Path, str]] = [(given, base_layers, root, "")]
         while stack:
-            here, layers = stack.pop()
-            resolved = here.resolve()
+            here, layers, resolved, prefix = stack.pop()
             if respect_gitignore:
                 layers = _with_gitignore(layers, resolved)
             try:
@@ -317,13 +318,13 @@ def discover(
                 if not is_directory and not name.endswith(".py"):
                     continue
                 child = here / name
-                relative = child.relative_to(given).as_posix()
+                relative = prefix + name
                 if excluded(name) or excluded(relative):
                     continue
                 if layers and _ignored(resolved / name, is_directory, layers):
                     continue
                 if is_directory:
-                    stack.append((child, layers))
+                    stack.append((child, layers, resolved / name, relative + "/"))
                 elif entry.is_file():  # a regular file or a link to one: not a FIFO or a socket
                     found.add(child)
     return sorted(found)

@@ -7,10 +7,10 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mcp_codemod.analysis.facts import ModuleFacts
 from mcp_codemod.discovery import discover
-from mcp_codemod.module_facts import Sources
 from mcp_codemod.project import (
     PROJECT_MARKERS,
     find_library_module,
@@ -18,6 +18,9 @@ from mcp_codemod.project import (
     project_root,
 )
 from mcp_codemod.settings import DEFAULT_EXCLUDE
+
+if TYPE_CHECKING:
+    from mcp_codemod.module_facts import Sources
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,7 @@ class Project:
     def __init__(self, sources: Sources, files: list[Path], discovery: Discovery) -> None:
         self.sources = sources
         self.files = files  # the run's files, as discovery found them
+        self.ruled_out: set[Path] = set()  # of those, the ones the prefilter ruled out
         self.discovery = discovery
         self.by_path: dict[Path, ModuleFacts | None] = {}
         self.roots: list[Path] = []
@@ -48,6 +52,11 @@ class Project:
 
     def add(self, path: Path, facts: ModuleFacts | None) -> None:
         self.by_path[self.sources.resolve(path)] = facts
+
+    def rule_out(self, path: Path) -> None:
+        """A file given that cannot register, guard or make a server, so cannot pass one to a
+        registrar either: the caller search passes it over without reading it again."""
+        self.ruled_out.add(path)
 
     def add_roots(self, files: list[Path]) -> None:
         """The directories the given files are importable from, in order: where imports are
@@ -138,9 +147,10 @@ class Project:
             if any(root == walked or walked in root.parents for walked in self.discovery.walked):
                 inside = os.path.join(root, "")
                 self.project_files[root] = [
-                    path
-                    for path in map(self.sources.resolve, self.files)
-                    if str(path).startswith(inside)
+                    resolved
+                    for path in self.files
+                    if path not in self.ruled_out
+                    and str(resolved := self.sources.resolve(path)).startswith(inside)
                 ]
             else:
                 files = discover([root], self.discovery.excludes, self.discovery.respect_gitignore)

@@ -449,6 +449,24 @@ def test_the_callers_of_a_registrar_are_looked_for_in_the_files_that_mention_it(
     same(result, check_files(given, ALL, jobs=1))
 
 
+def test_fix_from_a_stored_result_is_the_fix_from_a_fresh_run(
+    fixtures_copy: Path, tmp_path: Path, settled, monkeypatch, answered_by_the_run_cache
+):
+    """`fix` trusts the digests of the result it gets: a stored one holds those of the given
+    files, as a fresh one does."""
+    monkeypatch.chdir(fixtures_copy)
+    cached = api.Options(cache_dir=tmp_path / "cache")
+    api.check_paths(["."], cached)
+    with answered_by_the_run_cache():
+        from_store = api.fix_paths(["."], cached, unsafe_fixes=True)
+    fresh = api.fix_paths(["."], api.Options(cache=False), unsafe_fixes=True)
+    assert from_store.fixes.files
+    assert [(f.path, f.fixed) for f in from_store.fixes.files] == [
+        (f.path, f.fixed) for f in fresh.fixes.files
+    ]
+    assert from_store.fixes.failures == fresh.fixes.failures == ()
+
+
 @pytest.mark.parametrize("damage", ["garbage", "code"])
 def test_a_damaged_run_cache_is_ignored(fixtures_copy: Path, tmp_path: Path, settled, damage: str):
     files = files_of(fixtures_copy)
