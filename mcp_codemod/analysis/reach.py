@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 from mcp_codemod.analysis.facts import CallSite, Function, FunctionRef, ModuleFacts, RefKind
 from mcp_codemod.analysis.names import ProjectNames
@@ -14,6 +15,7 @@ from mcp_codemod.analysis.unseen import Unseen
 
 LibraryLoader = Callable[[str], "ModuleFacts | None"]
 """Facts of a module found on `sys.path` outside the project, by its dotted name."""
+T = TypeVar("T")
 _MAX_HOPS = 12  # helper chains longer than this are not followed (and cycles end here)
 
 
@@ -207,16 +209,23 @@ class ToolReach:
 
 
 def _passed_string(call: CallSite, bound: bool, index: int, name: str) -> str | None:
-    passed = dict(call.string_keywords).get(name)
-    position = index - 1 if bound else index
-    if passed is None and 0 <= position < len(call.strings):
-        passed = call.strings[position]
-    return passed
+    return _argument(call.strings, call.string_keywords, bound, index, name)
 
 
 def _passed(call: CallSite, bound: bool, index: int, name: str) -> FunctionRef | None:
-    passed = dict(call.function_keywords).get(name)
+    return _argument(call.functions, call.function_keywords, bound, index, name)
+
+
+def _argument(
+    positional: tuple[T | None, ...],
+    keywords: tuple[tuple[str, T], ...],
+    bound: bool,
+    index: int,
+    name: str,
+) -> T | None:
+    """What a call passes to the parameter at `index` (counting `self`) named `name`."""
+    passed = dict(keywords).get(name)
     position = index - 1 if bound else index
-    if passed is None and 0 <= position < len(call.functions):
-        passed = call.functions[position]
+    if passed is None and 0 <= position < len(positional):
+        passed = positional[position]
     return passed
