@@ -214,12 +214,13 @@ def check(
     fmt = settings.output_format
     if statistics and fmt == "json":
         _echo(report.statistics_json(result, unsafe_fixes))
-    elif fmt in report.FORMATTERS:
+    elif statistics or fmt not in report.FORMATTERS:
+        # Statistics are a table or JSON, as ruff's: the annotation formats have no place for them.
+        _echo(report.text(result, statistics, unsafe_fixes))
+    else:
         _echo(report.FORMATTERS[fmt](result))
         if result.unresolved:
             click.echo(report.unresolved_note(result), err=True)
-    else:
-        _echo(report.text(result, statistics, unsafe_fixes))
     sys.exit(_exit_code(result, exit_zero))
 
 

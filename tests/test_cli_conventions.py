@@ -95,12 +95,15 @@ def test_check_reads_standard_input(project):
     assert "--fix cannot rewrite standard input" in run("check", "--fix", "-", stdin=b"").output
 
 
-def test_statistics_in_json(project):
+def test_statistics_in_every_format(project):
     (project / "server.py").write_text(EXPOSED)
     result = run("check", "--no-cache", "--statistics", "--output-format", "json")
     assert json.loads(result.stdout) == [
         {"code": "MCP001", "name": "json-pre-parsed-parameter", "count": 1, "fixable": True}
     ]
+    for fmt in ("text", "github", "sarif"):
+        table = run("check", "--no-cache", "--statistics", "--output-format", fmt).stdout
+        assert table.startswith("    1\tMCP001\t[*] json-pre-parsed-parameter\n"), fmt
 
 
 def test_unchecked_tools_on_a_server_of_unknown_framework_never_pass(project):
