@@ -11,17 +11,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mcp_codemod.cache import default_cache_dir
 from mcp_codemod.checker import CheckResult, check_files
 from mcp_codemod.discovery import PathError, discover, force_excluded, writable_files
-from mcp_codemod.fix_imports import RUNTIME
-from mcp_codemod.fixer import FixResult, fix_findings
 from mcp_codemod.project_modules import Discovery
 from mcp_codemod.rules import select_rules
 from mcp_codemod.settings import ConfigError, Settings, load_settings
 from mcp_codemod.sources import SourceError
-from mcp_codemod.vendor import guard_module_change
+
+if TYPE_CHECKING:
+    from mcp_codemod.fixer import FixResult
 
 __all__ = ["CheckResult", "FixOutcome", "UsageError", "check_paths", "fix_paths"]
 
@@ -142,6 +143,12 @@ def fix_paths(
     """The changes `mcp-codemod fix` would make (nothing is written: `fixer.write` does that).
     Only files discovery finds under `paths` are changed, never a module an import leads to
     elsewhere: an edit there is a note in the result."""
+    # The fixer is imported only when fixing: `check`'s start-up (a warm run is mostly start-up)
+    # does not pay for it.
+    from mcp_codemod.fix_imports import RUNTIME
+    from mcp_codemod.fixer import fix_findings
+    from mcp_codemod.vendor import guard_module_change
+
     settings, files, result = _check(paths, options or Options(), None)
     given = [Path(p) for p in paths] or [Path(".")]
     writable = writable_files(files, given)

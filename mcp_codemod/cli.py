@@ -15,7 +15,7 @@ from typing import NoReturn
 
 import click
 
-from mcp_codemod import __version__, api, fixer, probe, probe_frameworks, probe_targets, report
+from mcp_codemod import __version__, api, report
 from mcp_codemod.checker import CheckResult
 from mcp_codemod.rules import RULES, RULES_BY_CODE
 from mcp_codemod.rules.model import FixAvailability
@@ -261,6 +261,8 @@ def fix(paths, write: bool, show_diff: bool, unsafe_fixes: bool, **options) -> N
 
 
 def _run_fix(paths, write: bool, show_diff: bool, unsafe_fixes: bool, options) -> NoReturn:
+    from mcp_codemod import fixer  # only when fixing: `check` starts faster without it
+
     try:
         outcome = api.fix_paths(paths, _options(**options), unsafe_fixes=unsafe_fixes)
     except api.UsageError as error:
@@ -353,6 +355,8 @@ def probe_command(target: str, output_format: str) -> None:
     Exit 1 when an argument arrives changed or is rejected or a schema has such an array, 2
     when TARGET cannot be loaded.
     """
+    from mcp_codemod import probe, probe_frameworks, probe_targets
+
     try:
         result = probe.probe_server(probe_targets.load_target(target))
     except (probe_targets.TargetError, probe_frameworks.NotAServerError) as error:
