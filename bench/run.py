@@ -460,6 +460,15 @@ def measure_every_file_holds_tools(report: Report, scratch: Path, repeat: int) -
     gc.enable()
 
 
+def _pooled(parallel, tasks: list, sizes: list[int]) -> list:
+    from mcp_codemod.module_facts import scan_source
+
+    with parallel.OrderedMap(scan_source, 2) as mapped:
+        for task, size in zip(tasks, sizes, strict=True):
+            mapped.put(task, size)
+        return mapped.results()
+
+
 def measure_pool_threshold(report: Report, scratch: Path, repeat: int) -> None:
     """Serial against a 2-process pool over growing amounts of source: where the pool pays."""
     from mcp_codemod import parallel
@@ -477,10 +486,7 @@ def measure_pool_threshold(report: Report, scratch: Path, repeat: int) -> None:
         for count in (8, 16, 32, 64, 128, 256):
             some, some_sizes = tasks[:count], sizes[:count]
             serial = median_time(lambda: [scan_source(t) for t in some], repeat)  # noqa: B023
-            pooled = median_time(
-                lambda: parallel.map_ordered(scan_source, some, some_sizes, 2),  # noqa: B023
-                repeat,
-            )
+            pooled = median_time(lambda: _pooled(parallel, some, some_sizes), repeat)  # noqa: B023
             rows.append(
                 [
                     f"{sum(some_sizes) / 1000:,.0f}",

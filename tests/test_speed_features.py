@@ -493,9 +493,21 @@ def test_processes_find_what_one_process_finds(fixtures_copy: Path, tricky: Path
 
 def test_results_keep_the_input_order(monkeypatch):
     monkeypatch.setattr(parallel, "POOL_THRESHOLD_BYTES", 0)
-    items = list(range(40))
-    sizes = [item % 7 for item in items]  # sorted by size for the workers, not by index
-    assert parallel.map_ordered(abs, items, sizes, 2) == items
+    monkeypatch.setattr(parallel, "_CHUNK_BYTES", 3)  # many chunks, finishing in any order
+    items = [-item for item in range(40)]
+    with parallel.OrderedMap(abs, 2) as mapped:
+        for item in items:
+            mapped.put(item, 1 + abs(item) % 2)
+        assert mapped.pool is not None
+        assert mapped.results() == [abs(item) for item in items]
+
+
+def test_few_items_run_in_this_process():
+    with parallel.OrderedMap(abs, 2) as mapped:
+        for item in (-1, -2):
+            mapped.put(item, 10)
+        assert mapped.results() == [1, 2]
+        assert mapped.pool is None
 
 
 def test_check_never_imports_libcst(fixtures_copy: Path):

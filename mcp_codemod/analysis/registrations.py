@@ -17,6 +17,7 @@ from mcp_codemod.analysis.syntax import constant_keyword, is_super, keyword, roo
 # Text without which a statement holds no registration, guard or install call. (`.tool` may be
 # split from its dot by blanks or a line break: `tool` alone is enough.)
 _REGISTERS = re.compile(r"tool|guard|install")
+_INERT = (ast.Constant, ast.JoinedStr)
 _STANDARD_LIBRARY = frozenset((*sys.stdlib_module_names, "builtins"))
 
 
@@ -157,6 +158,10 @@ class Registrations:
     def call_site(self, node: ast.Call, scope: Scope, cls: ClassContext | None) -> None:
         """Record a call that passes a possible server or function, so that a callee's
         parameter can be resolved to it (`register_tools(mcp)`, `register_tool("a", a)`)."""
+        if all(isinstance(a, _INERT) for a in node.args) and all(
+            isinstance(k.value, _INERT) for k in node.keywords
+        ):
+            return  # `f()`, `f("text", n=1)`: nothing a callee could register or be given
         references = self.references
         if self.is_library_call(node.func, scope):
             # `len(x)`, `json.dumps(x)`: no helper of the project; only a server matters.

@@ -354,10 +354,17 @@ class _Scanner:
             if not positional:
                 continue
             self_name = positional[0].arg
+            assignments = [
+                statement
+                for statement in statements(method.body)
+                if _assigns_attribute_of(statement, self_name)
+            ]
+            if not assignments:  # most methods: nothing to bind, which costs as much as a walk
+                continue
             local = Scope(f"{cls.qualname}.{method.name}", scope)
             self.bind_parameters(method, local)
             self.bind_statements(method.body, local, module_level=False)
-            for statement in statements(method.body):
+            for statement in assignments:
                 targets: list[ast.expr] = []
                 value: ast.expr | None = None
                 annotation: ast.expr | None = None
@@ -378,3 +385,19 @@ class _Scanner:
                             server = ServerRef(RefKind.ANNOTATED, name) if name else None
                         if server is not None:
                             cls.attributes[target.attr] = server
+
+
+def _assigns_attribute_of(statement: ast.stmt, name: str) -> bool:
+    """`name.x = ...` or `name.x: T = ...`."""
+    if isinstance(statement, ast.Assign):
+        targets = statement.targets
+    elif isinstance(statement, ast.AnnAssign):
+        targets = [statement.target]
+    else:
+        return False
+    return any(
+        isinstance(target, ast.Attribute)
+        and isinstance(target.value, ast.Name)
+        and target.value.id == name
+        for target in targets
+    )
