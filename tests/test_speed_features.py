@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from conftest import FIXTURES
 
 import mcp_codemod
-from mcp_codemod import api, checker, module_facts, parallel, project_modules
+from mcp_codemod import api, checker, module_facts, parallel, prefilter, project_modules
 from mcp_codemod import cache as cache_module
 from mcp_codemod.checker import check_files
 from mcp_codemod.cli import main
@@ -116,6 +116,27 @@ def test_candidates_by_their_bytes():
     assert is_candidate("# ünïcode\nx.add_tool(f)".encode())
     assert not is_candidate(b"toolbox = tools.tooling()")
     assert not is_candidate("# ünïcode\nmcp.tools".encode())
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        b"app.tool",
+        b"app . tool()",
+        b"app.\\\n    tool()",
+        b"(app.\r\n  tool)",
+        b"(app.  # a comment\n    # another\n  tool)",
+        b"(app  # not the dot\n  tool)",
+        b"tool()",
+        b"x = 1\ntool = app.tools",
+        b"toolbox.tool_kit",
+        b"  tool",
+        b"\ntool",
+        b"app.tools + tool",
+    ],
+)
+def test_the_tool_attribute_found_from_the_word_is_what_the_pattern_finds(source: bytes):
+    assert prefilter._has_tool_attribute(source) == bool(prefilter._TOOL_IN_BYTES.search(source))
 
 
 # ---- cache ---------------------------------------------------------------------------------
