@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from mcp_codemod.analysis.facts import Function, ModuleFacts, Registration
 from mcp_codemod.analysis.frameworks import Framework
-from mcp_codemod.analysis.names import ModuleLoader, ProjectNames
+from mcp_codemod.analysis.names import CallerLoader, ModuleLoader, ProjectNames
 from mcp_codemod.analysis.reach import LibraryLoader, Reached, ToolReach, Unreached
 from mcp_codemod.analysis.scope import STAR
 from mcp_codemod.analysis.servers import ServerResolver
@@ -37,7 +37,7 @@ class Linker:
         self,
         load: ModuleLoader,
         loaded: Callable[[], list[ModuleFacts]],
-        load_callers: Callable[[str, ModuleFacts], list[ModuleFacts]],
+        load_callers: CallerLoader,
         load_library: LibraryLoader | None = None,
         runtime_copy: str | None = None,
     ) -> None:

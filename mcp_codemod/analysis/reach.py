@@ -9,7 +9,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
-from mcp_codemod.analysis.facts import CallSite, Function, FunctionRef, ModuleFacts, RefKind
+from mcp_codemod.analysis.facts import (
+    UNPACKED,
+    CallSite,
+    Function,
+    FunctionRef,
+    ModuleFacts,
+    RefKind,
+)
 from mcp_codemod.analysis.names import ProjectNames
 from mcp_codemod.analysis.unseen import Unseen
 
@@ -169,24 +176,38 @@ class ToolReach:
                 found.append(Unreached(Unseen.HELPER_PARAMETER, reason, caller.path, call.line))
             elif passed is not None:
                 reached = self.resolve(caller, passed, call.line, hops + 1)
-                name = _passed_string(call, bound, *name_argument) if name_argument else None
-                if name is not None:
+                tool_name = _passed_string(call, bound, *name_argument) if name_argument else None
+                if tool_name is not None:
                     reached = [
-                        replace(tool, tool_name=name) if isinstance(tool, Reached) else tool
+                        replace(tool, tool_name=tool_name) if isinstance(tool, Reached) else tool
                         for tool in reached
                     ]
                 found.extend(reached)
         parent = ref.target.rpartition(".")[0]
         factory = module.functions.get(parent)
-        decorations: list[tuple[ModuleFacts, CallSite, bool]] = []
+        decorations: list[tuple[ModuleFacts, CallSite]] = []
         if factory is not None and ref.target in factory.returns_functions and index == 0:
-            decorations = [c for c in self.names.calls_to(module, parent) if c[1].decorates]
-            for caller, call, _ in decorations:
+            decorations = self.decorations(module, parent, hops)
+            for caller, call in decorations:
                 assert call.decorates is not None
                 found.extend(self.resolve(caller, call.decorates, call.line, hops + 1))
         if not calls and not decorations:
             reason = f"the tool is parameter `{name}` of {ref.target}(), and no call passes it"
             return [Unreached(Unseen.HELPER_PARAMETER, reason, module.path, line)]
+        return found
+
+    def decorations(
+        self, module: ModuleFacts, factory: str, hops: int
+    ) -> list[tuple[ModuleFacts, CallSite]]:
+        """The decorations `@factory(...)` of the project, also through the functions that
+        return what the factory returns: `def reader(self, title): return
+        self._register(title)` makes `@tools.reader("Title")` a decoration of `_register`'s."""
+        found = []
+        for caller, call, _ in self.names.calls_to(module, factory, decorations=True):
+            if call.decorates is not None:
+                found.append((caller, call))
+            elif call.returned_by and hops < _MAX_HOPS:
+                found.extend(self.decorations(caller, call.returned_by, hops + 1))
         return found
 
     def library_function(
@@ -228,4 +249,4 @@ def _argument(
     position = index - 1 if bound else index
     if passed is None and 0 <= position < len(positional):
         passed = positional[position]
-    return passed
+    return passed if passed is not None else dict(keywords).get(UNPACKED)
