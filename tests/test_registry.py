@@ -27,6 +27,7 @@ from mcp_codemod.settings import DEFAULT_EXCLUDE
 FOUND = {
     ("read_range", "sheet"),  # `@tools.reader(...)`, `tools` imported from server.py
     ("rename_sheet", "name"),  # `@tools.writer(...)`
+    ("clear_range", "sheet"),  # `@tools.named("clear_range")`: the name the decoration passes
     ("add_chart", "title"),  # `@tools.writer(...)` in `register(tools: ToolRegistry)`
     ("find", "query"),  # `_register_tool(name="find", fn=search)`
     ("lookup", "key"),  # `add_read_only_tool(server=mcp, tool=lookup)`
@@ -68,7 +69,7 @@ def test_check_agrees_with_the_probe(tmp_path, monkeypatch):
     assert {(f.tool, f.parameter) for f in result.findings if f.code == "MCP001"} == FOUND
     assert {(p.tool, p.parameter) for p in report.problems} == FOUND
     assert result.unresolved == ()
-    assert result.tools == len(report.tools) == 6
+    assert result.tools == len(report.tools) == 7
 
 
 def test_only_the_server_module_given_still_finds_the_decorated_tools(tmp_path):
@@ -76,8 +77,8 @@ def test_only_the_server_module_given_still_finds_the_decorated_tools(tmp_path):
     # them out, and the decorator factory's search reads them all the same.
     target, _ = registry_app(tmp_path)
     result = check_files([target / "server.py", target / "registry.py"], select_rules(None, []))
-    # The registry's three; keywords.py registers its own, counted when it is given.
-    assert result.tools == 3 and result.unresolved == ()
+    # The registry's four; keywords.py registers its own, counted when it is given.
+    assert result.tools == 4 and result.unresolved == ()
     assert result.findings == ()  # findings stay in the files given
 
 
@@ -104,6 +105,11 @@ def test_fix_rewrites_each_tool_where_it_is_defined(tmp_path, monkeypatch):
         @tools.writer("Rename sheet")
         def rename_sheet(sheet: str, name: Annotated[str | None, NoPreParse] = None) -> str:  # expect: MCP001 name
             return repr((sheet, name))
+
+
+        @tools.named("clear_range")
+        def clear(sheet: Annotated[str | None, NoPreParse] = None) -> str:  # expect: MCP001 sheet
+            return repr(sheet)
         '''
     )
     before = {path: path.read_bytes() for path in target.glob("*.py")}

@@ -191,5 +191,5 @@ def _unstarred_type(expr: TypeExpr, unstarred: Callable[[str], str | None]) -> T
     if isinstance(expr, TUnion):
         return TUnion(tuple(_unstarred_type(member, unstarred) for member in expr.members))
     if isinstance(expr, TCall) and expr.function.startswith(STAR):
-        return TCall(unstarred(expr.function) or expr.function, expr.strict)
+        return replace(expr, function=unstarred(expr.function) or expr.function)
     return expr

@@ -75,7 +75,25 @@ class Registrations:
         bound = self.is_bound(function, callee, cls)
         line = node.lineno
         if isinstance(node, ast.Call):
-            self.calls.append(CallSite(function, bound, (), (), decorates=decorated, line=line))
+            # Its literal arguments may name the tool: `@tools.named("x")`.
+            strings = tuple(_string(a) for a in node.args)
+            string_keywords = tuple(
+                (k.arg, value)
+                for k in node.keywords
+                if k.arg and (value := _string(k.value)) is not None
+            )
+            self.calls.append(
+                CallSite(
+                    function,
+                    bound,
+                    (),
+                    (),
+                    decorates=decorated,
+                    line=line,
+                    strings=strings,
+                    string_keywords=string_keywords,
+                )
+            )
         else:
             self.calls.append(CallSite(function, bound, (None,), (), (decorated,), line=line))
 
