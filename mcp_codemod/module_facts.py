@@ -266,6 +266,23 @@ class Sources:
             self.verdicts[path] = entry
         return known[name]
 
+    def decorates_with(self, path: Path, name: str) -> bool:
+        """Whether the file's text decorates with `name` (`@name(...)`, `@tools.name(...)`),
+        whatever the prefilter says of it: read only for a decorator factory's search."""
+        if self.witness is not None:
+            self.witness.saw((os.path.abspath(path),))
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return False
+        if b"@" not in data or (name.isascii() and name.encode() not in data):
+            return False
+        try:
+            text = decode(data).text
+        except SourceError:
+            return False
+        return re.search(rf"@[\w. \t]*\b{re.escape(name)}\b", text) is not None
+
     def _verdict(self, path: Path, key: str) -> Entry | None:
         """The file's cache entry, with the prefilter's verdict, read again only when its stamp
         changed; None when it cannot be read."""

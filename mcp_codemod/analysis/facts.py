@@ -68,6 +68,9 @@ class FunctionRef:
     candidates: tuple[FunctionRef, ...] = ()  # WRAPPED: the wrapper's arguments
 
 
+UNPACKED = "**"  # the keyword of a call's `**mapping` argument (`CallSite.function_keywords`)
+
+
 @dataclass(frozen=True)
 class CallSite:
     """A call that passes a possible server or function to a function: `register_tools(mcp)`,
@@ -85,6 +88,9 @@ class CallSite:
     # The positional and keyword arguments that are string literals: a helper's tool name.
     strings: tuple[str | None, ...] = ()
     string_keywords: tuple[tuple[str, str], ...] = ()
+    # The function (qualname) whose `return` statement this call is: `def reader(self, title):
+    # return self._register(title)` returns what `_register` returns, a decorator perhaps.
+    returned_by: str = ""
 
 
 @dataclass(frozen=True)

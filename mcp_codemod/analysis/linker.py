@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from mcp_codemod.analysis.facts import Function, ModuleFacts, Registration
 from mcp_codemod.analysis.frameworks import Framework
-from mcp_codemod.analysis.names import ModuleLoader, ProjectNames
+from mcp_codemod.analysis.names import CallerLoader, ModuleLoader, ProjectNames
 from mcp_codemod.analysis.reach import LibraryLoader, Reached, ToolReach, Unreached
 from mcp_codemod.analysis.scope import STAR
 from mcp_codemod.analysis.servers import ServerResolver
@@ -37,7 +37,7 @@ class Linker:
         self,
         load: ModuleLoader,
         loaded: Callable[[], list[ModuleFacts]],
-        load_callers: Callable[[str, ModuleFacts], list[ModuleFacts]],
+        load_callers: CallerLoader,
         load_library: LibraryLoader | None = None,
         runtime_copy: str | None = None,
     ) -> None:
@@ -191,5 +191,5 @@ def _unstarred_type(expr: TypeExpr, unstarred: Callable[[str], str | None]) -> T
     if isinstance(expr, TUnion):
         return TUnion(tuple(_unstarred_type(member, unstarred) for member in expr.members))
     if isinstance(expr, TCall) and expr.function.startswith(STAR):
-        return TCall(unstarred(expr.function) or expr.function, expr.strict)
+        return replace(expr, function=unstarred(expr.function) or expr.function)
     return expr
