@@ -3,10 +3,19 @@ runs, and what each parameter's annotation admits once aliases in any module are
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import replace
 
-from mcp_codemod.analysis.facts import Function, ModuleFacts, Registration
+from mcp_codemod.analysis.facts import (
+    ExecFile,
+    ExecText,
+    Function,
+    ModuleFacts,
+    RefKind,
+    Registration,
+    ServerRef,
+)
 from mcp_codemod.analysis.frameworks import Framework
 from mcp_codemod.analysis.names import ModuleLoader, ProjectNames
 from mcp_codemod.analysis.reach import LibraryLoader, Reached, ToolReach, Unreached
@@ -48,8 +57,9 @@ class Linker:
 
     # ---- entry -----------------------------------------------------------------------------
     def link(self, modules: list[ModuleFacts], default: Framework | None) -> LinkResult:
+        executing = _executing_modules(modules)
         registrations = [
-            (module, registration, self.servers.server(module, registration.server))
+            (module, registration, self.server(module, registration.server, executing))
             for module in modules
             for registration in module.registrations
         ]
@@ -81,6 +91,20 @@ class Linker:
                 server = ResolvedServer(
                     server.framework.guarded, server.description, server.strict_input_validation
                 )
+            executor, exec_file = None, None
+            if registration.server.kind is RefKind.FREE:
+                executor, exec_file = executing.get(os.path.normpath(module.path), (None, None))
+            if executor is not None and exec_file is not None and exec_file.text is ExecText.OTHER:
+                reason = (
+                    f"{executor.path}:{exec_file.line} execs a text compiled under this file's "
+                    "name, not provably the file's"
+                )
+                unresolved.append(
+                    UnresolvedTool(
+                        module.path, registration.position.line, reason, Unseen.EXEC_TEXT, server
+                    )
+                )
+                continue
             reached = reach.tools(
                 module,
                 registration.function,
@@ -101,10 +125,35 @@ class Linker:
                     named = registration
                     if tool.tool_name is not None:
                         named = replace(registration, tool_name=tool.tool_name)
-                    parameters.extend(
-                        self.parameters(tool.owner, tool.function, named, server, unresolved)
-                    )
+                    found = self.parameters(tool.owner, tool.function, named, server, unresolved)
+                    if (
+                        executor is not None
+                        and exec_file is not None
+                        and exec_file.text is ExecText.GENERATED
+                    ):
+                        found = [
+                            replace(p, generated_by=executor.path) if p.path == module.path else p
+                            for p in found
+                        ]
+                    parameters.extend(found)
         return LinkResult(tuple(parameters), tuple(unresolved), tools)
+
+    def server(
+        self,
+        module: ModuleFacts,
+        ref: ServerRef,
+        executing: dict[str, tuple[ModuleFacts, ExecFile]],
+    ) -> ResolvedServer:
+        """The server a registration is on; a name its file never binds is the name in the
+        module that execs the file."""
+        if ref.kind is RefKind.FREE and os.path.normpath(module.path) in executing:
+            owner, _ = executing[os.path.normpath(module.path)]
+            if ref.target in owner.servers:
+                return self.servers.server(owner, owner.servers[ref.target])
+            if ref.target in owner.imports:
+                imported = ServerRef(RefKind.IMPORT, owner.imports[ref.target])
+                return self.servers.server(owner, imported)
+        return self.servers.server(module, ref)
 
     def parameters(
         self,
@@ -177,6 +226,17 @@ class Linker:
                 tool.owner, tool.function, registration, server, unresolved
             )
         ]
+
+
+def _executing_modules(modules: list[ModuleFacts]) -> dict[str, tuple[ModuleFacts, ExecFile]]:
+    """The files that the modules exec, by normalised path: each with the module that execs it
+    (the first, if several do)."""
+    found: dict[str, tuple[ModuleFacts, ExecFile]] = {}
+    for module in modules:
+        for exec_file in module.exec_files:
+            path = os.path.normpath(os.path.join(os.path.dirname(module.path), exec_file.name))
+            found.setdefault(path, (module, exec_file))
+    return found
 
 
 def _unstarred_type(expr: TypeExpr, unstarred: Callable[[str], str | None]) -> TypeExpr:
