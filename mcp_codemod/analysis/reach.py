@@ -161,11 +161,18 @@ class ToolReach:
             reason = f"the tool comes from a loop over `{collection}`, not a literal collection"
             return [Unreached(Unseen.LOOP_VARIABLE, reason, module.path, line)]
         owner, name = found
-        return [
-            reached
+        reached = [
+            tool
             for element in owner.collections[name]
             if element is not None
-            for reached in self.resolve(owner, element, line, hops + 1)
+            for tool in self.resolve(owner, element, line, hops + 1)
+        ]
+        # An element that cannot be seen is reported at the loop's registration.
+        return [
+            replace(tool, path=module.path)
+            if isinstance(tool, Unreached) and tool.path == owner.path and tool.line == line
+            else tool
+            for tool in reached
         ]
 
     def passed_functions(
