@@ -211,3 +211,22 @@ def test_a_module_that_execs_a_file_with_an_imported_server_is_read(tmp_path):
         },
     )
     assert found(result) == {("tools.py", "search", "query")}
+
+
+def test_the_execd_files_annotations_may_use_the_modules_names(tmp_path):
+    tools = (
+        "@mcp.tool()\ndef search(query: Query = None, limit: Limit = 1) -> str:\n    return ''\n"
+    )
+    statement = 'exec(open(os.path.join(os.path.dirname(__file__), "tools.py")).read())\n'
+    module = SERVER + "from typing import Optional\nQuery = Optional[str]\nLimit = int\n"
+    result = check(tmp_path, {"server.py": module + statement, "tools.py": tools})
+    assert found(result) == {("tools.py", "search", "query")}
+
+
+def test_a_file_that_two_modules_exec_is_not_followed(tmp_path):
+    statement = 'exec(open(os.path.join(os.path.dirname(__file__), "tools.py")).read())\n'
+    result = check(
+        tmp_path,
+        {"a.py": SERVER + statement, "b.py": SERVER + statement, "tools.py": TOOLS},
+    )
+    assert unseen(result) == [("tools.py", 1, Unseen.UNKNOWN_FRAMEWORK)]
