@@ -71,6 +71,12 @@ class ToolReach:
             return [
                 Unreached(Unseen.NOT_FOUND, f"`{ref.target}`: too many hops", module.path, line)
             ]
+        if ref.factory is not None and self.generates_signature(module, ref.factory):
+            reason = (
+                f"`{ref.target}` is made by `{ref.factory.method or ref.factory.target}`, "
+                "which gives it its signature at run time (`__signature__`)"
+            )
+            return [Unreached(Unseen.GENERATED_SIGNATURE, reason, module.path, line)]
         if ref.kind is RefKind.PARAMETER:
             return self.passed_functions(module, ref, line, hops, name_argument)
         if ref.kind is RefKind.WRAPPED:
@@ -101,6 +107,21 @@ class ToolReach:
             reason = f"`{function.qualname}` gets its signature at run time (`__signature__`)"
             return Unreached(Unseen.GENERATED_SIGNATURE, reason, at.path, line)
         return Reached(owner, function, library)
+
+    def generates_signature(self, module: ModuleFacts, factory: FunctionRef) -> bool:
+        """Whether the function called returns only functions (or None) whose `__signature__`
+        it assigns."""
+        found = self.names.function(module, factory)
+        if found is None:
+            return False
+        owner, function = found
+        generated = self.generated_by(owner)
+        return (
+            bool(function.returns_functions)
+            and not function.returns
+            and not function.returns_other
+            and all((owner.path, name) in generated for name in function.returns_functions)
+        )
 
     def generated_by(self, module: ModuleFacts) -> set[tuple[str, str]]:
         """The functions whose `__signature__` the module assigns, by module path and qualname."""
@@ -147,11 +168,18 @@ class ToolReach:
             reason = f"the tool comes from a loop over `{collection}`, not a literal collection"
             return [Unreached(Unseen.LOOP_VARIABLE, reason, module.path, line)]
         owner, name = found
-        return [
-            reached
+        reached = [
+            tool
             for element in owner.collections[name]
             if element is not None
-            for reached in self.resolve(owner, element, line, hops + 1)
+            for tool in self.resolve(owner, element, line, hops + 1)
+        ]
+        # An element that cannot be seen is reported at the loop's registration.
+        return [
+            replace(tool, path=module.path)
+            if isinstance(tool, Unreached) and tool.path == owner.path and tool.line == line
+            else tool
+            for tool in reached
         ]
 
     def passed_functions(
