@@ -12,7 +12,7 @@ from mcp_codemod.sources import decode
 # A file can register a tool, guard a server, or create one (whose callers pass it on to
 # `register_tools(mcp)` functions elsewhere) only if it says one of these. Any other module is
 # parsed only when a candidate imports from it.
-CANDIDATE_WORDS = ("add_tool", "mcp_codemod", "FastMCP", "MCPServer", "_tool_manager")
+CANDIDATE_WORDS = ("add_tool", "mcp_codemod", "FastMCP", "MCPServer", "_tool_manager", "async_tool")
 # `.tool` as Python reads an attribute: blanks, line continuations and (inside brackets) comments
 # may stand between the dot and the name. The alternatives cannot overlap: no backtracking.
 TOOL_ATTRIBUTE = r"\.(?:[\s\\]|#[^\r\n]*[\r\n])*tool\b"

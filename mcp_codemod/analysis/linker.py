@@ -79,7 +79,10 @@ class Linker:
                 continue
             if guarded is True or server.origin in guarded:
                 server = ResolvedServer(
-                    server.framework.guarded, server.description, server.strict_input_validation
+                    server.framework.guarded,
+                    server.description,
+                    server.strict_input_validation,
+                    facade=server.facade,
                 )
             reached = reach.tools(
                 module,
@@ -117,7 +120,10 @@ class Linker:
         """The tool's parameters; one whose annotation cannot be followed goes to `unresolved`."""
         tool = registration.tool_name or function.qualname.rsplit(".", 1)[-1]
         result = []
+        facade = server.facade
         for parameter in function.parameters:
+            if facade is not None and not facade.tool_parameter(parameter):
+                continue
             alias = None
             if parameter.alias is not None:
                 found = self.names.alias(parameter.alias, owner)

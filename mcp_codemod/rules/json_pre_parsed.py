@@ -25,7 +25,9 @@ def check(parameter: ToolParameter) -> Report | None:
             f"server ({server.description}) is not guarded: {server.framework.title} still "
             "JSON-pre-parses it"
         )
-        swaps, _ = guard_server(server)
+        swaps, advice = guard_server(server)
+        if server.facade is not None:
+            message = f"{message}; {advice}"
         fix = Fix(f"Make the server a `{guarded_class(server)}`", Safety.SAFE, swaps=swaps)
         return Report(message, fix if swaps else None)
     message = (
