@@ -199,6 +199,32 @@ def test_an_app_imported_from_another_module(tmp_path):
     assert found(result) == {("lookup", "key", True)}
 
 
+def test_the_server_is_guarded_in_another_module(tmp_path):
+    result = check(
+        tmp_path,
+        {
+            "application.py": """\
+                from mcp_agent.app import MCPApp
+
+                app = MCPApp(name="x")
+
+
+                @app.tool
+                def lookup(key: str | None) -> str:
+                    return ""
+                """,
+            "serve.py": """\
+                from application import app
+                from mcp_agent.server.app_server import create_mcp_server_for_app
+                from mcp_codemod.runtime import guard
+
+                server = guard(create_mcp_server_for_app(app))
+                """,
+        },
+    )
+    assert result.findings == () and result.tools == 1
+
+
 def test_a_subclass_of_the_app_is_not_guessed_at(tmp_path):
     # A project's own MCPApp subclass may override `tool`: its registrations stay unseen.
     result = check(

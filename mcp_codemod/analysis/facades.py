@@ -30,12 +30,18 @@ class Facade:
             return False
         return not (parameter.annotation is None and parameter.name in self.context_names)
 
+    @property
+    def how_to_guard(self) -> str:
+        return (
+            "guard it where the project makes it, `mcp_codemod.runtime.guard("
+            f"{self.server_maker.rsplit('.', 1)[-1]}(app))`, or call "
+            "`mcp_codemod.runtime.install()` before it serves requests"
+        )
+
     def guard_advice(self, description: str) -> str:
         return (
             f"the server ({description}) is made inside {self.title}, out of this fix's reach: "
-            f"guard it where the project makes it, `mcp_codemod.runtime.guard("
-            f"{self.server_maker.rsplit('.', 1)[-1]}(app))`, or call "
-            "`mcp_codemod.runtime.install()` before it serves requests"
+            f"{self.how_to_guard}"
         )
 
 

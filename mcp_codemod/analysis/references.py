@@ -44,7 +44,11 @@ class References:
             if function in SERVER_MAKERS:
                 # `create_mcp_server_for_app(app)`: the server of the application object.
                 app = value.args[0] if value.args else keyword(value, "app")
-                made_for = self.argument_server(app, scope, None) if app is not None else None
+                made_for = (
+                    self.argument_server(app, scope, None) or self.server_from_value(app, scope)
+                    if app is not None
+                    else None
+                )
                 if made_for is not None:
                     return made_for
             if function in FACADE_CLASSES:

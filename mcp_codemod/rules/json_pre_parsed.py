@@ -25,9 +25,9 @@ def check(parameter: ToolParameter) -> Report | None:
             f"server ({server.description}) is not guarded: {server.framework.title} still "
             "JSON-pre-parses it"
         )
-        swaps, advice = guard_server(server)
         if server.facade is not None:
-            message = f"{message}; {advice}"
+            message = f"{message}; {server.facade.how_to_guard}"
+        swaps, _ = guard_server(server)
         fix = Fix(f"Make the server a `{guarded_class(server)}`", Safety.SAFE, swaps=swaps)
         return Report(message, fix if swaps else None)
     message = (
