@@ -133,6 +133,10 @@ def test_candidates_by_their_bytes():
         b"  tool",
         b"\ntool",
         b"app.tools + tool",
+        b"@app.async_tool",
+        b"app.\n  async_tool",
+        b"async_tool()",
+        b"app.xasync_tool",
     ],
 )
 def test_the_tool_attribute_found_from_the_word_is_what_the_pattern_finds(source: bytes):

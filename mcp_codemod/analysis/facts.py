@@ -56,6 +56,9 @@ class ServerRef:
     # its position (counting `self`) and name, so that callers can tell which server it is.
     function: str = ""
     argument: tuple[int, str] | None = None
+    # The application object (qualified class, analysis/facades.py) through which tools are
+    # registered on this server: `MCPApp(...)`, or the server given to `MCPApp(mcp=...)`.
+    facade: str = ""
 
 
 @dataclass(frozen=True)

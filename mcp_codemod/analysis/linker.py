@@ -91,7 +91,10 @@ class Linker:
                 continue
             if guarded is True or server.origin in guarded:
                 server = ResolvedServer(
-                    server.framework.guarded, server.description, server.strict_input_validation
+                    server.framework.guarded,
+                    server.description,
+                    server.strict_input_validation,
+                    facade=server.facade,
                 )
             executor, exec_file = None, None
             if registration.server.kind is RefKind.FREE:
@@ -170,7 +173,10 @@ class Linker:
         executed = self.execs(owner)
         executor = executed[0] if executed is not None else None
         result = []
+        facade = server.facade
         for parameter in function.parameters:
+            if facade is not None and not facade.tool_parameter(parameter):
+                continue
             alias = None
             if parameter.alias is not None:
                 found = self.names.alias(parameter.alias, owner)

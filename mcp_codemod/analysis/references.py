@@ -6,10 +6,12 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
+from mcp_codemod.analysis.facades import FACADE_CLASSES, SERVER_MAKERS
 from mcp_codemod.analysis.facts import FunctionRef, RefKind, ServerRef
 from mcp_codemod.analysis.frameworks import GUARD_FUNCTIONS
 from mcp_codemod.analysis.scope import STAR, ClassContext, Names, Scope
 from mcp_codemod.analysis.source_text import SourceText
+from mcp_codemod.analysis.syntax import keyword
 
 # An argument that cannot be followed to a function (named by the call's position in messages).
 _OPAQUE = FunctionRef(RefKind.UNKNOWN, "")
@@ -34,10 +36,23 @@ class References:
                         True,
                         inner.class_span,
                         inner.line,
+                        facade=inner.facade,
                     )
                 return None
             if function is None or function.startswith("?"):
                 return None
+            if function in SERVER_MAKERS:
+                # `create_mcp_server_for_app(app)`: the server of the application object.
+                app = value.args[0] if value.args else keyword(value, "app")
+                made_for = (
+                    self.argument_server(app, scope, None) or self.server_from_value(app, scope)
+                    if app is not None
+                    else None
+                )
+                if made_for is not None:
+                    return made_for
+            if function in FACADE_CLASSES:
+                return self.facade(value, function, scope)
             strict = any(
                 k.arg == "strict_input_validation"
                 and isinstance(k.value, ast.Constant)
@@ -56,6 +71,21 @@ class References:
             if symbol is not None and symbol.kind == "import":
                 return ServerRef(RefKind.IMPORT, symbol.target)
         return None
+
+    def facade(self, call: ast.Call, facade: str, scope: Scope) -> ServerRef:
+        """`MCPApp(...)`: its tools go to the server it is given (`mcp=FastMCP(...)`), else to
+        the one its framework makes for it."""
+        name, position = FACADE_CLASSES[facade].server_argument
+        given = keyword(call, name)
+        if given is None and len(call.args) > position:
+            given = call.args[position]
+        server = self.argument_server(given, scope, None) if given is not None else None
+        if server is not None:
+            return replace(server, facade=facade)
+        span = self.text.span(call.func)
+        return ServerRef(
+            RefKind.CONSTRUCT, facade, class_span=span, line=call.lineno, facade=facade
+        )
 
     def argument_server(
         self, node: ast.expr, scope: Scope, cls: ClassContext | None

@@ -26,6 +26,8 @@ from mcp_codemod.analysis.syntax import constant_keyword, is_super, keyword, roo
 _REGISTERS = re.compile(r"tool|guard|install")
 _INERT = (ast.Constant, ast.JoinedStr)
 _STANDARD_LIBRARY = frozenset((*sys.stdlib_module_names, "builtins"))
+# `@server.tool`, and mcp-agent's `@app.async_tool` on an `MCPApp` (analysis/facades.py).
+_DECORATORS = frozenset({"tool", "async_tool"})
 
 
 class Registrations:
@@ -47,7 +49,7 @@ class Registrations:
         target = call.func if call else node
         if (
             isinstance(target, ast.Attribute)
-            and target.attr == "tool"
+            and target.attr in _DECORATORS
             and not is_super(target.value)
         ):
             self.registrations.append(

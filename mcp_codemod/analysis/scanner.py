@@ -151,8 +151,27 @@ class _Scanner:
             names[name] = Symbol("alias", f"{self.module}.{name}")
             self.aliases[name] = self.alias(value, True, scope)
         else:
+            if isinstance(node, ast.With | ast.AsyncWith):
+                self.bind_running_facades(node, scope)
             for child in nested_bodies(node):
                 self.bind_statements(child, scope, module_level)
+
+    def bind_running_facades(self, node: ast.With | ast.AsyncWith, scope: Scope) -> None:
+        """`async with app.run() as agent_app:` on an application object built here, such as
+        mcp-agent's `MCPApp`, whose `run()` yields the object itself."""
+        for item in node.items:
+            call, name = item.context_expr, item.optional_vars
+            if not (
+                isinstance(name, ast.Name)
+                and isinstance(call, ast.Call)
+                and isinstance(call.func, ast.Attribute)
+                and call.func.attr == "run"
+                and not call.args
+            ):
+                continue
+            app = self.references.argument_server(call.func.value, scope, None)
+            if app is not None and app.facade:
+                scope.names[name.id] = Symbol("server", server=app)
 
     def alias(self, value: ast.expr, type_statement: bool, scope: Scope) -> Alias:
         return Alias(

@@ -4,6 +4,9 @@ which servers `guard()` or `install()` guard."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from mcp_codemod.analysis.facades import FACADE_CLASSES
 from mcp_codemod.analysis.facts import ModuleFacts, RefKind, ServerRef, ServerSwap
 from mcp_codemod.analysis.frameworks import SERVER_CLASSES, Framework, runtime_name
 from mcp_codemod.analysis.names import MAX_HOPS, ProjectNames, called_name
@@ -85,6 +88,20 @@ class ServerResolver:
                 return passed
         if ref.kind in (RefKind.UNKNOWN, RefKind.FREE):
             return ResolvedServer(None, "not resolvable statically")
+        if ref.facade:
+            facade = FACADE_CLASSES[ref.facade]
+            if ref.target != ref.facade:
+                # `MCPApp(mcp=server)`: the app's tools go to that server.
+                server = self.server(module, replace(ref, facade=""), hops)
+                return replace(server, facade=facade)
+            framework = facade.framework
+            return ResolvedServer(
+                framework.guarded if ref.guarded_by_call else framework,
+                f"the {framework.title} that {facade.title} makes for "
+                f"{ref.target.rsplit('.', 1)[-1]}(...)",
+                origin=(module.module, ref.line),
+                facade=facade,
+            )
         resolved = self.server_class(ref.target, module)
         if resolved is None and ref.kind is RefKind.CONSTRUCT:
             factory = self.names.follow(ref.target, module, lambda m, name: name in m.functions)

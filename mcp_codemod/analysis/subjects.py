@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mcp_codemod.analysis.facades import Facade
 from mcp_codemod.analysis.facts import AnnotationSite, Function, Parameter, ServerSwap
 from mcp_codemod.analysis.frameworks import Framework
 from mcp_codemod.analysis.types import AnnotationFacts
@@ -18,6 +19,7 @@ class ResolvedServer:
     strict_input_validation: bool = False
     origin: tuple[str, int] | None = None  # (module, line) of its construction
     swap: ServerSwap | None = None  # where the fix can make it a guarded server
+    facade: Facade | None = None  # the tools are declared on this framework's application object
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,8 @@ def guard_server(server: ResolvedServer) -> tuple[tuple[ServerSwap, ...], str | 
     reach; otherwise the advice to guard it where it is built."""
     if server.swap is not None:
         return (server.swap,), None
+    if server.facade is not None:
+        return (), server.facade.guard_advice(server.description)
     return (), (
         f"the server ({server.description}) is built outside the code this fix can rewrite: "
         "pass it through `mcp_codemod.runtime.guard(server)` before it serves requests"

@@ -25,6 +25,8 @@ def check(parameter: ToolParameter) -> Report | None:
             f"server ({server.description}) is not guarded: {server.framework.title} still "
             "JSON-pre-parses it"
         )
+        if server.facade is not None:
+            message = f"{message}; {server.facade.how_to_guard}"
         swaps, _ = guard_server(server)
         fix = Fix(f"Make the server a `{guarded_class(server)}`", Safety.SAFE, swaps=swaps)
         return Report(message, fix if swaps else None)
