@@ -13,7 +13,10 @@ from mcp_codemod.sources import decode
 # `register_tools(mcp)` functions elsewhere), or run a file of tools in its namespace with an
 # imported server (`analysis/exec_files.py`), only if it says one of these. Any other module is
 # parsed only when a candidate imports from it.
-CANDIDATE_WORDS = ("add_tool", "mcp_codemod", "FastMCP", "MCPServer", "_tool_manager", "exec(")
+CANDIDATE_WORDS = ("add_tool", "mcp_codemod", "FastMCP", "MCPServer", "_tool_manager")
+# `exec(compile(...))`, `exec(open(...).read())`, `exec(Path(...).read_text())`: the word `exec(`
+# alone would pass every database driver (`cursor.exec(...)`).
+EXEC_FILE = r"exec[\s\\]*\([\s\\]*(?:compile|open|Path|pathlib)\b"
 # `.tool` as Python reads an attribute: blanks, line continuations and (inside brackets) comments
 # may stand between the dot and the name. The alternatives cannot overlap: no backtracking.
 TOOL_ATTRIBUTE = r"\.(?:[\s\\]|#[^\r\n]*[\r\n])*(?:async_)?tool\b"
@@ -22,6 +25,8 @@ TOOL_ATTRIBUTE = r"\.(?:[\s\\]|#[^\r\n]*[\r\n])*(?:async_)?tool\b"
 _WORDS_IN_BYTES = tuple(word.encode() for word in CANDIDATE_WORDS)
 _TOOL_IN_BYTES = re.compile(TOOL_ATTRIBUTE.encode())
 _TOOL_IN_TEXT = re.compile(TOOL_ATTRIBUTE)
+_EXEC_IN_BYTES = re.compile(EXEC_FILE.encode())
+_EXEC_IN_TEXT = re.compile(EXEC_FILE)
 # The pattern above tries a match at every `.` of a file; the word `tool` is rare, and a pattern
 # starting with a literal is searched as fast as a substring. From each `tool` (or `async_tool`),
 # what precedes it is read backwards.
@@ -35,7 +40,7 @@ def is_candidate(data: bytes) -> bool:
     for bytes that are not ASCII and cannot be decoded."""
     if any(word in data for word in _WORDS_IN_BYTES):
         return True
-    if _has_tool_attribute(data):
+    if _has_tool_attribute(data) or _EXEC_IN_BYTES.search(data):
         return True
     if data.isascii():
         return False
@@ -46,7 +51,11 @@ def is_candidate(data: bytes) -> bool:
     if unicodedata.is_normalized("NFKC", text):
         return False
     text = unicodedata.normalize("NFKC", text)
-    return any(word in text for word in CANDIDATE_WORDS) or bool(_TOOL_IN_TEXT.search(text))
+    return (
+        any(word in text for word in CANDIDATE_WORDS)
+        or _TOOL_IN_TEXT.search(text) is not None
+        or _EXEC_IN_TEXT.search(text) is not None
+    )
 
 
 def _has_tool_attribute(data: bytes) -> bool:

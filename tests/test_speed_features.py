@@ -116,6 +116,10 @@ def test_candidates_by_their_bytes():
     assert is_candidate("# ünïcode\nx.add_tool(f)".encode())
     assert not is_candidate(b"toolbox = tools.tooling()")
     assert not is_candidate("# ünïcode\nmcp.tools".encode())
+    assert is_candidate(b'exec(compile(code, GENERATED, "exec"))')
+    assert is_candidate(b"exec (\n    open(path).read())")
+    assert is_candidate(b"exec(Path(here, 'tools.py').read_text())")
+    assert not is_candidate(b"session.exec(select(User))")
 
 
 @pytest.mark.parametrize(
