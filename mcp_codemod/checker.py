@@ -118,17 +118,11 @@ def _check(
         if isinstance(stored, CheckResult):
             return stored
     # Imported here: a run answered by the run cache reads, prefilters and parses nothing.
-    from mcp_codemod.module_facts import Pending, Sources, display_path
+    from mcp_codemod.module_facts import Sources, display_path
 
     witness = Witness(cache_dir) if runs is not None and cache_dir is not None else None
     sources = Sources(FactsCache(cache_dir) if cache_dir is not None else None, unsaved, witness)
-    outcomes = [
-        sources.examine(path, prefilter, key) for path, key in zip(files, keys, strict=True)
-    ]
-    pending = [(index, o) for index, o in enumerate(outcomes) if isinstance(o, Pending)]
-    results = sources.parse([p for _, p in pending], jobs)
-    for (index, _), result in zip(pending, results, strict=True):
-        outcomes[index] = result
+    outcomes = sources.outcomes(files, keys, prefilter, jobs)
     project = Project(sources, files, discovery)
     project.add_roots(files)
     candidates: list[ModuleFacts] = []

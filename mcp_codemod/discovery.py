@@ -302,31 +302,34 @@ def discover(
             base_layers = ()
         # Each directory with its resolved path and its path relative to `given`, carried down:
         # a directory reached by the walk is no link, so neither needs asking the system again.
-        stack: list[tuple[Path, Layers, Path, str]] = [(given, base_layers, root, "")]
+        # Paths are strings until a file is found: a Path per directory entry costs more than
+        # the listing. `Path(given)/name` spells the same path as `str(given) + sep + name`.
+        start = "" if str(given) == "." else os.path.join(str(given), "")
+        stack: list[tuple[str, Layers, str, str]] = [(start, base_layers, str(root), "")]
         while stack:
             here, layers, resolved, prefix = stack.pop()
-            if respect_gitignore:
-                layers = _with_gitignore(layers, resolved)
             try:
-                entries = list(os.scandir(here))
+                entries = list(os.scandir(here or "."))
             except OSError:
                 continue  # unreadable, or gone since it was listed: as os.walk does
+            if respect_gitignore and any(entry.name == ".gitignore" for entry in entries):
+                layers = _with_gitignore(layers, Path(resolved))
             for entry in entries:
                 name = entry.name
                 # Links to directories are not followed, as os.walk does not.
                 is_directory = entry.is_dir(follow_symlinks=False)
                 if not is_directory and not name.endswith(".py"):
                     continue
-                child = here / name
                 relative = prefix + name
                 if excluded(name) or excluded(relative):
                     continue
-                if layers and _ignored(resolved / name, is_directory, layers):
+                if layers and _ignored(Path(resolved, name), is_directory, layers):
                     continue
                 if is_directory:
-                    stack.append((child, layers, resolved / name, relative + "/"))
+                    below = os.path.join(resolved, name)
+                    stack.append((here + name + os.sep, layers, below, relative + "/"))
                 elif entry.is_file():  # a regular file or a link to one: not a FIFO or a socket
-                    found.add(child)
+                    found.add(Path(here + name))
     return sorted(found)
 
 

@@ -26,7 +26,7 @@ from mcp_codemod.cache import (
     stamp,
     trusted_stamp,
 )
-from mcp_codemod.parallel import map_ordered
+from mcp_codemod.parallel import OrderedMap
 from mcp_codemod.prefilter import is_candidate
 from mcp_codemod.project import module_name
 from mcp_codemod.run_cache import Witness
@@ -151,6 +151,14 @@ class Sources:
         key = key or os.path.abspath(path)
         if path in self.unsaved:
             return self._unsaved(path, self.unsaved[path], prefilter)
+        outcome, content = self._examine(path, prefilter, key)
+        # Only a file the analysis reads can be written by `fix`; a file the prefilter rules out
+        # has no digest, with a cache or without one.
+        if outcome is not None and content is not None:
+            self.digests[key] = content
+        return outcome
+
+    def _examine(self, path: Path, prefilter: bool, key: str) -> tuple[Outcome, bytes | None]:
         if self.witness is not None:
             self.witness.saw((key,))
         entry = self.cache.get(key) if self.cache is not None else None
@@ -160,35 +168,39 @@ class Sources:
             except OSError:
                 unchanged = False
             if unchanged and (known := self._known(path, entry, prefilter)) is not _UNKNOWN:
-                self.digests[key] = entry.digest
-                return known
+                return known, entry.digest
         try:
             # Stamp before reading: a change while reading leaves a stamp that no longer matches.
             stat = os.stat(path) if self.cache is not None else None
             data = path.read_bytes()
         except OSError as error:
-            return f"cannot read: {error.strerror or error}"
-        content = digest(data)
-        self.digests[key] = content
+            return f"cannot read: {error.strerror or error}", None
         if stat is None:
-            entry = _UNCACHED
+            # Without a cache, the digest is taken only of what passes the prefilter: hashing
+            # every byte of a large tree is saved.
+            try:
+                if prefilter and not is_candidate(data):
+                    return None, None
+            except SourceError as error:
+                return str(error), digest(data)
+            entry = _UNCACHED._replace(candidate=True if prefilter else None, digest=digest(data))
         else:
-            entry = _refreshed(entry, stat, content)
+            entry = _refreshed(entry, stat, digest(data))
             self._put(key, entry)
         if (known := self._known(path, entry, prefilter)) is not _UNKNOWN:
-            return known
+            return known, entry.digest
         try:
             if prefilter and entry.candidate is None:
                 entry = entry._replace(candidate=is_candidate(data))
                 self._put(key, entry)
                 if not entry.candidate:
-                    return None
+                    return None, entry.digest
             text = decode(data).text
         except SourceError as error:
-            return str(error)
+            return str(error), entry.digest
         module, _root, is_package, display = self.locate(path)
         task = ScanTask(text, module, display, is_package)
-        return Pending(task, key, entry.stamp, entry.digest, entry.candidate)
+        return Pending(task, key, entry.stamp, entry.digest, entry.candidate), entry.digest
 
     def _unsaved(self, path: Path, data: bytes, prefilter: bool) -> Outcome:
         """A buffer that is not the file on disk: never cached."""
@@ -254,6 +266,23 @@ class Sources:
             self.verdicts[path] = entry
         return known[name]
 
+    def decorates_with(self, path: Path, name: str) -> bool:
+        """Whether the file's text decorates with `name` (`@name(...)`, `@tools.name(...)`),
+        whatever the prefilter says of it: read only for a decorator factory's search."""
+        if self.witness is not None:
+            self.witness.saw((os.path.abspath(path),))
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return False
+        if b"@" not in data or (name.isascii() and name.encode() not in data):
+            return False
+        try:
+            text = decode(data).text
+        except SourceError:
+            return False
+        return re.search(rf"@[\w. \t]*\b{re.escape(name)}\b", text) is not None
+
     def _verdict(self, path: Path, key: str) -> Entry | None:
         """The file's cache entry, with the prefilter's verdict, read again only when its stamp
         changed; None when it cannot be read."""
@@ -306,15 +335,27 @@ class Sources:
         """The facts of one module now, parsed in this process if need be."""
         outcome = self.examine(path, prefilter=False)
         if isinstance(outcome, Pending):
-            outcome = self.parse([outcome], jobs=1)[0]
+            result = scan_source(outcome.task)
+            self.record(outcome, result)
+            outcome = result
         return outcome if isinstance(outcome, ModuleFacts) else None
 
-    def parse(self, pending: list[Pending], jobs: int | None) -> list[ModuleFacts | str]:
-        """Parse and scan the pending files (over a process pool when there are enough), and
-        record the results in the cache."""
-        results = map_ordered(
-            scan_source, [p.task for p in pending], [len(p.task.text) for p in pending], jobs
-        )
-        for task, result in zip(pending, results, strict=True):
-            self.record(task, result)
-        return results
+    def outcomes(
+        self, files: list[Path], keys: list[str], prefilter: bool, jobs: int | None
+    ) -> list[Outcome]:
+        """Each file's outcome, none pending: the files to parse are handed to worker processes
+        (when there are enough) as they are found, while the others are still being read."""
+        outcomes: list[Outcome] = []
+        pending: list[int] = []
+        with OrderedMap(scan_source, jobs) as parses:
+            for path, key in zip(files, keys, strict=True):
+                outcome = self.examine(path, prefilter, key)
+                if isinstance(outcome, Pending):
+                    pending.append(len(outcomes))
+                    parses.put(outcome.task, len(outcome.task.text))
+                outcomes.append(outcome)
+            results = parses.results()
+        for index, result in zip(pending, results, strict=True):
+            self.record(outcomes[index], result)
+            outcomes[index] = result
+        return outcomes

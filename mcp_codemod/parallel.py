@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Sequence
-from typing import TypeVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -20,6 +23,9 @@ POOL_THRESHOLD_BYTES = 200_000
 # Forked workers start in about a millisecond with everything already imported; spawned ones
 # (macOS, Windows) import the analysis again, which costs as much as parsing a lot of files.
 _SPAWN_FACTOR = 8
+# Work handed to a worker at a time: enough that round trips do not add up over thousands of
+# small files, little enough that the workers finish together.
+_CHUNK_BYTES = 50_000
 
 
 def default_jobs() -> int:
@@ -42,27 +48,58 @@ def _pool(jobs: int):
     return ProcessPoolExecutor(max_workers=jobs, mp_context=context)
 
 
-def map_ordered(
-    function: Callable[[Item], Result],
-    items: Sequence[Item],
-    sizes: Sequence[int],
-    jobs: int | None,
-) -> list[Result]:
-    """`[function(item) for item in items]`, in `jobs` processes when the total of `sizes` (the
-    work each item represents) is worth it. `function` must be a module-level function."""
-    jobs = min(default_jobs() if jobs is None else jobs, len(items))
-    threshold = POOL_THRESHOLD_BYTES
-    if sys.platform != "linux":
-        threshold *= _SPAWN_FACTOR
-    if jobs <= 1 or sum(sizes) < threshold:
-        return [function(item) for item in items]
-    # Largest first, so that no worker is left with one big file while the others sit idle.
-    order = sorted(range(len(items)), key=lambda index: -sizes[index])
-    # Small chunks balance the load; not single items, whose round trips add up over thousands.
-    chunksize = max(1, len(items) // (jobs * 16))
-    results: list = [None] * len(items)
-    with _pool(jobs) as pool:
-        ordered = pool.map(function, [items[i] for i in order], chunksize=chunksize)
-        for index, result in zip(order, ordered, strict=True):
-            results[index] = result
-    return results
+class OrderedMap(Generic[Item, Result]):
+    """`function` over items given one at a time, results in the order given. The items are
+    handed to worker processes as soon as those given add up to enough work, while the caller
+    goes on finding more (reading and prefiltering files overlaps parsing); below that, they run
+    in this process when the results are asked for. `function` must be a module-level function.
+    Use it as a context manager, so that the workers stop on any way out."""
+
+    def __init__(self, function: Callable[[Item], Result], jobs: int | None) -> None:
+        self.function = function
+        self.jobs = default_jobs() if jobs is None else jobs
+        self.threshold = POOL_THRESHOLD_BYTES
+        if sys.platform != "linux":
+            self.threshold *= _SPAWN_FACTOR
+        self.waiting: list[Item] = []  # given, not yet handed to a worker
+        self.waiting_size = 0
+        self.total_size = 0
+        self.pool = None
+        self.chunks: list[Future[list[Result]]] = []
+
+    def __enter__(self) -> OrderedMap[Item, Result]:
+        return self
+
+    def __exit__(self, *exception: object) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None
+
+    def put(self, item: Item, size: int) -> None:
+        """Give one item; `size` is the work it represents (bytes of source)."""
+        self.waiting.append(item)
+        self.waiting_size += size
+        self.total_size += size
+        if self.pool is None and self.jobs > 1 and self.total_size >= self.threshold:
+            self.pool = _pool(self.jobs)
+        if self.pool is not None and self.waiting_size >= _CHUNK_BYTES:
+            self._hand_over()
+
+    def results(self) -> list[Result]:
+        """Every item's result, in the order the items were given."""
+        if self.pool is None:
+            results = [self.function(item) for item in self.waiting]
+            self.waiting = []
+            return results
+        if self.waiting:
+            self._hand_over()
+        return [result for chunk in self.chunks for result in chunk.result()]
+
+    def _hand_over(self) -> None:
+        self.chunks.append(self.pool.submit(_map_chunk, self.function, self.waiting))
+        self.waiting = []
+        self.waiting_size = 0
+
+
+def _map_chunk(function: Callable[[Item], Result], items: list[Item]) -> list[Result]:
+    return [function(item) for item in items]

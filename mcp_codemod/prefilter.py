@@ -10,17 +10,24 @@ import re
 from mcp_codemod.sources import decode
 
 # A file can register a tool, guard a server, or create one (whose callers pass it on to
-# `register_tools(mcp)` functions elsewhere) only if it says one of these. Any other module is
+# `register_tools(mcp)` functions elsewhere), or run a file of tools in its namespace with an
+# imported server (`analysis/exec_files.py`), only if it says one of these. Any other module is
 # parsed only when a candidate imports from it.
-CANDIDATE_WORDS = ("add_tool", "mcp_codemod", "FastMCP", "MCPServer", "_tool_manager", "async_tool")
+CANDIDATE_WORDS = ("add_tool", "mcp_codemod", "FastMCP", "MCPServer", "_tool_manager", "exec(")
 # `.tool` as Python reads an attribute: blanks, line continuations and (inside brackets) comments
 # may stand between the dot and the name. The alternatives cannot overlap: no backtracking.
-TOOL_ATTRIBUTE = r"\.(?:[\s\\]|#[^\r\n]*[\r\n])*tool\b"
+TOOL_ATTRIBUTE = r"\.(?:[\s\\]|#[^\r\n]*[\r\n])*(?:async_)?tool\b"
 # Tested on the bytes (every source encoding Python accepts is ASCII-compatible), word by word:
 # substring search is several times faster than one regex with alternatives.
 _WORDS_IN_BYTES = tuple(word.encode() for word in CANDIDATE_WORDS)
 _TOOL_IN_BYTES = re.compile(TOOL_ATTRIBUTE.encode())
 _TOOL_IN_TEXT = re.compile(TOOL_ATTRIBUTE)
+# The pattern above tries a match at every `.` of a file; the word `tool` is rare, and a pattern
+# starting with a literal is searched as fast as a substring. From each `tool` (or `async_tool`),
+# what precedes it is read backwards.
+_TOOL_WORD = re.compile(rb"tool\b")
+_BLANKS = frozenset(b" \t\n\r\f\v\\")
+_DOT = ord(".")
 
 
 def is_candidate(data: bytes) -> bool:
@@ -28,7 +35,7 @@ def is_candidate(data: bytes) -> bool:
     for bytes that are not ASCII and cannot be decoded."""
     if any(word in data for word in _WORDS_IN_BYTES):
         return True
-    if b"tool" in data and _TOOL_IN_BYTES.search(data):
+    if _has_tool_attribute(data):
         return True
     if data.isascii():
         return False
@@ -40,3 +47,22 @@ def is_candidate(data: bytes) -> bool:
         return False
     text = unicodedata.normalize("NFKC", text)
     return any(word in text for word in CANDIDATE_WORDS) or bool(_TOOL_IN_TEXT.search(text))
+
+
+def _has_tool_attribute(data: bytes) -> bool:
+    """`_TOOL_IN_BYTES.search(data)`, answered from the few places that say `tool`."""
+    for match in _TOOL_WORD.finditer(data):
+        start = match.start()
+        if data.endswith(b"async_", 0, start):  # `@app.async_tool` (mcp-agent)
+            start -= len(b"async_")
+        before = start - 1
+        crossed_line = False
+        while before >= 0 and data[before] in _BLANKS:
+            crossed_line = crossed_line or data[before] in b"\r\n"
+            before -= 1
+        if before >= 0 and data[before] == _DOT:
+            return True
+        if crossed_line:
+            # A comment may stand between a dot and the name on an earlier line.
+            return _TOOL_IN_BYTES.search(data) is not None
+    return False

@@ -122,10 +122,14 @@ class Project:
     def loaded(self) -> list[ModuleFacts]:
         return [facts for facts in self.by_path.values() if facts is not None]
 
-    def load_callers(self, name: str, near: ModuleFacts) -> list[ModuleFacts]:
+    def load_callers(
+        self, name: str, near: ModuleFacts, decorations: bool = False
+    ) -> list[ModuleFacts]:
         """Load the project's modules that may call `name` (a registrar taking the server as an
         argument), when they were not among the files given: pre-commit passes the staged ones.
-        Only candidates of the prefilter whose text mentions the name are parsed."""
+        Only candidates of the prefilter whose text mentions the name are parsed; with
+        `decorations` (a decorator factory's), also the files it ruled out whose text decorates
+        with the name: `@tools.reader("Title")` holds no registration word."""
         near_path = self.sources.resolve(Path(near.path))
         root = project_root(near_path)
         if self.sources.witness is not None:
@@ -133,8 +137,18 @@ class Project:
                 directory / marker for directory in near_path.parents for marker in PROJECT_MARKERS
             )
         found = []
-        for path in self.files_of(root):
-            if path in self.by_path or not self.sources.mentions(path, name):
+        files = self.files_of(root)
+        if decorations:
+            inside = os.path.join(root, "")
+            ruled_out = sorted(map(self.sources.resolve, self.ruled_out))
+            files = list(
+                dict.fromkeys([*files, *(p for p in ruled_out if str(p).startswith(inside))])
+            )
+        for path in files:
+            if path in self.by_path or not (
+                self.sources.mentions(path, name)
+                or (decorations and self.sources.decorates_with(path, name))
+            ):
                 continue
             self.by_path[path] = facts = self.sources.facts(path)
             if facts is not None:

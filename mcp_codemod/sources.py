@@ -20,6 +20,8 @@ _NEWLINE = re.compile(r"\r\n|\r|\n")
 
 def split_lines(text: str) -> list[str]:
     """The lines of `text` as Python numbers them, without their endings."""
+    if "\r" not in text:  # most files: str.split is ten times faster than the pattern
+        return text.split("\n")
     return _NEWLINE.split(text)
 
 

@@ -233,3 +233,103 @@ def test_a_helper_names_each_tool_as_its_caller_says(tmp_path):
         },
     )
     assert found(result) == {("ListWorkflows", "token"), ("GetRun", "run_id")}
+
+
+def test_a_helper_given_a_mapping_to_unpack_is_unseen_there(tmp_path):
+    result = check(
+        tmp_path,
+        {
+            "server.py": server(
+                """\
+
+
+                def register_tool(fn):
+                    mcp.add_tool(fn)
+
+
+                def shown(q: str | None = None) -> str:
+                    return ""
+
+
+                register_tool(fn=shown)
+                register_tool(**{"fn": shown})
+                """
+            ),
+        },
+    )
+    assert found(result) == {("shown", "q")}
+    assert unseen(result) == [(15, Unseen.HELPER_PARAMETER)]
+    assert result.tools == 2
+
+
+REGISTRY = """\
+class Registry:
+    def __init__(self, server):
+        self.server = server
+
+    def reader(self, title):
+        return self._register(title)
+
+    def _register(self, title):
+        def decorate(function):
+            self.server.tool(title=title)(function)
+            return function
+
+        return decorate
+"""
+
+
+def test_a_registry_decorator_not_applied_with_at_is_unseen(tmp_path):
+    result = check(
+        tmp_path,
+        {
+            "server.py": SERVER
+            + REGISTRY
+            + dedent(
+                """\
+
+
+                tools = Registry(mcp)
+                read = tools.reader("Read")
+
+
+                def shown(q: str | None = None) -> str:
+                    return ""
+
+
+                read(shown)
+                """
+            ),
+        },
+    )
+    assert found(result) == set()
+    assert unseen(result) == [(13, Unseen.HELPER_PARAMETER)]
+
+
+def test_a_registry_made_on_a_server_of_unknown_class_stays_unseen(tmp_path):
+    result = check(
+        tmp_path,
+        {
+            "server.py": dedent(
+                """\
+                from company import make_server
+
+                """
+            )
+            + REGISTRY
+            + dedent(
+                """\
+
+
+                tools = Registry(make_server())
+
+
+                @tools.reader("Read")
+                def shown(q: str | None = None) -> str:
+                    return ""
+                """
+            ),
+        },
+    )
+    assert found(result) == set()
+    assert unseen(result) == [(12, Unseen.UNKNOWN_FRAMEWORK)]

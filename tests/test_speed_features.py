@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from conftest import FIXTURES
 
 import mcp_codemod
-from mcp_codemod import api, checker, module_facts, parallel, project_modules
+from mcp_codemod import api, checker, module_facts, parallel, prefilter, project_modules
 from mcp_codemod import cache as cache_module
 from mcp_codemod.checker import check_files
 from mcp_codemod.cli import main
@@ -116,6 +116,31 @@ def test_candidates_by_their_bytes():
     assert is_candidate("# ünïcode\nx.add_tool(f)".encode())
     assert not is_candidate(b"toolbox = tools.tooling()")
     assert not is_candidate("# ünïcode\nmcp.tools".encode())
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        b"app.tool",
+        b"app . tool()",
+        b"app.\\\n    tool()",
+        b"(app.\r\n  tool)",
+        b"(app.  # a comment\n    # another\n  tool)",
+        b"(app  # not the dot\n  tool)",
+        b"tool()",
+        b"x = 1\ntool = app.tools",
+        b"toolbox.tool_kit",
+        b"  tool",
+        b"\ntool",
+        b"app.tools + tool",
+        b"@app.async_tool",
+        b"app.\n  async_tool",
+        b"async_tool()",
+        b"app.xasync_tool",
+    ],
+)
+def test_the_tool_attribute_found_from_the_word_is_what_the_pattern_finds(source: bytes):
+    assert prefilter._has_tool_attribute(source) == bool(prefilter._TOOL_IN_BYTES.search(source))
 
 
 # ---- cache ---------------------------------------------------------------------------------
@@ -493,9 +518,21 @@ def test_processes_find_what_one_process_finds(fixtures_copy: Path, tricky: Path
 
 def test_results_keep_the_input_order(monkeypatch):
     monkeypatch.setattr(parallel, "POOL_THRESHOLD_BYTES", 0)
-    items = list(range(40))
-    sizes = [item % 7 for item in items]  # sorted by size for the workers, not by index
-    assert parallel.map_ordered(abs, items, sizes, 2) == items
+    monkeypatch.setattr(parallel, "_CHUNK_BYTES", 3)  # many chunks, finishing in any order
+    items = [-item for item in range(40)]
+    with parallel.OrderedMap(abs, 2) as mapped:
+        for item in items:
+            mapped.put(item, 1 + abs(item) % 2)
+        assert mapped.pool is not None
+        assert mapped.results() == [abs(item) for item in items]
+
+
+def test_few_items_run_in_this_process():
+    with parallel.OrderedMap(abs, 2) as mapped:
+        for item in (-1, -2):
+            mapped.put(item, 10)
+        assert mapped.results() == [1, 2]
+        assert mapped.pool is None
 
 
 def test_check_never_imports_libcst(fixtures_copy: Path):

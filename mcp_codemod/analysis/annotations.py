@@ -6,6 +6,7 @@ import ast
 
 from mcp_codemod.analysis.facts import Parameter
 from mcp_codemod.analysis.fix_sites import FixSites
+from mcp_codemod.analysis.patterns import keeps_out_pre_parsed_text
 from mcp_codemod.analysis.scope import Names, Scope
 from mcp_codemod.analysis.source_text import SourceText
 from mcp_codemod.analysis.syntax import keyword
@@ -100,8 +101,17 @@ class Annotations:
             return TSubscript(base, args)
         if isinstance(node, ast.Call):
             function = self.names.qualify(node.func, scope) or self.text.text(node.func)
-            return TCall(function, _is_strict_call(node, function))
+            return TCall(function, _is_strict_call(node, function), _refuses_pre_parsed(node))
         return TOpaque(self.text.text(node))
+
+
+def _refuses_pre_parsed(node: ast.Call) -> bool:
+    pattern = keyword(node, "pattern")
+    return (
+        isinstance(pattern, ast.Constant)
+        and isinstance(pattern.value, str)
+        and keeps_out_pre_parsed_text(pattern.value)
+    )
 
 
 def _is_strict_call(node: ast.Call, function: str) -> bool:

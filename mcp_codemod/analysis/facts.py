@@ -36,6 +36,9 @@ class RefKind(str, Enum):
     # function (the SDKs read the signature through `functools.wraps`' `__wrapped__`).
     WRAPPED = "wrapped"
     LOOP = "loop"  # a loop variable over a collection that is not a literal in sight
+    # Servers only: a name no statement of the module binds, and no star import may bind; the
+    # module that execs this file binds it (`analysis/exec_files.py`), if any does.
+    FREE = "free"
     UNKNOWN = "unknown"
 
 
@@ -69,6 +72,13 @@ class FunctionRef:
     method: str = ""  # METHOD: the method's name
     argument: tuple[int, str] | None = None  # PARAMETER: position (counting `self`) and name
     candidates: tuple[FunctionRef, ...] = ()  # WRAPPED: the wrapper's arguments
+    # The function called to make the tool (`factory(...)`, or a name bound to that call): the
+    # tool's signature is generated when that function returns only functions whose
+    # `__signature__` it assigns.
+    factory: FunctionRef | None = None
+
+
+UNPACKED = "**"  # the keyword of a call's `**mapping` argument (`CallSite.function_keywords`)
 
 
 @dataclass(frozen=True)
@@ -88,6 +98,9 @@ class CallSite:
     # The positional and keyword arguments that are string literals: a helper's tool name.
     strings: tuple[str | None, ...] = ()
     string_keywords: tuple[tuple[str, str], ...] = ()
+    # The function (qualname) whose `return` statement this call is: `def reader(self, title):
+    # return self._register(title)` returns what `_register` returns, a decorator perhaps.
+    returned_by: str = ""
 
 
 @dataclass(frozen=True)
@@ -128,6 +141,8 @@ class Function:
     parameters: tuple[Parameter, ...]
     returns: tuple[ServerRef, ...]  # what it may return that may be a server (a factory)
     returns_functions: tuple[str, ...] = ()  # nested functions it returns (a decorator factory)
+    # It returns something that is neither one of those, a possible server, nor None.
+    returns_other: bool = False
 
 
 @dataclass(frozen=True)
@@ -151,6 +166,25 @@ class ServerSwap:
     path: str
     span: Span
     framework: Framework
+
+
+class ExecText(str, Enum):
+    """What text an `exec` of a file beside the module runs."""
+
+    FILE = "file"  # read from the file: `exec(open(path).read())`
+    # The text the module writes to the file before it runs it (the file is generated at each
+    # start): the file as found is the text of the last start.
+    GENERATED = "generated"
+    OTHER = "other"  # `compile(text, path, "exec")` of a text not provably the file's
+
+
+@dataclass(frozen=True)
+class ExecFile:
+    """A module-level `exec` of a file beside the module, in the module's own namespace."""
+
+    name: str  # the file's path relative to the module's folder
+    text: ExecText
+    line: int
 
 
 @dataclass(frozen=True)
@@ -179,3 +213,4 @@ class ModuleFacts:
     class_fields: dict[str, tuple[TypeExpr, ...]] = field(default_factory=dict)
     """The annotations of each class's own fields (`corner: tuple[int, int]` in its body): what a
     model, dataclass or TypedDict used as a parameter holds."""
+    exec_files: tuple[ExecFile, ...] = ()

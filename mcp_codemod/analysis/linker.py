@@ -3,12 +3,21 @@ runs, and what each parameter's annotation admits once aliases in any module are
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import replace
 
-from mcp_codemod.analysis.facts import Function, ModuleFacts, Registration
+from mcp_codemod.analysis.facts import (
+    ExecFile,
+    ExecText,
+    Function,
+    ModuleFacts,
+    RefKind,
+    Registration,
+    ServerRef,
+)
 from mcp_codemod.analysis.frameworks import Framework
-from mcp_codemod.analysis.names import ModuleLoader, ProjectNames
+from mcp_codemod.analysis.names import CallerLoader, ModuleLoader, ProjectNames
 from mcp_codemod.analysis.reach import LibraryLoader, Reached, ToolReach, Unreached
 from mcp_codemod.analysis.scope import STAR
 from mcp_codemod.analysis.servers import ServerResolver
@@ -37,7 +46,7 @@ class Linker:
         self,
         load: ModuleLoader,
         loaded: Callable[[], list[ModuleFacts]],
-        load_callers: Callable[[str, ModuleFacts], list[ModuleFacts]],
+        load_callers: CallerLoader,
         load_library: LibraryLoader | None = None,
         runtime_copy: str | None = None,
     ) -> None:
@@ -45,11 +54,14 @@ class Linker:
         self.runtime_copy = runtime_copy  # the `runtime-module` setting
         self.names = ProjectNames(load, loaded, load_callers)
         self.servers = ServerResolver(self.names, runtime_copy)
+        # The files the checked modules exec, by normalised path (`analysis/exec_files.py`).
+        self.executing: dict[str, tuple[ModuleFacts, ExecFile]] = {}
 
     # ---- entry -----------------------------------------------------------------------------
     def link(self, modules: list[ModuleFacts], default: Framework | None) -> LinkResult:
+        self.executing = _executing_modules(modules)
         registrations = [
-            (module, registration, self.servers.server(module, registration.server))
+            (module, registration, self.server(module, registration.server))
             for module in modules
             for registration in module.registrations
         ]
@@ -84,6 +96,20 @@ class Linker:
                     server.strict_input_validation,
                     facade=server.facade,
                 )
+            executor, exec_file = None, None
+            if registration.server.kind is RefKind.FREE:
+                executor, exec_file = self.execs(module) or (None, None)
+            if executor is not None and exec_file is not None and exec_file.text is ExecText.OTHER:
+                reason = (
+                    f"{executor.path}:{exec_file.line} execs a text compiled under this file's "
+                    "name, not provably the file's"
+                )
+                unresolved.append(
+                    UnresolvedTool(
+                        module.path, registration.position.line, reason, Unseen.EXEC_TEXT, server
+                    )
+                )
+                continue
             reached = reach.tools(
                 module,
                 registration.function,
@@ -104,10 +130,35 @@ class Linker:
                     named = registration
                     if tool.tool_name is not None:
                         named = replace(registration, tool_name=tool.tool_name)
-                    parameters.extend(
-                        self.parameters(tool.owner, tool.function, named, server, unresolved)
-                    )
+                    found = self.parameters(tool.owner, tool.function, named, server, unresolved)
+                    if (
+                        executor is not None
+                        and exec_file is not None
+                        and exec_file.text is ExecText.GENERATED
+                    ):
+                        found = [
+                            replace(p, generated_by=executor.path) if p.path == module.path else p
+                            for p in found
+                        ]
+                    parameters.extend(found)
         return LinkResult(tuple(parameters), tuple(unresolved), tools)
+
+    def execs(self, module: ModuleFacts) -> tuple[ModuleFacts, ExecFile] | None:
+        """The module that execs this one, and how."""
+        return self.executing.get(os.path.normpath(module.path)) if self.executing else None
+
+    def server(self, module: ModuleFacts, ref: ServerRef) -> ResolvedServer:
+        """The server a registration is on; a name its file never binds is the name in the
+        module that execs the file."""
+        executed = self.execs(module) if ref.kind is RefKind.FREE else None
+        if executed is not None:
+            owner, _ = executed
+            if ref.target in owner.servers:
+                return self.servers.server(owner, owner.servers[ref.target])
+            if ref.target in owner.imports:
+                imported = ServerRef(RefKind.IMPORT, owner.imports[ref.target])
+                return self.servers.server(owner, imported)
+        return self.servers.server(module, ref)
 
     def parameters(
         self,
@@ -119,6 +170,8 @@ class Linker:
     ) -> list[ToolParameter]:
         """The tool's parameters; one whose annotation cannot be followed goes to `unresolved`."""
         tool = registration.tool_name or function.qualname.rsplit(".", 1)[-1]
+        executed = self.execs(owner)
+        executor = executed[0] if executed is not None else None
         result = []
         facade = server.facade
         for parameter in function.parameters:
@@ -134,6 +187,11 @@ class Linker:
             if owner.star_imports and annotation is not None:
                 annotation = _unstarred_type(
                     annotation, lambda name: self.names.unstarred(name, owner)
+                )
+            if executor is not None and annotation is not None:
+                # `Text` that the exec'd file never binds is the exec'ing module's.
+                annotation = _unstarred_type(
+                    annotation, lambda name: _bound_in(executor, name), prefix="?"
                 )
             try:
                 facts = classify(
@@ -185,17 +243,44 @@ class Linker:
         ]
 
 
-def _unstarred_type(expr: TypeExpr, unstarred: Callable[[str], str | None]) -> TypeExpr:
-    """The annotation with the names that star imports bring in qualified."""
-    if isinstance(expr, TName) and expr.qualified.startswith(STAR):
+def _executing_modules(modules: list[ModuleFacts]) -> dict[str, tuple[ModuleFacts, ExecFile]]:
+    """The files that the modules exec, by normalised path, each with the module that execs it.
+    A file that several modules exec runs in several namespaces: it is left out."""
+    found: dict[str, tuple[ModuleFacts, ExecFile]] = {}
+    shared = set()
+    for module in modules:
+        for exec_file in module.exec_files:
+            path = os.path.normpath(os.path.join(os.path.dirname(module.path), exec_file.name))
+            if path in found and found[path][0].path != module.path:
+                shared.add(path)
+            found[path] = (module, exec_file)
+    return {path: execs for path, execs in found.items() if path not in shared}
+
+
+def _bound_in(module: ModuleFacts, unbound: str) -> str | None:
+    """The qualified name of `?name` in the module whose namespace binds it."""
+    name = unbound[1:]
+    if name in module.imports:
+        return module.imports[name]
+    if name in module.aliases or name in module.classes:
+        return f"{module.module}.{name}"
+    return None
+
+
+def _unstarred_type(
+    expr: TypeExpr, unstarred: Callable[[str], str | None], prefix: str = STAR
+) -> TypeExpr:
+    """The annotation with the names that star imports bring in (or another namespace binds:
+    `prefix`) qualified."""
+    if isinstance(expr, TName) and expr.qualified.startswith(prefix):
         return TName(unstarred(expr.qualified) or expr.qualified)
     if isinstance(expr, TSubscript):
         return TSubscript(
-            _unstarred_type(expr.base, unstarred),
-            tuple(_unstarred_type(arg, unstarred) for arg in expr.args),
+            _unstarred_type(expr.base, unstarred, prefix),
+            tuple(_unstarred_type(arg, unstarred, prefix) for arg in expr.args),
         )
     if isinstance(expr, TUnion):
-        return TUnion(tuple(_unstarred_type(member, unstarred) for member in expr.members))
-    if isinstance(expr, TCall) and expr.function.startswith(STAR):
-        return TCall(unstarred(expr.function) or expr.function, expr.strict)
+        return TUnion(tuple(_unstarred_type(member, unstarred, prefix) for member in expr.members))
+    if isinstance(expr, TCall) and expr.function.startswith(prefix):
+        return replace(expr, function=unstarred(expr.function) or expr.function)
     return expr

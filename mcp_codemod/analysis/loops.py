@@ -161,7 +161,11 @@ class Loops:
             functions = tuple(
                 references.function_argument(element, scope, None) for element in symbol.node.elts
             )
-            follows = any(f is not None and f.kind is not RefKind.UNKNOWN for f in functions)
+            # A call of a project function may make a tool with a generated signature.
+            follows = any(
+                f is not None and (f.kind is not RefKind.UNKNOWN or f.factory is not None)
+                for f in functions
+            )
             if follows and not self.changed_in_place(name):
                 found[name] = functions
         return found

@@ -5,6 +5,7 @@ calls of a function, indexed by the name they call."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import Protocol
 
 from mcp_codemod.analysis.facts import CallSite, Function, FunctionRef, ModuleFacts, RefKind
 from mcp_codemod.analysis.scope import STAR
@@ -12,6 +13,18 @@ from mcp_codemod.analysis.types import TypeExpr
 
 ModuleLoader = Callable[[str, "ModuleFacts"], "ModuleFacts | None"]
 """Loads a module by name, looking first beside the module that imports it."""
+
+
+class CallerLoader(Protocol):
+    def __call__(
+        self, name: str, near: ModuleFacts, decorations: bool = False
+    ) -> list[ModuleFacts]:
+        """Loads the project's modules that may call `name`; with `decorations`, also those
+        the prefilter rules out that decorate with it (`@tools.reader(...)` registers nothing
+        in sight)."""
+        ...
+
+
 MAX_HOPS = 12  # re-export chains longer than this are not followed (and cycles end here)
 
 
@@ -20,9 +33,11 @@ class ProjectNames:
         self,
         load: ModuleLoader,
         loaded: Callable[[], list[ModuleFacts]],
-        load_callers: Callable[[str, ModuleFacts], list[ModuleFacts]],
+        load_callers: CallerLoader,
     ) -> None:
-        self.calls_to_function: dict[tuple[str, str], list[tuple[ModuleFacts, CallSite, bool]]] = {}
+        self.calls_to_function: dict[
+            tuple[str, str, bool], list[tuple[ModuleFacts, CallSite, bool]]
+        ] = {}
         self.load = load
         self.loaded = loaded
         self.load_callers = load_callers
@@ -88,14 +103,17 @@ class ProjectNames:
         return None
 
     def calls_to(
-        self, module: ModuleFacts, function: str
+        self, module: ModuleFacts, function: str, decorations: bool = False
     ) -> list[tuple[ModuleFacts, CallSite, bool]]:
         """The calls of a function of `module` (by qualname), each with its caller and whether it
-        passes `self` implicitly: in the loaded modules, else in the project's."""
-        key = (module.path, function)
+        passes `self` implicitly: in the loaded modules, else in the project's. A decorator
+        factory's (`decorations`) in both: its decorations need not be where tools are."""
+        key = (module.path, function, decorations)
         if key not in self.calls_to_function:
+            if decorations:
+                self.load_callers(called_name(function), module, decorations=True)
             found = self.calls_among(self.loaded(), module, function)
-            if not found:
+            if not found and not decorations:
                 callers = self.load_callers(called_name(function), module)
                 found = self.calls_among(callers, module, function)
             self.calls_to_function[key] = found
@@ -153,6 +171,7 @@ class ProjectNames:
             if found is not None:
                 owner, name = found
                 return owner, owner.functions[name]
+            return self.instance_method(module, ref.target)
         if ref.kind is RefKind.METHOD:
             return self.method(module, ref.target, ref.method)
         return None
@@ -166,6 +185,23 @@ class ProjectNames:
             if function is not None:
                 return owner, function
         return None
+
+    def instance_method(
+        self, module: ModuleFacts, qualified: str
+    ) -> tuple[ModuleFacts, Function] | None:
+        """`pkg.server.tools.reader`: a method of an instance another module makes at module
+        level (`tools = ToolRegistry(mcp)`) and this one imports."""
+        instance, _, method = qualified.rpartition(".")
+        if not instance:
+            return None
+        found = self.follow(instance, module, lambda m, name: name in m.servers)
+        if found is None:
+            return None
+        owner, name = found
+        made = owner.servers[name]
+        if made.kind not in (RefKind.CONSTRUCT, RefKind.ANNOTATED):
+            return None
+        return self.method(owner, made.target, method)
 
     def project_classes(
         self, qualified: str, near: ModuleFacts
@@ -190,7 +226,11 @@ class ProjectNames:
         an instance, or `__init__` when a project class is called."""
         found = self.function(caller, call.function)
         if found is not None:
-            return found[0], found[1], call.bound
+            # An imported instance's method (`tools.reader`) is bound all the same.
+            bound = call.bound or (
+                call.function.kind is RefKind.IMPORT and "." in found[1].qualname
+            )
+            return found[0], found[1], bound
         if call.function.kind in (RefKind.LOCAL, RefKind.IMPORT):
             qualified = call.function.target
             if call.function.kind is RefKind.LOCAL:

@@ -9,7 +9,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
-from mcp_codemod.analysis.facts import CallSite, Function, FunctionRef, ModuleFacts, RefKind
+from mcp_codemod.analysis.facts import (
+    UNPACKED,
+    CallSite,
+    Function,
+    FunctionRef,
+    ModuleFacts,
+    RefKind,
+)
 from mcp_codemod.analysis.names import ProjectNames
 from mcp_codemod.analysis.unseen import Unseen
 
@@ -64,6 +71,12 @@ class ToolReach:
             return [
                 Unreached(Unseen.NOT_FOUND, f"`{ref.target}`: too many hops", module.path, line)
             ]
+        if ref.factory is not None and self.generates_signature(module, ref.factory):
+            reason = (
+                f"`{ref.target}` is made by `{ref.factory.method or ref.factory.target}`, "
+                "which gives it its signature at run time (`__signature__`)"
+            )
+            return [Unreached(Unseen.GENERATED_SIGNATURE, reason, module.path, line)]
         if ref.kind is RefKind.PARAMETER:
             return self.passed_functions(module, ref, line, hops, name_argument)
         if ref.kind is RefKind.WRAPPED:
@@ -94,6 +107,21 @@ class ToolReach:
             reason = f"`{function.qualname}` gets its signature at run time (`__signature__`)"
             return Unreached(Unseen.GENERATED_SIGNATURE, reason, at.path, line)
         return Reached(owner, function, library)
+
+    def generates_signature(self, module: ModuleFacts, factory: FunctionRef) -> bool:
+        """Whether the function called returns only functions (or None) whose `__signature__`
+        it assigns."""
+        found = self.names.function(module, factory)
+        if found is None:
+            return False
+        owner, function = found
+        generated = self.generated_by(owner)
+        return (
+            bool(function.returns_functions)
+            and not function.returns
+            and not function.returns_other
+            and all((owner.path, name) in generated for name in function.returns_functions)
+        )
 
     def generated_by(self, module: ModuleFacts) -> set[tuple[str, str]]:
         """The functions whose `__signature__` the module assigns, by module path and qualname."""
@@ -140,11 +168,18 @@ class ToolReach:
             reason = f"the tool comes from a loop over `{collection}`, not a literal collection"
             return [Unreached(Unseen.LOOP_VARIABLE, reason, module.path, line)]
         owner, name = found
-        return [
-            reached
+        reached = [
+            tool
             for element in owner.collections[name]
             if element is not None
-            for reached in self.resolve(owner, element, line, hops + 1)
+            for tool in self.resolve(owner, element, line, hops + 1)
+        ]
+        # An element that cannot be seen is reported at the loop's registration.
+        return [
+            replace(tool, path=module.path)
+            if isinstance(tool, Unreached) and tool.path == owner.path and tool.line == line
+            else tool
+            for tool in reached
         ]
 
     def passed_functions(
@@ -169,24 +204,44 @@ class ToolReach:
                 found.append(Unreached(Unseen.HELPER_PARAMETER, reason, caller.path, call.line))
             elif passed is not None:
                 reached = self.resolve(caller, passed, call.line, hops + 1)
-                name = _passed_string(call, bound, *name_argument) if name_argument else None
-                if name is not None:
-                    reached = [
-                        replace(tool, tool_name=name) if isinstance(tool, Reached) else tool
-                        for tool in reached
-                    ]
-                found.extend(reached)
+                tool_name = _passed_string(call, bound, *name_argument) if name_argument else None
+                found.extend(_named(reached, tool_name))
         parent = ref.target.rpartition(".")[0]
         factory = module.functions.get(parent)
-        decorations: list[tuple[ModuleFacts, CallSite, bool]] = []
+        decorations: list[tuple[ModuleFacts, CallSite, bool, bool]] = []
         if factory is not None and ref.target in factory.returns_functions and index == 0:
-            decorations = [c for c in self.names.calls_to(module, parent) if c[1].decorates]
-            for caller, call, _ in decorations:
+            decorations = self.decorations(module, parent, hops)
+            # `def named(self, name): def deco(fn): self.server.tool(name=name)(fn)`: the name
+            # is what `@tools.named("x")` passes, when it is a literal.
+            by_factory = name_argument is not None and _binds(
+                factory, module.functions[ref.target], name_argument[1]
+            )
+            for caller, call, bound, direct in decorations:
                 assert call.decorates is not None
-                found.extend(self.resolve(caller, call.decorates, call.line, hops + 1))
+                reached = self.resolve(caller, call.decorates, call.line, hops + 1)
+                tool_name = None
+                if by_factory and direct and name_argument is not None:
+                    tool_name = _passed_string(call, bound, *name_argument)
+                found.extend(_named(reached, tool_name))
         if not calls and not decorations:
             reason = f"the tool is parameter `{name}` of {ref.target}(), and no call passes it"
             return [Unreached(Unseen.HELPER_PARAMETER, reason, module.path, line)]
+        return found
+
+    def decorations(
+        self, module: ModuleFacts, factory: str, hops: int
+    ) -> list[tuple[ModuleFacts, CallSite, bool, bool]]:
+        """The decorations `@factory(...)` of the project, each with whether it passes `self`
+        and whether it calls the factory itself; also through the functions that return what the
+        factory returns: `def reader(self, title): return self._register(title)` makes
+        `@tools.reader("Title")` a decoration of `_register`'s."""
+        found = []
+        for caller, call, bound in self.names.calls_to(module, factory, decorations=True):
+            if call.decorates is not None:
+                found.append((caller, call, bound, True))
+            elif call.returned_by and hops < _MAX_HOPS:
+                forwarded = self.decorations(caller, call.returned_by, hops + 1)
+                found.extend((c, d, b, False) for c, d, b, _ in forwarded)
         return found
 
     def library_function(
@@ -206,6 +261,22 @@ class ToolReach:
             ref = FunctionRef(RefKind.IMPORT, library.imports[name])
             return self.names.function(library, ref)
         return None
+
+
+def _named(reached: list[Reached | Unreached], tool_name: str | None) -> list[Reached | Unreached]:
+    if tool_name is None:
+        return reached
+    return [
+        replace(tool, tool_name=tool_name) if isinstance(tool, Reached) else tool
+        for tool in reached
+    ]
+
+
+def _binds(factory: Function, decorator: Function, name: str) -> bool:
+    """Whether `name` in the decorator's body is the factory's parameter (not its own)."""
+    return all(p.name != name for p in decorator.parameters) and any(
+        p.name == name for p in factory.parameters
+    )
 
 
 def _passed_string(call: CallSite, bound: bool, index: int, name: str) -> str | None:
@@ -228,4 +299,4 @@ def _argument(
     position = index - 1 if bound else index
     if passed is None and 0 <= position < len(positional):
         passed = positional[position]
-    return passed
+    return passed if passed is not None else dict(keywords).get(UNPACKED)

@@ -127,6 +127,13 @@ class References:
         server = self.argument_server(node, scope, cls)
         if server is not None:
             return server
+        if (
+            isinstance(node, ast.Name)
+            and scope.lookup(node.id) is None
+            and self.names.qualify(node, scope) == f"?{node.id}"
+        ):
+            # Bound by no statement here: a module that execs this file may bind it.
+            return ServerRef(RefKind.FREE, node.id)
         if isinstance(node, ast.Attribute) or (
             isinstance(node, ast.Name)
             and getattr(scope.lookup(node.id), "kind", "import") in ("import", "expression")
@@ -166,6 +173,10 @@ class References:
                 return self.followed(symbol.node, symbol.scope, cls)  # type: ignore[arg-type]
             if kind == "loop":
                 return FunctionRef(RefKind.LOOP, symbol.target)
+            if isinstance(symbol.node, ast.Call) and kind in ("server", "other"):
+                # `tool = factory(...)`: only the factory can tell what the tool is.
+                factory = self.factory(symbol.node, symbol.scope, cls)  # type: ignore[arg-type]
+                return FunctionRef(RefKind.UNKNOWN, node.id, factory=factory) if factory else None
             if symbol.server is not None and symbol.server.argument:
                 # A helper's parameter: `def register_tool(name, fn): mcp.tool(name)(fn)`.
                 server = symbol.server
@@ -186,20 +197,39 @@ class References:
                 return FunctionRef(RefKind.IMPORT, qualified)
             return None
         if isinstance(node, ast.Call):
-            # `wrap(fn)`: the SDKs read the signature through `functools.wraps`' `__wrapped__`.
-            if len(node.args) == 1 and not node.keywords:
-                return self.followed(node.args[0], scope, cls)
-            # `paginating(name, fn)`: the one argument that is a function is the tool.
-            arguments = [*node.args, *(k.value for k in node.keywords)]
-            candidates = tuple(
-                ref
-                for argument in arguments
-                if not isinstance(argument, ast.Constant)
-                and (ref := self.followed(argument, scope, cls)) is not None
-            )
-            if candidates:
-                return FunctionRef(RefKind.WRAPPED, self.text.label(node), candidates=candidates)
+            made = self.made(node, scope, cls)
+            factory = self.factory(node, scope, cls)
+            if factory is None:
+                return made
+            if made is None:
+                return FunctionRef(RefKind.UNKNOWN, self.text.label(node), factory=factory)
+            return replace(made, factory=factory)
         return None
+
+    def made(self, node: ast.Call, scope: Scope, cls: ClassContext | None) -> FunctionRef | None:
+        # `wrap(fn)`: the SDKs read the signature through `functools.wraps`' `__wrapped__`.
+        if len(node.args) == 1 and not node.keywords:
+            return self.followed(node.args[0], scope, cls)
+        # `paginating(name, fn)`: the one argument that is a function is the tool.
+        arguments = [*node.args, *(k.value for k in node.keywords)]
+        candidates = tuple(
+            ref
+            for argument in arguments
+            if not isinstance(argument, ast.Constant)
+            and (ref := self.followed(argument, scope, cls)) is not None
+        )
+        if candidates:
+            return FunctionRef(RefKind.WRAPPED, self.text.label(node), candidates=candidates)
+        return None
+
+    def factory(self, node: ast.Call, scope: Scope, cls: ClassContext | None) -> FunctionRef | None:
+        """The function a call calls, when it may be the project's (`reach` asks whether it
+        generates the signature of the function it returns)."""
+        if not isinstance(node.func, ast.Name | ast.Attribute):
+            return None
+        called = self.followed(node.func, scope, cls)
+        kinds = (RefKind.LOCAL, RefKind.IMPORT, RefKind.METHOD)
+        return called if called is not None and called.kind in kinds else None
 
     def argument(
         self, node: ast.expr, scope: Scope, cls: ClassContext | None
@@ -217,6 +247,11 @@ class References:
                 assert server is not None
                 if server.argument is None:
                     return server, _OPAQUE
+            if symbol is not None and symbol.kind == "import":
+                # `register(server=mcp)` with `from .server import mcp`: a server, or a function
+                # (`add_tool(tool=search)`); the linker tells which.
+                imported = ServerRef(RefKind.IMPORT, symbol.target)
+                return imported, self.function_argument(node, scope, cls)
         return (
             self.argument_server(node, scope, cls),
             self.function_argument(node, scope, cls),

@@ -7,7 +7,14 @@ import ast
 import re
 import sys
 
-from mcp_codemod.analysis.facts import CallSite, FunctionRef, RefKind, Registration, ServerRef
+from mcp_codemod.analysis.facts import (
+    UNPACKED,
+    CallSite,
+    FunctionRef,
+    RefKind,
+    Registration,
+    ServerRef,
+)
 from mcp_codemod.analysis.frameworks import GUARD_FUNCTIONS, INSTALL_FUNCTIONS
 from mcp_codemod.analysis.references import References
 from mcp_codemod.analysis.scope import ClassContext, Names, Scope
@@ -17,6 +24,7 @@ from mcp_codemod.analysis.syntax import constant_keyword, is_super, keyword, roo
 # Text without which a statement holds no registration, guard or install call. (`.tool` may be
 # split from its dot by blanks or a line break: `tool` alone is enough.)
 _REGISTERS = re.compile(r"tool|guard|install")
+_INERT = (ast.Constant, ast.JoinedStr)
 _STANDARD_LIBRARY = frozenset((*sys.stdlib_module_names, "builtins"))
 # `@server.tool`, and mcp-agent's `@app.async_tool` on an `MCPApp` (analysis/facades.py).
 _DECORATORS = frozenset({"tool", "async_tool"})
@@ -70,7 +78,25 @@ class Registrations:
         bound = self.is_bound(function, callee, cls)
         line = node.lineno
         if isinstance(node, ast.Call):
-            self.calls.append(CallSite(function, bound, (), (), decorates=decorated, line=line))
+            # Its literal arguments may name the tool: `@tools.named("x")`.
+            strings = tuple(_string(a) for a in node.args)
+            string_keywords = tuple(
+                (k.arg, value)
+                for k in node.keywords
+                if k.arg and (value := _string(k.value)) is not None
+            )
+            self.calls.append(
+                CallSite(
+                    function,
+                    bound,
+                    (),
+                    (),
+                    decorates=decorated,
+                    line=line,
+                    strings=strings,
+                    string_keywords=string_keywords,
+                )
+            )
         else:
             self.calls.append(CallSite(function, bound, (None,), (), (decorated,), line=line))
 
@@ -86,9 +112,11 @@ class Registrations:
             calls = root_calls(node)
         # In `server.tool(name)(fn)` the inner call is part of the outer registration.
         inner = {id(call.func) for call in calls if isinstance(call.func, ast.Call)}
+        # `return self._register(title)`: a method that returns another's decorator.
+        returned = node.value if isinstance(node, ast.Return) and scope.qualname else None
         for call in calls:
             if id(call) not in inner:
-                self.call(call, scope, cls)
+                self.call(call, scope, cls, scope.qualname if call is returned else "")
 
     def private_write(self, node: ast.Assign, scope: Scope, cls: ClassContext | None) -> None:
         """`server._tool_manager._tools[name] = tool`: a tool written past the public API. The
@@ -114,7 +142,9 @@ class Registrations:
         first, last = node.lineno - 1, node.end_lineno
         return any(_REGISTERS.search(line) for line in self.text.lines[first:last])
 
-    def call(self, node: ast.Call, scope: Scope, cls: ClassContext | None) -> None:
+    def call(
+        self, node: ast.Call, scope: Scope, cls: ClassContext | None, returned_by: str = ""
+    ) -> None:
         func = node.func
         # `server.tool(name=...)(fn)`: the call form used for methods and late registration.
         if (
@@ -154,11 +184,20 @@ class Registrations:
             elif qualified in INSTALL_FUNCTIONS:
                 self.installs_guard = True
             else:
-                self.call_site(node, scope, cls)
+                self.call_site(node, scope, cls, returned_by)
 
-    def call_site(self, node: ast.Call, scope: Scope, cls: ClassContext | None) -> None:
+    def call_site(
+        self, node: ast.Call, scope: Scope, cls: ClassContext | None, returned_by: str = ""
+    ) -> None:
         """Record a call that passes a possible server or function, so that a callee's
-        parameter can be resolved to it (`register_tools(mcp)`, `register_tool("a", a)`)."""
+        parameter can be resolved to it (`register_tools(mcp)`, `register_tool("a", a)`), and
+        a call of the project that a function returns (it may return a decorator)."""
+        if (
+            not returned_by
+            and all(isinstance(a, _INERT) for a in node.args)
+            and all(isinstance(k.value, _INERT) for k in node.keywords)
+        ):
+            return  # `f()`, `f("text", n=1)`: nothing a callee could register or be given
         references = self.references
         if self.is_library_call(node.func, scope):
             # `len(x)`, `json.dumps(x)`: no helper of the project; only a server matters.
@@ -176,6 +215,9 @@ class Registrations:
                     keywords += ((k.arg, server),)
                 if function is not None:
                     function_keywords += ((k.arg, function),)
+            else:
+                # `helper(**options)`: any parameter may be passed, and nothing can be followed.
+                function_keywords += ((UNPACKED, FunctionRef(RefKind.UNKNOWN, "")),)
         if (
             not keywords
             and all(a is None for a in arguments)
@@ -183,8 +225,11 @@ class Registrations:
             and not any(_follows(f) for _, f in function_keywords)
         ):
             # Only arguments that cannot be followed (`helper(a if fast else b)`): they matter
-            # if the callee is a helper that registers them, so only for the project's callees.
-            if not any(f is not None for f in functions) and not function_keywords:
+            # if the callee is a helper that registers them, so only for the project's callees;
+            # so does a returned call of the project, whatever it passes (it may make a
+            # decorator).
+            passes = any(f is not None for f in functions) or function_keywords
+            if not passes and not returned_by:
                 return
             function = references.function_ref(node.func, scope, cls)
             if not _may_be_project(function):
@@ -207,6 +252,7 @@ class Registrations:
                         for k in node.keywords
                         if k.arg and (value := _string(k.value)) is not None
                     ),
+                    returned_by=returned_by,
                 )
             )
 

@@ -13,6 +13,7 @@ import ast
 import re
 
 from mcp_codemod.analysis.annotations import Annotations
+from mcp_codemod.analysis.exec_files import exec_files
 from mcp_codemod.analysis.facts import (
     Alias,
     ClassBase,
@@ -110,6 +111,7 @@ class _Scanner:
             generated_signatures=tuple(self.generated_signatures),
             collections=self.loops.collections(scope, self.references),
             class_fields=self.class_fields,
+            exec_files=exec_files(tree, self.names, scope),
         )
 
     # ---- binding pass ----------------------------------------------------------------------
@@ -197,8 +199,11 @@ class _Scanner:
         if server is None and annotation is not None and annotation_name:
             server = ServerRef(RefKind.ANNOTATED, annotation_name)
         method = references.bound_method(value, scope) if value is not None else None
+        # `tool = factory(...)`: the call is kept, unless the name is bound to anything else too.
+        made = value if isinstance(value, ast.Call) and _same_call(scope, name, value) else None
+        made_scope = scope if made is not None else None
         if server is not None:
-            scope.names[name] = Symbol("server", server=server)
+            scope.names[name] = Symbol("server", server=server, node=made, scope=made_scope)
         elif method is not None:
             # `list_tables = backend.list_tables`: registered later under the alias.
             scope.names[name] = Symbol("method", method.target, method.method)
@@ -213,7 +218,7 @@ class _Scanner:
             # `tools = [a, b]`: a loop over it registers each (unless it is bound twice).
             scope.names[name] = Symbol("collection", node=value)
         else:
-            scope.names[name] = Symbol("other")
+            scope.names[name] = Symbol("other", node=made, scope=made_scope)
 
     def bind_parameters(self, node: ast.FunctionDef | ast.AsyncFunctionDef, local: Scope) -> None:
         arguments = node.args
@@ -286,7 +291,7 @@ class _Scanner:
         local = Scope(qualname, scope)
         self.bind_parameters(node, local)
         self.bind_statements(node.body, local, module_level=False)
-        returns, returns_functions = self.returned(node.body, local)
+        returns, returns_functions, returns_other = self.returned(node.body, local)
         self.functions[qualname] = Function(
             qualname=qualname,
             position=self.def_position(node),
@@ -295,6 +300,7 @@ class _Scanner:
             ),
             returns=returns,
             returns_functions=returns_functions,
+            returns_other=returns_other,
         )
         for decorator in node.decorator_list:
             self.registrations.decorator(decorator, qualname, scope, cls)
@@ -302,26 +308,30 @@ class _Scanner:
 
     def returned(
         self, body: list[ast.stmt], local: Scope
-    ) -> tuple[tuple[ServerRef, ...], tuple[str, ...]]:
-        """What a factory function returns that may be a server (`return FastMCP(...)`), and the
-        nested functions a decorator factory returns (`def tool(): def deco(fn): ...`)."""
+    ) -> tuple[tuple[ServerRef, ...], tuple[str, ...], bool]:
+        """What a factory function returns that may be a server (`return FastMCP(...)`), the
+        nested functions a decorator factory returns (`def tool(): def deco(fn): ...`), and
+        whether it returns anything else but None."""
         servers = []
         functions = []
+        other = False
         pending = list(body)
         while pending:
             statement = pending.pop(0)
             if isinstance(statement, ast.Return) and statement.value is not None:
-                server = self.references.server_from_value(statement.value, local)
+                value = statement.value
+                server = self.references.server_from_value(value, local)
+                symbol = local.lookup(value.id) if isinstance(value, ast.Name) else None
                 if server is not None:
                     servers.append(server)
-                elif isinstance(statement.value, ast.Name):
-                    symbol = local.lookup(statement.value.id)
-                    if symbol is not None and symbol.kind == "function":
-                        functions.append(symbol.target)
+                elif symbol is not None and symbol.kind == "function":
+                    functions.append(symbol.target)
+                elif not (isinstance(value, ast.Constant) and value.value is None):
+                    other = True
             elif not isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 for nested in nested_bodies(statement):
                     pending.extend(nested)
-        return tuple(servers), tuple(functions)
+        return tuple(servers), tuple(functions), other
 
     def signature_assignment(
         self, node: ast.Assign, scope: Scope, cls: ClassContext | None
@@ -373,10 +383,17 @@ class _Scanner:
             if not positional:
                 continue
             self_name = positional[0].arg
+            assignments = [
+                statement
+                for statement in statements(method.body)
+                if _assigns_attribute_of(statement, self_name)
+            ]
+            if not assignments:  # most methods: nothing to bind, which costs as much as a walk
+                continue
             local = Scope(f"{cls.qualname}.{method.name}", scope)
             self.bind_parameters(method, local)
             self.bind_statements(method.body, local, module_level=False)
-            for statement in statements(method.body):
+            for statement in assignments:
                 targets: list[ast.expr] = []
                 value: ast.expr | None = None
                 annotation: ast.expr | None = None
@@ -397,3 +414,28 @@ class _Scanner:
                             server = ServerRef(RefKind.ANNOTATED, name) if name else None
                         if server is not None:
                             cls.attributes[target.attr] = server
+
+
+def _assigns_attribute_of(statement: ast.stmt, name: str) -> bool:
+    """`name.x = ...` or `name.x: T = ...`."""
+    if isinstance(statement, ast.Assign):
+        targets = statement.targets
+    elif isinstance(statement, ast.AnnAssign):
+        targets = [statement.target]
+    else:
+        return False
+    return any(
+        isinstance(target, ast.Attribute)
+        and isinstance(target.value, ast.Name)
+        and target.value.id == name
+        for target in targets
+    )
+
+
+def _same_call(scope: Scope, name: str, value: ast.Call) -> bool:
+    """Whether `name` is bound in this scope by nothing yet, or only by calls of the same
+    function as `value`."""
+    bound = scope.names.get(name)
+    if bound is None:
+        return True
+    return isinstance(bound.node, ast.Call) and ast.dump(bound.node.func) == ast.dump(value.func)

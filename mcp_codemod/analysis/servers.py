@@ -86,7 +86,7 @@ class ServerResolver:
             passed = self.passed_server(module, ref.function, ref.argument, hops)
             if passed.framework is not None or ref.kind is RefKind.PARAMETER:
                 return passed
-        if ref.kind is RefKind.UNKNOWN:
+        if ref.kind in (RefKind.UNKNOWN, RefKind.FREE):
             return ResolvedServer(None, "not resolvable statically")
         if ref.facade:
             facade = FACADE_CLASSES[ref.facade]

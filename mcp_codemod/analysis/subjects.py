@@ -44,12 +44,15 @@ class ToolParameter:
     # registration's, and no marker can be added: `fix_site` has no site; only the server can
     # be fixed.
     library: str | None = None
+    # The module that rewrites the tool's file before it execs it, at each start: a marker
+    # there would not last, so only the server can be fixed (`analysis/exec_files.py`).
+    generated_by: str | None = None
 
     @property
     def fix_site(self) -> tuple[str, AnnotationSite | None]:
         """Where a marker goes: at the alias's definition when the annotation is one; nowhere
-        for a library's function."""
-        if self.library is not None:
+        for a library's function or in a file generated at each start."""
+        if self.library is not None or self.generated_by is not None:
             return self.path, None
         if self.alias is not None:
             return self.alias.path, self.alias.site

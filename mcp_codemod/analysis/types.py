@@ -43,10 +43,12 @@ class TConst:
 
 @dataclass(frozen=True)
 class TCall:
-    """A call inside an annotation (`Field(...)`, `Strict()`, `conint(...)`); only strictness matters."""
+    """A call inside an annotation (`Field(...)`, `Strict()`, `conint(...)`): whether it makes
+    the value strict, and whether its `pattern=` refuses every text the pre-parse changes."""
 
     function: str
     strict: bool
+    refuses_pre_parsed: bool = False
 
 
 @dataclass(frozen=True)
@@ -282,6 +284,7 @@ class _Classifier:
             markers = set(inner.markers)
             own: set[str] = set()
             integer = inner.integer
+            text = inner.text
             for meta in args[1:]:
                 if isinstance(meta, TName) and (
                     marker := marker_name(meta.qualified, self.runtime_copy)
@@ -289,8 +292,11 @@ class _Classifier:
                     own.add(marker)
                 elif isinstance(meta, TCall) and is_strict_marker(meta) and integer is Integer.LAX:
                     integer = Integer.STRICT
+                if isinstance(meta, TCall) and meta.refuses_pre_parsed and text is Text.ADMITS_STR:
+                    # As a `Literal` of plain words: no text it takes is one the SDK decodes.
+                    text = Text.NO_STR
             return AnnotationFacts(
-                inner.text,
+                text,
                 integer,
                 frozenset(markers | own),
                 # The marker walks the whole schema below it, so it covers nested tuples too.

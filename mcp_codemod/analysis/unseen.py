@@ -11,4 +11,5 @@ class Unseen(str, Enum):
     LOOP_VARIABLE = "loop-variable"  # the tool comes from a loop over what cannot be resolved
     THIRD_PARTY = "third-party"  # imported from outside the project, source not found
     GENERATED_SIGNATURE = "generated-signature"  # `fn.__signature__ = ...` at run time
+    EXEC_TEXT = "exec-text"  # in a file exec'd from a text that may not be the file's
     NOT_FOUND = "not-found"  # any other expression the analysis cannot follow

@@ -41,8 +41,9 @@ def check(parameter: ToolParameter) -> Report | None:
         # receiving decoded JSON there would then get the text: unsafe.
         title = f"Make the server a `{guarded_class(server)}`"
         return Report(message, Fix(title, Safety.UNSAFE, swaps=swaps) if swaps else None)
-    if parameter.library is not None:
-        # A library's function cannot be marked here; the guarded server protects it all the same.
+    if parameter.library is not None or parameter.generated_by is not None:
+        # A library's function cannot be marked here, nor a file generated at each start; the
+        # guarded server protects them all the same.
         title = f"Make the server a `{guarded_class(server)}`"
         return Report(message, Fix(title, Safety.SAFE, swaps=swaps) if swaps else None)
     markers = add_marker(parameter, NO_PRE_PARSE)

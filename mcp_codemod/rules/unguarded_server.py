@@ -16,6 +16,7 @@ KIND_NAMES = {
     Unseen.LOOP_VARIABLE: ("tool chosen in a loop", "tools chosen in loops"),
     Unseen.THIRD_PARTY: ("third-party function", "third-party functions"),
     Unseen.GENERATED_SIGNATURE: ("generated signature", "generated signatures"),
+    Unseen.EXEC_TEXT: ("exec'd text", "exec'd texts"),
     Unseen.NOT_FOUND: ("expression it cannot follow", "expressions it cannot follow"),
 }
 

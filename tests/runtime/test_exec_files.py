@@ -1,0 +1,91 @@
+"""Files exec'd into a server module (fixtures/exec_app/): the names such a file never binds are
+the module's, so its `@mcp.tool()` functions are tools of the module's server. `check` must report
+exactly the text parameters that the SDK's own argument handling (the probe, on the installed mcp
+1.x or 2.x) mangles, or announce the tools it cannot see; after `fix --write --unsafe-fixes` the
+probe finds nothing mangled, and a file the server rewrites at each start is left as it is."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import run_cli
+
+from mcp_codemod.probe import probe_server
+
+from . import sdk
+
+EXEC_APP = Path(__file__).resolve().parents[2] / "fixtures" / "exec_app"
+# The server modules, each with the file it execs.
+SERVERS = {
+    "server": "server_generated.py",  # generated from the module's text at each start
+    "plain": "plain_tools.py",  # read from the file
+    "template": "template_tools.py",  # another text, compiled under the file's name
+}
+TEXT_PROBES = {"null", "[1]", '{"a": 1}'}
+
+
+@pytest.fixture
+def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    target = tmp_path / "exec_app"
+    shutil.copytree(EXEC_APP, target, ignore=shutil.ignore_patterns("__pycache__"))
+    if sdk.MCP_MAJOR >= 2:
+        for path in target.glob("*.py"):
+            text = path.read_text(encoding="utf-8")
+            text = text.replace(
+                "from mcp.server.fastmcp import FastMCP",
+                "from mcp.server.mcpserver import MCPServer",
+            ).replace("FastMCP(", "MCPServer(")
+            path.write_text(text, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(target))
+    monkeypatch.chdir(target)
+    yield target
+    for name in SERVERS:
+        sys.modules.pop(name, None)
+
+
+def mangled_text(server: str) -> set[tuple[str, str]]:
+    sys.modules.pop(server, None)
+    report = probe_server(importlib.import_module(server).mcp)
+    assert report.tools, server
+    return {(p.tool, p.parameter) for p in report.problems if p.sent in TEXT_PROBES}
+
+
+def findings(tree: Path, path: str) -> list[dict]:
+    result = run_cli("check", "--no-cache", "--output-format", "json", ".", cwd=tree)
+    assert result.exit_code == 1, result.output
+    return [f for f in json.loads(result.stdout) if f["path"] == path]
+
+
+@pytest.mark.parametrize("server", ["server", "plain"])
+def test_check_reports_what_the_sdk_mangles_in_an_execd_file(tree: Path, server: str):
+    reported = {
+        (f["tool"], f["parameter"])
+        for f in findings(tree, SERVERS[server])
+        if f["code"] == "MCP001"
+    }
+    assert reported
+    assert reported == mangled_text(server)
+
+
+def test_the_tools_of_another_text_are_announced_and_the_server_guarded(tree: Path):
+    assert mangled_text("template")
+    [finding] = findings(tree, "template_tools.py")
+    assert finding["code"] == "MCP004"
+    assert "1 exec'd text" in finding["message"]
+
+
+def test_fix_guards_the_servers_and_leaves_the_generated_file_alone(tree: Path):
+    generated = (tree / "server_generated.py").read_bytes()
+    fixed = run_cli("fix", "--write", "--unsafe-fixes", "--no-cache", ".", cwd=tree)
+    assert fixed.exit_code == 0, fixed.output
+    assert (tree / "server_generated.py").read_bytes() == generated
+    assert "NoPreParse" in (tree / "plain_tools.py").read_text(encoding="utf-8")
+    for server in SERVERS:
+        assert mangled_text(server) == set(), server
+    # The server regenerated the same file when the probe imported it.
+    assert (tree / "server_generated.py").read_bytes() == generated
