@@ -236,7 +236,7 @@ def test_the_server_is_guarded_in_another_module(tmp_path):
                 """,
         },
     )
-    assert result.findings == () and result.tools == 1
+    assert result.findings == () and result.unresolved == () and result.tools == 1
 
 
 def test_a_subclass_of_the_app_is_not_guessed_at(tmp_path):
