@@ -63,6 +63,20 @@ def test_app_tools_are_checked_under_the_names_mcp_agent_gives_them(tmp_path):
     assert {f.framework for f in result.findings} == {"mcp1"}
 
 
+def test_the_decorators_called_as_functions(tmp_path):
+    # `app.tool(fn)` and `app.async_tool(name=...)(fn)`: mcp-agent takes a callable first argument
+    # as the function, a string as the name.
+    source = APP.replace("@app.tool\n", "").replace('@app.async_tool("summarize_async")\n', "")
+    source += '\n\napp.tool(search)\napp.async_tool(name="summarize_async")(summarize)\n'
+    result = check(tmp_path, {"main.py": source})
+    assert found(result) == {
+        ("search", "query", True),
+        ("set-body", "body", True),
+        ("summarize_async", "topic", True),
+    }
+    assert result.tools == 3
+
+
 def test_the_fix_marks_the_parameters_and_says_where_to_guard_the_server(tmp_path):
     (tmp_path / "main.py").write_text(APP)
     result = run_cli("fix", "--write", "--no-cache", "main.py", cwd=tmp_path)
@@ -222,7 +236,7 @@ def test_the_server_is_guarded_in_another_module(tmp_path):
                 """,
         },
     )
-    assert result.findings == () and result.tools == 1
+    assert result.findings == () and result.unresolved == () and result.tools == 1
 
 
 def test_a_subclass_of_the_app_is_not_guessed_at(tmp_path):

@@ -150,7 +150,7 @@ class Registrations:
         if (
             isinstance(func, ast.Call)
             and isinstance(func.func, ast.Attribute)
-            and func.func.attr == "tool"
+            and func.func.attr in _DECORATORS
             and node.args
         ):
             self.register(
@@ -172,7 +172,7 @@ class Registrations:
                     target = target.args[0] if target.args else keyword(target, "fn")
                 if target is not None:
                     self.register(server, target, name, node, scope, cls)
-        elif isinstance(func, ast.Attribute) and func.attr == "tool" and node.args:
+        elif isinstance(func, ast.Attribute) and func.attr in _DECORATORS and node.args:
             # fastmcp accepts `server.tool(fn)`; a first argument that is a string is a name.
             first = node.args[0]
             if not isinstance(first, ast.Constant):
