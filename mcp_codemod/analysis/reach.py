@@ -105,16 +105,7 @@ class ToolReach:
         """Whether the function called returns only functions (or None) whose `__signature__`
         it assigns."""
         found = self.names.function(module, factory)
-        if found is None:
-            return False
-        owner, function = found
-        generated = self.generated_by(owner)
-        return (
-            bool(function.returns_functions)
-            and not function.returns
-            and not function.returns_other
-            and all((owner.path, name) in generated for name in function.returns_functions)
-        )
+        return found is not None and found[1].returns_signed_functions
 
     def generated_by(self, module: ModuleFacts) -> set[tuple[str, str]]:
         """The functions whose `__signature__` the module assigns, by module path and qualname."""
