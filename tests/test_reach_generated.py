@@ -232,3 +232,13 @@ def test_a_file_that_two_modules_exec_is_not_followed(tmp_path):
         {"a.py": SERVER + statement, "b.py": SERVER + statement, "tools.py": TOOLS},
     )
     assert unseen(result) == [("tools.py", 1, Unseen.UNKNOWN_FRAMEWORK)]
+
+
+def test_a_factory_call_passed_to_a_registration_helper_is_generated(tmp_path):
+    helper = "def register(name, fn):\n    mcp.tool(name=name)(fn)\n\n\n"
+    calls = 'register("a", make("a"))\nregister("b", load("b"))\n'
+    result = check(tmp_path, {"server.py": SERVER + FACTORY + helper + calls})
+    assert [kind for _, _, kind in unseen(result)] == [
+        Unseen.GENERATED_SIGNATURE,
+        Unseen.HELPER_PARAMETER,
+    ]

@@ -183,7 +183,11 @@ class ToolReach:
         calls = self.names.calls_to(module, ref.target)
         for caller, call, bound in calls:
             passed = _passed(call, bound, index, name)
-            if passed is not None and passed.kind is RefKind.UNKNOWN:
+            if (
+                passed is not None
+                and passed.kind is RefKind.UNKNOWN
+                and not (passed.factory and self.generates_signature(caller, passed.factory))
+            ):
                 reason = f"what is passed to {ref.target}() as `{name}` cannot be followed"
                 found.append(Unreached(Unseen.HELPER_PARAMETER, reason, caller.path, call.line))
             elif passed is not None:
