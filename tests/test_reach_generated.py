@@ -252,3 +252,12 @@ def test_the_generated_signature_fixtures_are_classified_so(shape):
     path = Path(__file__).resolve().parents[1] / "fixtures" / "unseen" / f"{shape}.py"
     result = check_files([path], select_rules(None, []))
     assert [kind for _, _, kind in unseen(result)] == [Unseen.GENERATED_SIGNATURE]
+
+
+def test_a_file_in_the_modules_parent_folder_is_followed(tmp_path):
+    statement = (
+        "HERE = os.path.dirname(os.path.abspath(__file__))\n"
+        'exec(open(os.path.join(os.path.dirname(HERE), "tools.py")).read())\n'
+    )
+    result = check(tmp_path, {"app/server.py": SERVER + statement, "tools.py": TOOLS})
+    assert found(result) == {("tools.py", "search", "query")}
