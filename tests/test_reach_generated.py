@@ -186,6 +186,8 @@ def test_a_collection_of_factory_calls_in_another_module_is_generated(tmp_path):
         # it may return a function whose signature is the `def`'s
         FACTORY.replace("    return tool", "    return tool if name else len"),
         FACTORY.replace("    tool.__signature__ = inspect.Signature()\n", ""),
+        # it may not give it one
+        FACTORY.replace("    tool.__signature__", "    if name:\n        tool.__signature__"),
     ],
 )
 def test_a_factory_that_may_return_a_plain_function_is_not_a_generated_signature(tmp_path, factory):
@@ -230,3 +232,32 @@ def test_a_file_that_two_modules_exec_is_not_followed(tmp_path):
         {"a.py": SERVER + statement, "b.py": SERVER + statement, "tools.py": TOOLS},
     )
     assert unseen(result) == [("tools.py", 1, Unseen.UNKNOWN_FRAMEWORK)]
+
+
+def test_a_factory_call_passed_to_a_registration_helper_is_generated(tmp_path):
+    helper = "def register(name, fn):\n    mcp.tool(name=name)(fn)\n\n\n"
+    calls = 'register("a", make("a"))\nregister("b", load("b"))\n'
+    result = check(tmp_path, {"server.py": SERVER + FACTORY + helper + calls})
+    assert [kind for _, _, kind in unseen(result)] == [
+        Unseen.GENERATED_SIGNATURE,
+        Unseen.HELPER_PARAMETER,
+    ]
+
+
+@pytest.mark.parametrize(
+    "shape", ["generated_signature", "generated_factory_method", "generated_adapter"]
+)
+def test_the_generated_signature_fixtures_are_classified_so(shape):
+    # tests/runtime/test_unseen_tools.py runs the same servers against the probe.
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "unseen" / f"{shape}.py"
+    result = check_files([path], select_rules(None, []))
+    assert [kind for _, _, kind in unseen(result)] == [Unseen.GENERATED_SIGNATURE]
+
+
+def test_a_file_in_the_modules_parent_folder_is_followed(tmp_path):
+    statement = (
+        "HERE = os.path.dirname(os.path.abspath(__file__))\n"
+        'exec(open(os.path.join(os.path.dirname(HERE), "tools.py")).read())\n'
+    )
+    result = check(tmp_path, {"app/server.py": SERVER + statement, "tools.py": TOOLS})
+    assert found(result) == {("tools.py", "search", "query")}

@@ -228,9 +228,11 @@ def _bindings(statement: ast.stmt) -> list[tuple[str, ast.expr | None]]:
 
 
 def _folder(location: str | None) -> str | None:
-    if location is None or location == ".":
-        return None  # the folder's parent: outside what the module's path says
-    return "." if location == _MODULE_FILE else posixpath.dirname(location) or "."
+    if location is None:
+        return None
+    if location == _MODULE_FILE:
+        return "."
+    return posixpath.normpath(posixpath.join(location, ".."))
 
 
 def _joined(folder: str | None, parts: list[ast.expr]) -> str | None:

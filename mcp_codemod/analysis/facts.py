@@ -141,8 +141,9 @@ class Function:
     parameters: tuple[Parameter, ...]
     returns: tuple[ServerRef, ...]  # what it may return that may be a server (a factory)
     returns_functions: tuple[str, ...] = ()  # nested functions it returns (a decorator factory)
-    # It returns something that is neither one of those, a possible server, nor None.
-    returns_other: bool = False
+    # It returns only (None or) nested functions whose `__signature__` it assigns first: what it
+    # makes is a tool with a generated signature (`analysis/signed_returns.py`).
+    returns_signed_functions: bool = False
 
 
 @dataclass(frozen=True)

@@ -112,16 +112,7 @@ class ToolReach:
         """Whether the function called returns only functions (or None) whose `__signature__`
         it assigns."""
         found = self.names.function(module, factory)
-        if found is None:
-            return False
-        owner, function = found
-        generated = self.generated_by(owner)
-        return (
-            bool(function.returns_functions)
-            and not function.returns
-            and not function.returns_other
-            and all((owner.path, name) in generated for name in function.returns_functions)
-        )
+        return found is not None and found[1].returns_signed_functions
 
     def generated_by(self, module: ModuleFacts) -> set[tuple[str, str]]:
         """The functions whose `__signature__` the module assigns, by module path and qualname."""
@@ -199,7 +190,11 @@ class ToolReach:
         calls = self.names.calls_to(module, ref.target)
         for caller, call, bound in calls:
             passed = _passed(call, bound, index, name)
-            if passed is not None and passed.kind is RefKind.UNKNOWN:
+            if (
+                passed is not None
+                and passed.kind is RefKind.UNKNOWN
+                and not (passed.factory and self.generates_signature(caller, passed.factory))
+            ):
                 reason = f"what is passed to {ref.target}() as `{name}` cannot be followed"
                 found.append(Unreached(Unseen.HELPER_PARAMETER, reason, caller.path, call.line))
             elif passed is not None:

@@ -29,6 +29,7 @@ from mcp_codemod.analysis.loops import Loops
 from mcp_codemod.analysis.references import References
 from mcp_codemod.analysis.registrations import Registrations
 from mcp_codemod.analysis.scope import ClassContext, Names, Scope, Symbol
+from mcp_codemod.analysis.signed_returns import returns_signed_functions
 from mcp_codemod.analysis.source_text import SourceText
 from mcp_codemod.analysis.syntax import header_expressions, nested_bodies, statements
 from mcp_codemod.analysis.types import TypeExpr
@@ -291,7 +292,7 @@ class _Scanner:
         local = Scope(qualname, scope)
         self.bind_parameters(node, local)
         self.bind_statements(node.body, local, module_level=False)
-        returns, returns_functions, returns_other = self.returned(node.body, local)
+        returns, returns_functions = self.returned(node.body, local)
         self.functions[qualname] = Function(
             qualname=qualname,
             position=self.def_position(node),
@@ -300,7 +301,7 @@ class _Scanner:
             ),
             returns=returns,
             returns_functions=returns_functions,
-            returns_other=returns_other,
+            returns_signed_functions=returns_signed_functions(node.body, local),
         )
         for decorator in node.decorator_list:
             self.registrations.decorator(decorator, qualname, scope, cls)
@@ -308,30 +309,26 @@ class _Scanner:
 
     def returned(
         self, body: list[ast.stmt], local: Scope
-    ) -> tuple[tuple[ServerRef, ...], tuple[str, ...], bool]:
-        """What a factory function returns that may be a server (`return FastMCP(...)`), the
-        nested functions a decorator factory returns (`def tool(): def deco(fn): ...`), and
-        whether it returns anything else but None."""
+    ) -> tuple[tuple[ServerRef, ...], tuple[str, ...]]:
+        """What a factory function returns that may be a server (`return FastMCP(...)`), and the
+        nested functions a decorator factory returns (`def tool(): def deco(fn): ...`)."""
         servers = []
         functions = []
-        other = False
         pending = list(body)
         while pending:
             statement = pending.pop(0)
             if isinstance(statement, ast.Return) and statement.value is not None:
-                value = statement.value
-                server = self.references.server_from_value(value, local)
-                symbol = local.lookup(value.id) if isinstance(value, ast.Name) else None
+                server = self.references.server_from_value(statement.value, local)
                 if server is not None:
                     servers.append(server)
-                elif symbol is not None and symbol.kind == "function":
-                    functions.append(symbol.target)
-                elif not (isinstance(value, ast.Constant) and value.value is None):
-                    other = True
+                elif isinstance(statement.value, ast.Name):
+                    symbol = local.lookup(statement.value.id)
+                    if symbol is not None and symbol.kind == "function":
+                        functions.append(symbol.target)
             elif not isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 for nested in nested_bodies(statement):
                     pending.extend(nested)
-        return tuple(servers), tuple(functions), other
+        return tuple(servers), tuple(functions)
 
     def signature_assignment(
         self, node: ast.Assign, scope: Scope, cls: ClassContext | None
