@@ -16,7 +16,6 @@ from typing import NamedTuple
 
 from mcp_codemod.analysis.facts import ModuleFacts
 from mcp_codemod.analysis.frameworks import Framework
-from mcp_codemod.analysis.linker import Linker
 from mcp_codemod.analysis.subjects import LinkResult, ServerTools, ToolParameter, UnresolvedTool
 from mcp_codemod.cache import FactsCache
 from mcp_codemod.cycle_collection import without_cycle_collection
@@ -117,7 +116,8 @@ def _check(
         stored = runs.load()
         if isinstance(stored, CheckResult):
             return stored
-    # Imported here: a run answered by the run cache reads, prefilters and parses nothing.
+    # Imported here: a run answered by the run cache reads, prefilters, parses and links nothing.
+    from mcp_codemod.analysis.linker import Linker
     from mcp_codemod.module_facts import Sources, display_path
 
     witness = Witness(cache_dir) if runs is not None and cache_dir is not None else None
