@@ -133,8 +133,6 @@ def _check(
         elif isinstance(outcome, ModuleFacts):
             project.add(path, outcome)
             candidates.append(outcome)
-        elif outcome is None:
-            project.rule_out(path)
     linker = Linker(
         project.load, project.loaded, project.load_callers, project.load_library, runtime_copy
     )

@@ -247,16 +247,15 @@ class Sources:
         )
 
     def mentions(self, path: Path, name: str) -> bool:
-        """Whether the file passes the prefilter and its text has the word `name`: only such a
-        file can pass a server to a registrar of that name. With a cache, the answer is kept
-        per file and name: an unchanged file is not read again."""
+        """Whether the file's text has the word `name`. With a cache, the answer is kept per
+        file and name: an unchanged file is not read again."""
         if self.cache is None:
             return self._text_mentions(path, name)
         key = os.path.abspath(path)
         if self.witness is not None:
             self.witness.saw((key,))
         entry = self._verdict(path, key)
-        if entry is None or not entry.candidate:
+        if entry is None:
             return False
         known = dict(entry.mentions)
         if name not in known:
@@ -266,42 +265,18 @@ class Sources:
             self.verdicts[path] = entry
         return known[name]
 
-    def decorates_with(self, path: Path, name: str) -> bool:
-        """Whether the file's text decorates with `name` (`@name(...)`, `@tools.name(...)`),
-        whatever the prefilter says of it: read only for a decorator factory's search."""
-        if self.witness is not None:
-            self.witness.saw((os.path.abspath(path),))
-        try:
-            data = path.read_bytes()
-        except OSError:
-            return False
-        if b"@" not in data or (name.isascii() and name.encode() not in data):
-            return False
-        try:
-            text = decode(data).text
-        except SourceError:
-            return False
-        return re.search(rf"@[\w. \t]*\b{re.escape(name)}\b", text) is not None
-
     def _verdict(self, path: Path, key: str) -> Entry | None:
-        """The file's cache entry, with the prefilter's verdict, read again only when its stamp
-        changed; None when it cannot be read."""
+        """The file's cache entry, read again only when its stamp changed; None when it cannot
+        be read."""
         if path not in self.verdicts:
             entry = self.cache.get(key) if self.cache is not None else None
             try:
                 status = os.stat(path)
-                if (
-                    entry is None
-                    or entry.stamp is None
-                    or entry.candidate is None
-                    or stamp(status) != entry.stamp
-                ):
+                if entry is None or entry.stamp is None or stamp(status) != entry.stamp:
                     data = path.read_bytes()
                     entry = _refreshed(entry, status, digest(data))
-                    if entry.candidate is None:
-                        entry = entry._replace(candidate=is_candidate(data))
                     self._put(key, entry)
-                    self.caller_texts[path] = data if entry.candidate else None
+                    self.caller_texts[path] = data
             except OSError:
                 entry = None
             self.verdicts[path] = entry
@@ -316,14 +291,13 @@ class Sources:
         text = self.caller_texts[path]
         if text is None:
             return False
-        # The name first: a substring test costs a fifteenth of the prefilter, and the word
-        # search on decoded text a hundred times more. Every source encoding is
-        # ASCII-compatible.
+        # The name first: a substring test on the bytes costs a hundredth of the word search
+        # on decoded text. Every source encoding is ASCII-compatible.
         if isinstance(text, bytes):
             if name.isascii() and name.encode() not in text:
                 return False
             try:
-                text = decode(text).text if is_candidate(text) else None
+                text = decode(text).text
             except SourceError:
                 text = None
             self.caller_texts[path] = text

@@ -40,7 +40,6 @@ class Project:
     def __init__(self, sources: Sources, files: list[Path], discovery: Discovery) -> None:
         self.sources = sources
         self.files = files  # the run's files, as discovery found them
-        self.ruled_out: set[Path] = set()  # of those, the ones the prefilter ruled out
         self.discovery = discovery
         self.by_path: dict[Path, ModuleFacts | None] = {}
         self.roots: list[Path] = []
@@ -52,11 +51,6 @@ class Project:
 
     def add(self, path: Path, facts: ModuleFacts | None) -> None:
         self.by_path[self.sources.resolve(path)] = facts
-
-    def rule_out(self, path: Path) -> None:
-        """A file given that cannot register, guard or make a server, so cannot pass one to a
-        registrar either: the caller search passes it over without reading it again."""
-        self.ruled_out.add(path)
 
     def add_roots(self, files: list[Path]) -> None:
         """The directories the given files are importable from, in order: where imports are
@@ -122,14 +116,12 @@ class Project:
     def loaded(self) -> list[ModuleFacts]:
         return [facts for facts in self.by_path.values() if facts is not None]
 
-    def load_callers(
-        self, name: str, near: ModuleFacts, decorations: bool = False
-    ) -> list[ModuleFacts]:
+    def load_callers(self, name: str, near: ModuleFacts) -> list[ModuleFacts]:
         """Load the project's modules that may call `name` (a registrar taking the server as an
-        argument), when they were not among the files given: pre-commit passes the staged ones.
-        Only candidates of the prefilter whose text mentions the name are parsed; with
-        `decorations` (a decorator factory's), also the files it ruled out whose text decorates
-        with the name: `@tools.reader("Title")` holds no registration word."""
+        argument, a decorator factory), when they were not among the files given: pre-commit
+        passes the staged ones. Every file whose text has the word is parsed, whatever the
+        prefilter says of it: `register(mcp)` with `mcp` imported, or `@tools.reader("Title")`,
+        holds no word the prefilter looks for."""
         near_path = self.sources.resolve(Path(near.path))
         root = project_root(near_path)
         if self.sources.witness is not None:
@@ -137,18 +129,8 @@ class Project:
                 directory / marker for directory in near_path.parents for marker in PROJECT_MARKERS
             )
         found = []
-        files = self.files_of(root)
-        if decorations:
-            inside = os.path.join(root, "")
-            ruled_out = sorted(map(self.sources.resolve, self.ruled_out))
-            files = list(
-                dict.fromkeys([*files, *(p for p in ruled_out if str(p).startswith(inside))])
-            )
-        for path in files:
-            if path in self.by_path or not (
-                self.sources.mentions(path, name)
-                or (decorations and self.sources.decorates_with(path, name))
-            ):
+        for path in self.files_of(root):
+            if path in self.by_path or not self.sources.mentions(path, name):
                 continue
             self.by_path[path] = facts = self.sources.facts(path)
             if facts is not None:
@@ -163,8 +145,7 @@ class Project:
                 self.project_files[root] = [
                     resolved
                     for path in self.files
-                    if path not in self.ruled_out
-                    and str(resolved := self.sources.resolve(path)).startswith(inside)
+                    if str(resolved := self.sources.resolve(path)).startswith(inside)
                 ]
             else:
                 files = discover([root], self.discovery.excludes, self.discovery.respect_gitignore)

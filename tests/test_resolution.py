@@ -161,3 +161,33 @@ def test_one_note_per_server_out_of_reach(tmp_path):
         " code this fix can rewrite: pass it through `mcp_codemod.runtime.guard(server)` before"
         " it serves requests"
     )
+
+
+def test_a_registrar_called_with_an_imported_server_is_followed(tmp_path):
+    # `main.py` names nothing the prefilter looks for: it imports the server and passes it on.
+    files = {
+        "server.py": """\
+            from mcp.server.fastmcp import FastMCP
+
+            mcp = FastMCP("x")
+            """,
+        "tools.py": """\
+            def register(server):
+                @server.tool()
+                def search(query: str | None = None) -> str:
+                    return query or ""
+            """,
+        "main.py": """\
+            from server import mcp
+            from tools import register
+
+            register(mcp)
+            """,
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(dedent(text))
+    everything = check_files(sorted(tmp_path.glob("*.py")), select_rules(None, []))
+    staged = check_files([tmp_path / "tools.py"], select_rules(None, []))
+    for result in (everything, staged):
+        assert found(result) == {("search", "query")}
+        assert result.unresolved == ()

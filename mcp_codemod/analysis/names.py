@@ -16,12 +16,8 @@ ModuleLoader = Callable[[str, "ModuleFacts"], "ModuleFacts | None"]
 
 
 class CallerLoader(Protocol):
-    def __call__(
-        self, name: str, near: ModuleFacts, decorations: bool = False
-    ) -> list[ModuleFacts]:
-        """Loads the project's modules that may call `name`; with `decorations`, also those
-        the prefilter rules out that decorate with it (`@tools.reader(...)` registers nothing
-        in sight)."""
+    def __call__(self, name: str, near: ModuleFacts) -> list[ModuleFacts]:
+        """Loads the project's modules that may call `name` (their text names it)."""
         ...
 
 
@@ -111,7 +107,7 @@ class ProjectNames:
         key = (module.path, function, decorations)
         if key not in self.calls_to_function:
             if decorations:
-                self.load_callers(called_name(function), module, decorations=True)
+                self.load_callers(called_name(function), module)
             found = self.calls_among(self.loaded(), module, function)
             if not found and not decorations:
                 callers = self.load_callers(called_name(function), module)
