@@ -16,7 +16,7 @@ from mcp_codemod.sources import decode
 CANDIDATE_WORDS = ("add_tool", "mcp_codemod", "FastMCP", "MCPServer", "_tool_manager")
 # `exec(compile(...))`, `exec(open(...).read())`, `exec(Path(...).read_text())`: the word `exec(`
 # alone would pass every database driver (`cursor.exec(...)`).
-EXEC_FILE = r"exec[\s\\]*\([\s\\]*(?:compile|open|Path|pathlib)\b"
+EXEC_FILE = r"exec[\s\\]*\([\s\\(]*(?:compile|open|Path|pathlib)\b"
 # `.tool` as Python reads an attribute: blanks, line continuations and (inside brackets) comments
 # may stand between the dot and the name. The alternatives cannot overlap: no backtracking.
 TOOL_ATTRIBUTE = r"\.(?:[\s\\]|#[^\r\n]*[\r\n])*(?:async_)?tool\b"

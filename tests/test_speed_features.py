@@ -119,6 +119,7 @@ def test_candidates_by_their_bytes():
     assert is_candidate(b'exec(compile(code, GENERATED, "exec"))')
     assert is_candidate(b"exec (\n    open(path).read())")
     assert is_candidate(b"exec(Path(here, 'tools.py').read_text())")
+    assert is_candidate(b'exec((Path(__file__).parent / "tools.py").read_text())')
     assert not is_candidate(b"session.exec(select(User))")
 
 
