@@ -122,6 +122,7 @@ class Sources:
         # What the caller search read of each file: bytes, the text of a candidate, or None
         self.caller_texts: dict[Path, bytes | str | None] = {}
         self.verdicts: dict[Path, Entry | None] = {}
+        self.decorator_names: dict[Path, frozenset[str]] = {}
 
     def resolve(self, path: Path) -> Path:
         """The real path, asked of the system once per run and path."""
@@ -255,21 +256,13 @@ class Sources:
         return known[name]
 
     def decorates_with(self, path: Path, name: str) -> bool:
-        """Whether the file's text decorates with `name` (`@name(...)`, `@tools.name(...)`),
-        whatever the prefilter says of it: read only for a decorator factory's search."""
-        if self.witness is not None:
-            self.witness.saw((os.path.abspath(path),))
-        try:
-            data = path.read_bytes()
-        except OSError:
-            return False
-        if b"@" not in data or (name.isascii() and name.encode() not in data):
-            return False
-        try:
-            text = decode(data).text
-        except SourceError:
-            return False
-        return re.search(rf"@[\w. \t]*\b{re.escape(name)}\b", text) is not None
+        """Whether the file decorates with `name` (`@name`, `@tools.name(...)`), whatever the
+        prefilter says of it: asked for a decorator's search only, and read once per run."""
+        if path not in self.decorator_names:
+            if self.witness is not None:
+                self.witness.saw((os.path.abspath(path),))
+            self.decorator_names[path] = _decorator_names(path)
+        return name in self.decorator_names[path]
 
     def _verdict(self, path: Path, key: str) -> Entry | None:
         """The file's cache entry, with the prefilter's verdict, read again only when its stamp
@@ -335,3 +328,28 @@ class Sources:
         for task, result in zip(pending, results, strict=True):
             self.record(task, result)
         return results
+
+
+_DECORATOR_BYTES = re.compile(rb"^[ \t]*@[ \t]*([\w. \t]+)", re.MULTILINE)
+_DECORATOR_TEXT = re.compile(r"^[ \t]*@[ \t]*([\w. \t]+)", re.MULTILINE)
+
+
+def _decorator_names(path: Path) -> frozenset[str]:
+    """The names a file's decorators call: the last of each dotted name (`reader` for
+    `@tools.reader("Title")`)."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return frozenset()
+    if b"@" not in data:
+        return frozenset()
+    if data.isascii():
+        found = [m.decode() for m in _DECORATOR_BYTES.findall(data)]
+    else:
+        try:
+            found = _DECORATOR_TEXT.findall(decode(data).text)
+        except SourceError:
+            return frozenset()
+    return frozenset(
+        dotted.replace(" ", "").replace("\t", "").rsplit(".", 1)[-1] for dotted in found
+    )

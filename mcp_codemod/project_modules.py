@@ -45,6 +45,8 @@ class Project:
         self.by_path: dict[Path, ModuleFacts | None] = {}
         self.roots: list[Path] = []
         self.project_files: dict[Path, list[Path]] = {}
+        self.decorating_files: dict[Path, list[Path]] = {}
+        self.ruled_out_resolved: list[Path] | None = None
         self.found: dict[tuple[str, Path, int], Path | None] = {}
         self.answers: dict[tuple[str, str, int], ModuleFacts | None] = {}
         self.listings: dict[Path, frozenset[str]] = {}
@@ -137,13 +139,7 @@ class Project:
                 directory / marker for directory in near_path.parents for marker in PROJECT_MARKERS
             )
         found = []
-        files = self.files_of(root)
-        if decorations:
-            inside = os.path.join(root, "")
-            ruled_out = sorted(map(self.sources.resolve, self.ruled_out))
-            files = list(
-                dict.fromkeys([*files, *(p for p in ruled_out if str(p).startswith(inside))])
-            )
+        files = self.with_ruled_out(root) if decorations else self.files_of(root)
         for path in files:
             if path in self.by_path or not (
                 self.sources.mentions(path, name)
@@ -154,6 +150,21 @@ class Project:
             if facts is not None:
                 found.append(facts)
         return found
+
+    def with_ruled_out(self, root: Path) -> list[Path]:
+        """The project's files, and the files given that the prefilter ruled out (a decoration
+        needs no registration word): once per run and root."""
+        if root not in self.decorating_files:
+            inside = os.path.join(root, "")
+            if self.ruled_out_resolved is None:
+                self.ruled_out_resolved = sorted(map(self.sources.resolve, self.ruled_out))
+            ruled_out = self.ruled_out_resolved
+            self.decorating_files[root] = list(
+                dict.fromkeys(
+                    [*self.files_of(root), *(p for p in ruled_out if str(p).startswith(inside))]
+                )
+            )
+        return self.decorating_files[root]
 
     def files_of(self, root: Path) -> list[Path]:
         """The project's files (resolved): discovery runs once per run, not once per registrar."""
