@@ -40,23 +40,38 @@ PATTERNS = {
 _modules = itertools.count()
 
 
-@pytest.mark.parametrize("pattern", list(PATTERNS))
-def test_check_reports_a_pattern_parameter_as_the_probe_finds_it(tmp_path, monkeypatch, pattern):
+# annotation → (the probe finds it mangled, `check` reports it)
+ANNOTATIONS = {
+    **{f"Annotated[str | None, Field(pattern={p!r})]": found for p, found in PATTERNS.items()},
+    'Annotated[str | None, StringConstraints(pattern="^[A-Z]+$")]': (False, False),
+    # pydantic ignores metadata it does not know: only its own constraints keep text out.
+    'Annotated[str | None, constraint(pattern="^[A-Z]+$")]': (True, True),
+}
+
+
+@pytest.mark.parametrize("annotation", list(ANNOTATIONS))
+def test_check_reports_a_constrained_parameter_as_the_probe_finds_it(
+    tmp_path, monkeypatch, annotation
+):
     name = f"pattern_server_{next(_modules)}"
     path = tmp_path / f"{name}.py"
     path.write_text(
         f"""\
 from typing import Annotated
 
-from pydantic import Field
+from pydantic import Field, StringConstraints
 
 {SERVER}
 
 mcp = Server("patterns")
 
 
+def constraint(pattern):
+    return pattern
+
+
 @mcp.tool()
-def pick(style: Annotated[str | None, Field(pattern={pattern!r})] = None) -> str:
+def pick(style: {annotation} = None) -> str:
     return repr(style)
 """,
         encoding="utf-8",
@@ -65,4 +80,4 @@ def pick(style: Annotated[str | None, Field(pattern={pattern!r})] = None) -> str
     monkeypatch.syspath_prepend(str(tmp_path))
     server = importlib.import_module(name).mcp
     sys.modules.pop(name)
-    assert (bool(probe_server(server).problems), reported) == PATTERNS[pattern]
+    assert (bool(probe_server(server).problems), reported) == ANNOTATIONS[annotation]

@@ -333,3 +333,42 @@ def test_a_registry_made_on_a_server_of_unknown_class_stays_unseen(tmp_path):
     )
     assert found(result) == set()
     assert unseen(result) == [(12, Unseen.UNKNOWN_FRAMEWORK)]
+
+
+def test_a_registry_method_used_bare_is_followed_into_files_without_a_registration_word(tmp_path):
+    result = check(
+        tmp_path,
+        {
+            "server.py": server(
+                """\
+
+
+                class Registry:
+                    def __init__(self, server):
+                        self.server = server
+
+                    def register(self, function):
+                        self.server.tool()(function)
+                        return function
+
+
+                tools = Registry(mcp)
+
+
+                @tools.register
+                def here(q: str | None = None) -> str:
+                    return ""
+                """
+            ),
+            "other.py": """\
+                from server import tools
+
+
+                @tools.register
+                def there(q: str | None = None) -> str:
+                    return ""
+                """,
+        },
+    )
+    assert found(result) == {("here", "q"), ("there", "q")}
+    assert result.unresolved == () and result.tools == 2

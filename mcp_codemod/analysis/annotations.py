@@ -101,8 +101,20 @@ class Annotations:
             return TSubscript(base, args)
         if isinstance(node, ast.Call):
             function = self.names.qualify(node.func, scope) or self.text.text(node.func)
-            return TCall(function, _is_strict_call(node, function), _refuses_pre_parsed(node))
+            refuses = function in _PATTERN_CONSTRAINTS and _refuses_pre_parsed(node)
+            return TCall(function, _is_strict_call(node, function), refuses)
         return TOpaque(self.text.text(node))
+
+
+# pydantic's constraints whose `pattern=` the field's validator applies to text.
+_PATTERN_CONSTRAINTS = frozenset(
+    (
+        "pydantic.Field",
+        "pydantic.fields.Field",
+        "pydantic.StringConstraints",
+        "pydantic.types.StringConstraints",
+    )
+)
 
 
 def _refuses_pre_parsed(node: ast.Call) -> bool:

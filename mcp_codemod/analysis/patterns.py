@@ -1,7 +1,7 @@
-"""Whether a string `pattern` (`Field(pattern=...)`, `constr(pattern=...)`) keeps out every text
-the SDK's JSON pre-parse replaces: JSON null, arrays and objects, which start, after JSON
-whitespace, with `n`, `[` or `{`. Such a parameter takes no text the pre-parse changes, as a
-`Literal` of plain words takes none (the probe does not count it either: the value it would
+"""Whether a string `pattern` (`Field(pattern=...)`, `StringConstraints(pattern=...)`) keeps out
+every text the SDK's JSON pre-parse replaces: JSON null, arrays and objects, which start, after
+JSON whitespace, with `n`, `[` or `{`. Such a parameter takes no text the pre-parse changes, as
+a `Literal` of plain words takes none (the probe does not count it either: the value it would
 send is refused by the validator anyway).
 
 Decided on the pattern's syntax tree, and only when it is certain: the pattern is anchored at

@@ -187,7 +187,11 @@ class ToolReach:
         assert ref.argument is not None
         index, name = ref.argument
         found: list[Reached | Unreached] = []
-        calls = self.names.calls_to(module, ref.target)
+        # A helper taking one argument may be a decorator (`@tools.register`), applied in files
+        # with no registration word.
+        helper = module.functions.get(ref.target)
+        decorator = helper is not None and len(helper.parameters) == 1
+        calls = self.names.calls_to(module, ref.target, decorations=decorator)
         for caller, call, bound in calls:
             passed = _passed(call, bound, index, name)
             if (
