@@ -12,8 +12,18 @@ from mcp_codemod.sources import decode
 # A file can register a tool, guard a server, or create one (whose callers pass it on to
 # `register_tools(mcp)` functions elsewhere), or run a file of tools in its namespace with an
 # imported server (`analysis/exec_files.py`), only if it says one of these. Any other module is
-# parsed only when a candidate imports from it.
-CANDIDATE_WORDS = ("add_tool", "mcp_codemod", "FastMCP", "MCPServer", "_tool_manager")
+# parsed only when a candidate imports from it, or names a registrar the analysis looks for the
+# callers of (`Project.load_callers`).
+CANDIDATE_WORDS = ("add_tool", "mcp_codemod", "_tool_manager")
+# A server class named where a server can be made: called or subscripted (`FastMCP(...)`,
+# `FastMCP[T]`), imported under another name (`FastMCP as App`), or after `(`, `,` or `=`
+# (a base class, `make(FastMCP)`, `App = FastMCP`). Where it is only an annotation
+# (`server: FastMCP`, `-> FastMCP`, `Optional[FastMCP]`) or imported for one, the file can make
+# no server: the frameworks' own modules say `FastMCP` everywhere that way.
+SERVER_MADE = (
+    r"(?:FastMCP|MCPServer)\b[\s\\]*(?:[(\[]|as\b)"
+    r"|[(,=][\s\\]*(?:\w+[\s\\]*\.[\s\\]*)*(?:FastMCP|MCPServer)\b"
+)
 # `exec(compile(...))`, `exec(open(...).read())`, `exec(Path(...).read_text())`: the word `exec(`
 # alone would pass every database driver (`cursor.exec(...)`).
 EXEC_FILE = r"exec[\s\\]*\([\s\\(]*(?:compile|open|Path|pathlib)\b"
@@ -27,6 +37,9 @@ _TOOL_IN_BYTES = re.compile(TOOL_ATTRIBUTE.encode())
 _TOOL_IN_TEXT = re.compile(TOOL_ATTRIBUTE)
 _EXEC_IN_BYTES = re.compile(EXEC_FILE.encode())
 _EXEC_IN_TEXT = re.compile(EXEC_FILE)
+# The pattern starts with no literal: tried only on files that say a server class's name.
+_SERVER_MADE_IN_BYTES = re.compile(SERVER_MADE.encode())
+_SERVER_MADE_IN_TEXT = re.compile(SERVER_MADE)
 # The pattern above tries a match at every `.` of a file; the word `tool` is rare, and a pattern
 # starting with a literal is searched as fast as a substring. From each `tool` (or `async_tool`),
 # what precedes it is read backwards.
@@ -42,6 +55,8 @@ def is_candidate(data: bytes) -> bool:
         return True
     if _has_tool_attribute(data) or _EXEC_IN_BYTES.search(data):
         return True
+    if (b"FastMCP" in data or b"MCPServer" in data) and _SERVER_MADE_IN_BYTES.search(data):
+        return True
     if data.isascii():
         return False
     import unicodedata
@@ -55,6 +70,7 @@ def is_candidate(data: bytes) -> bool:
         any(word in text for word in CANDIDATE_WORDS)
         or _TOOL_IN_TEXT.search(text) is not None
         or _EXEC_IN_TEXT.search(text) is not None
+        or _SERVER_MADE_IN_TEXT.search(text) is not None
     )
 
 

@@ -124,6 +124,26 @@ def test_candidates_by_their_bytes():
 
 
 @pytest.mark.parametrize(
+    ("source", "candidate"),
+    [
+        (b'mcp = FastMCP("x")', True),
+        (b"app = server.MCPServer(\n    'x')", True),
+        (b"class Server(FastMCP[State]): ...", True),
+        (b"class Server(\n    Base,\n    FastMCP,\n): ...", True),
+        (b"from mcp.server.fastmcp import FastMCP as App", True),
+        (b"App = fastmcp.FastMCP", True),
+        (b"server = make(mcp.server.fastmcp.FastMCP)", True),
+        # Only annotations and the imports they need: no server can be made here.
+        (b"from mcp.server.fastmcp import FastMCP\n\ndef run(server: FastMCP) -> None: ...", False),
+        (b"def make() -> FastMCP: ...\nservers: list[MCPServer] = []", False),
+        (b"server: Optional[FastMCP] = None", False),
+    ],
+)
+def test_a_server_class_counts_where_a_server_can_be_made(source: bytes, candidate: bool):
+    assert is_candidate(source) is candidate
+
+
+@pytest.mark.parametrize(
     "source",
     [
         b"app.tool",
