@@ -595,3 +595,22 @@ def test_the_cli_without_cache_writes_nothing(fixtures_copy: Path, monkeypatch):
     result = CliRunner().invoke(main, ["check", "--no-cache", "--jobs", "2", "."])
     assert result.exit_code == 1
     assert sorted(fixtures_copy.rglob("*")) == before
+
+
+def test_a_server_class_tool_method_sends_no_search_for_its_decorations(tmp_path: Path, parses):
+    # A framework's own source in the tree: `tool()` returns the decorator that registers. Its
+    # decorations `@x.tool()` are registrations where they stand; files that merely say `tool`
+    # are not parsed to look for more.
+    (tmp_path / "framework.py").write_text(
+        "from mcp.server.fastmcp import FastMCP\n\n\n"
+        "class Server(FastMCP):\n"
+        "    def tool(self, name=None):\n"
+        "        def decorator(fn):\n"
+        "            self.add_tool(fn)\n"
+        "            return fn\n\n"
+        "        return decorator\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "notes.py").write_text('"""A tool for notes."""\nTOOL = "tool"\n', encoding="utf-8")
+    check_files([tmp_path / "framework.py"], ALL, jobs=1)
+    assert [Path(p).name for p in parses] == ["framework.py"]

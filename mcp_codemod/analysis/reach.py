@@ -24,6 +24,7 @@ LibraryLoader = Callable[[str], "ModuleFacts | None"]
 """Facts of a module found on `sys.path` outside the project, by its dotted name."""
 T = TypeVar("T")
 _MAX_HOPS = 12  # helper chains longer than this are not followed (and cycles end here)
+_REGISTRATION_METHODS = frozenset(("tool", "async_tool"))
 
 
 @dataclass(frozen=True)
@@ -208,7 +209,15 @@ class ToolReach:
         parent = ref.target.rpartition(".")[0]
         factory = module.functions.get(parent)
         decorations: list[tuple[ModuleFacts, CallSite, bool, bool]] = []
-        if factory is not None and ref.target in factory.returns_functions and index == 0:
+        if (
+            factory is not None
+            and ref.target in factory.returns_functions
+            and index == 0
+            # `@x.tool(...)` is a registration where it stands: a class's `tool()` method (the
+            # framework's own, read when its source is in the tree, or a server class's
+            # override) needs no search for its decorations.
+            and not _is_registration_method(module, parent)
+        ):
             decorations = self.decorations(module, parent, hops)
             # `def named(self, name): def deco(fn): self.server.tool(name=name)(fn)`: the name
             # is what `@tools.named("x")` passes, when it is a literal.
@@ -299,3 +308,8 @@ def _argument(
     if passed is None and 0 <= position < len(positional):
         passed = positional[position]
     return passed if passed is not None else dict(keywords).get(UNPACKED)
+
+
+def _is_registration_method(module: ModuleFacts, qualname: str) -> bool:
+    owner, _, name = qualname.rpartition(".")
+    return name in _REGISTRATION_METHODS and owner in module.classes
