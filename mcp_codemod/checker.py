@@ -123,7 +123,7 @@ def _check(
     witness = Witness(cache_dir) if runs is not None and cache_dir is not None else None
     sources = Sources(FactsCache(cache_dir) if cache_dir is not None else None, unsaved, witness)
     outcomes = sources.outcomes(files, keys, prefilter, jobs)
-    project = Project(sources, files, discovery)
+    project = Project(sources, files, discovery, jobs)
     project.add_roots(files)
     candidates: list[ModuleFacts] = []
     errors: list[FileError] = []

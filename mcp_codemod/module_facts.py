@@ -307,12 +307,23 @@ class Sources:
 
     def facts(self, path: Path) -> ModuleFacts | None:
         """The facts of one module now, parsed in this process if need be."""
-        outcome = self.examine(path, prefilter=False)
-        if isinstance(outcome, Pending):
-            result = scan_source(outcome.task)
+        return self.facts_of([path], jobs=1)[0]
+
+    def facts_of(self, paths: list[Path], jobs: int | None) -> list[ModuleFacts | None]:
+        """The facts of modules asked for together (the callers of a registrar), parsed over
+        worker processes when there is enough to parse."""
+        outcomes = [self.examine(path, prefilter=False) for path in paths]
+        pending = [
+            (i, outcome) for i, outcome in enumerate(outcomes) if isinstance(outcome, Pending)
+        ]
+        with OrderedMap(scan_source, jobs) as parses:
+            for _, outcome in pending:
+                parses.put(outcome.task, len(outcome.task.text))
+            results = parses.results()
+        for (index, outcome), result in zip(pending, results, strict=True):
             self.record(outcome, result)
-            outcome = result
-        return outcome if isinstance(outcome, ModuleFacts) else None
+            outcomes[index] = result
+        return [outcome if isinstance(outcome, ModuleFacts) else None for outcome in outcomes]
 
     def outcomes(
         self, files: list[Path], keys: list[str], prefilter: bool, jobs: int | None

@@ -37,8 +37,11 @@ class Discovery:
 class Project:
     """The modules of the checked tree, loading others on demand when an import leads there."""
 
-    def __init__(self, sources: Sources, files: list[Path], discovery: Discovery) -> None:
+    def __init__(
+        self, sources: Sources, files: list[Path], discovery: Discovery, jobs: int | None = None
+    ) -> None:
         self.sources = sources
+        self.jobs = jobs  # processes for parsing what the caller search finds
         self.files = files  # the run's files, as discovery found them
         self.discovery = discovery
         self.by_path: dict[Path, ModuleFacts | None] = {}
@@ -128,11 +131,14 @@ class Project:
             self.sources.witness.saw(  # where project markers were looked for
                 directory / marker for directory in near_path.parents for marker in PROJECT_MARKERS
             )
+        paths = [
+            path
+            for path in self.files_of(root)
+            if path not in self.by_path and self.sources.mentions(path, name)
+        ]
         found = []
-        for path in self.files_of(root):
-            if path in self.by_path or not self.sources.mentions(path, name):
-                continue
-            self.by_path[path] = facts = self.sources.facts(path)
+        for path, facts in zip(paths, self.sources.facts_of(paths, self.jobs), strict=True):
+            self.by_path[path] = facts
             if facts is not None:
                 found.append(facts)
         return found
