@@ -103,10 +103,13 @@ class Handler:
 """
 
 
+CHAIN = "Handler(mcp).register()\n"
+
+
 @pytest.mark.parametrize(
     "use",
     [
-        "Handler(mcp).register()",
+        CHAIN,
         "registered = Handler(mcp).register()",
         "Handler(server=mcp).prepared().register()",
         "async def main():\n    await Handler(mcp).register()",
@@ -115,6 +118,15 @@ class Handler:
 )
 def test_a_server_passed_to_a_constructor_inside_a_chain_reaches_the_class(tmp_path, use):
     result = check(tmp_path, {"server.py": SERVER + HANDLER + use + "\n"})
+    assert found(result) == {("find", "q")}
+    assert result.unresolved == ()
+
+
+def test_the_chain_that_passes_the_server_is_found_from_the_class_module(tmp_path):
+    # Only the class's module is given: its callers are looked for in the project on disk.
+    (tmp_path / "handlers.py").write_text(dedent(HANDLER))
+    (tmp_path / "server.py").write_text(SERVER + "from handlers import Handler\n\n" + CHAIN)
+    result = check_files([tmp_path / "handlers.py"], select_rules(None, []))
     assert found(result) == {("find", "q")}
     assert result.unresolved == ()
 
