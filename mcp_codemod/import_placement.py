@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from mcp_codemod.import_bindings import bound_by, char_offset, import_statements
+from mcp_codemod.sources import split_lines
 
 LINE_LENGTH = 88  # ruff's and isort's default: a longer import is wrapped, one name a line
 _INDENT = "    "
@@ -345,19 +346,30 @@ class LeadingBlock:
 
     def _new_block(self, block: str, eol: str) -> Edit:
         """Imports for a module that had none: after the docstring, then the blank lines ruff
-        wants before the code (two before a function or class)."""
+        wants before the code, in place of those there were."""
         following = self.next_statement
-        wanted = 2 if isinstance(following, _DEFINITIONS) else 1
         if self.docstring is not None:
             at = self._line_after(self.docstring.end_lineno)
             prefix = eol if at < len(self.text) else eol + eol
-            blanks = re.match(r"(?:[ \t]*(?:\r\n|\r|\n))*", self.text[at:]).group()
-            existing = len(re.findall(r"\r\n|\r|\n", blanks))
-            return at, at, prefix + block + eol * max(0, wanted - existing)
+            code = _BLANK_LINES.match(self.text, at).end()
+            return at, code, prefix + block + eol * self._blank_lines_before(code)
         if following is None:
             return len(self.text), len(self.text), block
         at = self.offsets[_first_line(following) - 1]
-        return at, at, block + eol * wanted
+        return at, at, block + eol * self._blank_lines_before(at)
+
+    def _blank_lines_before(self, at: int) -> int:
+        """The blank lines ruff's isort wants between the imports and the text at `at`: two
+        before a function or class, also when only the comment lines right above it (no blank
+        line between) come first; one before anything else, such as a comment that a blank line
+        parts from the code below it."""
+        following = self.next_statement
+        if not isinstance(following, _DEFINITIONS):
+            return 1
+        # The text up to the start of the definition's line: every line ends, so the last of
+        # the split is empty.
+        between = split_lines(self.text[at : self.offsets[_first_line(following) - 1]])[:-1]
+        return 2 if all(line.lstrip().startswith("#") for line in between) else 1
 
 
 def _sections_apart(statements: list[tuple[int, str]], eol: str) -> str:
@@ -370,6 +382,7 @@ def _sections_apart(statements: list[tuple[int, str]], eol: str) -> str:
 
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_BLANK_LINES = re.compile(r"(?:[ \t]*(?:\r\n|\r|\n))*")
 
 
 def _first_line(statement: ast.stmt) -> int:

@@ -719,3 +719,124 @@ def test_an_aliased_import_opens_the_third_party_section_between_the_others(tmp_
                 """,
         },
     )
+
+
+# ---- a module without imports: the blank lines ruff wants after the new block ----------------
+
+EXEC_SERVER = """\
+    from pathlib import Path
+
+    from mcp.server.fastmcp import FastMCP
+
+    mcp = FastMCP("demo")
+
+    exec((Path(__file__).parent / "tools.py").read_text(encoding="utf-8"))
+    """
+
+
+def test_a_comment_apart_from_the_function_below_gets_one_blank_line(tmp_path):
+    # ruff counts the comment as the code after the imports, not as the function's.
+    assert_fix(
+        tmp_path,
+        {
+            "server.py": EXEC_SERVER,
+            "tools.py": '''\
+                """Tools that server.py execs in its own namespace."""
+                # ruff: noqa: F821 (`mcp` is server.py's)
+
+
+                @mcp.tool()
+                def search(query: str | None = None) -> str:
+                    return query or ""
+                ''',
+        },
+        {
+            "tools.py": '''\
+                """Tools that server.py execs in its own namespace."""
+
+                from typing import Annotated
+
+                from mcp_codemod.runtime import NoPreParse
+
+                # ruff: noqa: F821 (`mcp` is server.py's)
+
+
+                @mcp.tool()
+                def search(query: Annotated[str | None, NoPreParse] = None) -> str:
+                    return query or ""
+                ''',
+        },
+    )
+
+
+def test_a_comment_right_above_the_function_gets_two_blank_lines(tmp_path):
+    assert_fix(
+        tmp_path,
+        {
+            "server.py": EXEC_SERVER,
+            "tools.py": '''\
+                """Tools that server.py execs in its own namespace."""
+                # Searching.
+                @mcp.tool()
+                def search(query: str | None = None) -> str:  # noqa: F821
+                    return query or ""
+                ''',
+        },
+        {
+            "tools.py": '''\
+                """Tools that server.py execs in its own namespace."""
+
+                from typing import Annotated
+
+                from mcp_codemod.runtime import NoPreParse
+
+
+                # Searching.
+                @mcp.tool()
+                def search(query: Annotated[str | None, NoPreParse] = None) -> str:  # noqa: F821
+                    return query or ""
+                ''',
+        },
+    )
+
+
+def test_extra_blank_lines_before_a_comment_shrink_to_the_one_ruff_wants(tmp_path):
+    assert_fix(
+        tmp_path,
+        {
+            "app/__init__.py": "",
+            "app/types.py": '''\
+                """Types the tools share."""
+
+
+                # Text as the client sent it.
+
+                Query = str | None
+                ''',
+            "app/server.py": """\
+                from mcp.server.fastmcp import FastMCP
+
+                from app.types import Query
+
+                mcp = FastMCP("demo")
+
+
+                @mcp.tool()
+                def search(query: Query = None) -> str:
+                    return query or ""
+                """,
+        },
+        {
+            "app/types.py": '''\
+                """Types the tools share."""
+
+                from typing import Annotated
+
+                from mcp_codemod.runtime import NoPreParse
+
+                # Text as the client sent it.
+
+                Query = Annotated[str | None, NoPreParse]
+                ''',
+        },
+    )

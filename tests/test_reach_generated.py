@@ -245,7 +245,8 @@ def test_a_factory_call_passed_to_a_registration_helper_is_generated(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "shape", ["generated_signature", "generated_factory_method", "generated_adapter"]
+    "shape",
+    ["generated_signature", "generated_factory_method", "generated_adapter", "chained_generator"],
 )
 def test_the_generated_signature_fixtures_are_classified_so(shape):
     # tests/runtime/test_unseen_tools.py runs the same servers against the probe.

@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from textwrap import dedent
 
+import pytest
+
 from mcp_codemod.analysis.unseen import Unseen
 from mcp_codemod.checker import check_files
 from mcp_codemod.rules import select_rules
@@ -80,6 +82,53 @@ def test_a_server_parameter_annotated_any_is_resolved_through_its_callers(tmp_pa
     assert found(result) == {("find", "q")}
     assert result.unresolved == ()
     assert result.findings[0].framework == "mcp1"
+
+
+HANDLER = """\
+
+
+class Handler:
+    def __init__(self, server) -> None:
+        self.server = server
+
+    def prepared(self) -> "Handler":
+        return self
+
+    def register(self) -> None:
+        @self.server.tool()
+        def find(q: str | None = None) -> str:
+            return ""
+
+
+"""
+
+
+CHAIN = "Handler(mcp).register()\n"
+
+
+@pytest.mark.parametrize(
+    "use",
+    [
+        CHAIN,
+        "registered = Handler(mcp).register()",
+        "Handler(server=mcp).prepared().register()",
+        "async def main():\n    await Handler(mcp).register()",
+        "def main():\n    return Handler(mcp).register()",
+    ],
+)
+def test_a_server_passed_to_a_constructor_inside_a_chain_reaches_the_class(tmp_path, use):
+    result = check(tmp_path, {"server.py": SERVER + HANDLER + use + "\n"})
+    assert found(result) == {("find", "q")}
+    assert result.unresolved == ()
+
+
+def test_the_chain_that_passes_the_server_is_found_from_the_class_module(tmp_path):
+    # Only the class's module is given: its callers are looked for in the project on disk.
+    (tmp_path / "handlers.py").write_text(dedent(HANDLER))
+    (tmp_path / "server.py").write_text(SERVER + "from handlers import Handler\n\n" + CHAIN)
+    result = check_files([tmp_path / "handlers.py"], select_rules(None, []))
+    assert found(result) == {("find", "q")}
+    assert result.unresolved == ()
 
 
 def test_a_helper_no_call_fills_is_unseen(tmp_path):

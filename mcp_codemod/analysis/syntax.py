@@ -33,11 +33,17 @@ def statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
 
 
 def root_calls(node: ast.AST) -> list[ast.Call]:
-    """The call a simple statement makes: `f(x)`, `y = f(x)`, `return f(x)`, `await f(x)`."""
+    """The calls a simple statement makes: `f(x)`, `y = f(x)`, `return f(x)`, `await f(x)`, and
+    each call of a chain whose method is called on the result of another: `Handler(mcp)` in
+    `Handler(mcp).register()` passes the server as surely as `handler = Handler(mcp)` does."""
     value = getattr(node, "value", node)
     if isinstance(value, ast.Await):
         value = value.value
-    return [value] if isinstance(value, ast.Call) else []
+    calls = []
+    while isinstance(value, ast.Call):
+        calls.append(value)
+        value = value.func.value if isinstance(value.func, ast.Attribute) else None
+    return calls
 
 
 def nested_bodies(node: ast.stmt) -> list[list[ast.stmt]]:
