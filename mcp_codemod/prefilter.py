@@ -11,9 +11,10 @@ from mcp_codemod.sources import decode
 
 # A file can register a tool, guard a server, or create one (whose callers pass it on to
 # `register_tools(mcp)` functions elsewhere), or run a file of tools in its namespace with an
-# imported server (`analysis/exec_files.py`), only if it says one of these. Any other module is
-# parsed only when a candidate imports from it.
-CANDIDATE_WORDS = ("add_tool", "mcp_codemod", "FastMCP", "MCPServer", "_tool_manager")
+# imported server (`analysis/exec_files.py`), or make an application object whose framework
+# registers tools by itself (`MCPApp`, analysis/framework_tools.py), only if it says one of these.
+# Any other module is parsed only when a candidate imports from it.
+CANDIDATE_WORDS = ("add_tool", "mcp_codemod", "FastMCP", "MCPServer", "_tool_manager", "MCPApp")
 # `exec(compile(...))`, `exec(open(...).read())`, `exec(Path(...).read_text())`: the word `exec(`
 # alone would pass every database driver (`cursor.exec(...)`).
 EXEC_FILE = r"exec[\s\\]*\([\s\\]*(?:compile|open|Path|pathlib)\b"
