@@ -333,12 +333,14 @@ def test_a_server_given_to_apps_is_swapped_for_mcp_agents_own_tools(tmp_path):
     assert "protected: the server is guarded" in after.output
 
 
-def test_mcp_agents_own_tools_are_checked_where_its_sources_are(tmp_path):
+@pytest.mark.parametrize("server_init", [True, False], ids=["package", "folder"])
+def test_mcp_agents_own_tools_are_checked_where_its_sources_are(tmp_path, server_init):
     # Checked together with mcp-agent's own sources (as in the corpus), the `workflows-*`
-    # registrations are read where mcp-agent writes them: seen, not unseen.
+    # registrations are read where mcp-agent writes them: seen, not unseen. mcp-agent 0.2.6
+    # ships `mcp_agent/server/` without `__init__.py` (the "folder" case).
     files = {
         "mcp_agent/__init__.py": "",
-        "mcp_agent/server/__init__.py": "",
+        **({"mcp_agent/server/__init__.py": ""} if server_init else {}),
         "mcp_agent/server/app_server.py": """\
             from typing import Any
 
@@ -368,3 +370,6 @@ def test_mcp_agents_own_tools_are_checked_where_its_sources_are(tmp_path):
         ("workflows-run", "kwargs", True),
     }
     assert own_tools(result) == []
+    # From the command line the paths are relative to the working directory: the same answer.
+    output = run_cli("check", "--no-cache", ".", cwd=tmp_path).output
+    assert "workflows-run" in output and "registers its" not in output

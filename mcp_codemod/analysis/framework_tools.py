@@ -7,6 +7,7 @@ sources), its registrations are checked there like any others, and nothing is ad
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import PurePath
 
 from mcp_codemod.analysis.facades import FACADE_CLASSES
 from mcp_codemod.analysis.facts import ModuleFacts, ServerRef
@@ -19,12 +20,15 @@ def framework_tools(
 ) -> list[UnresolvedTool]:
     """One unseen registration per server that application objects of the modules are served
     on, at the first construction of an application object for it."""
-    checked = {module.module for module in modules}
+    checked: dict[str, bool] = {}
     found: dict[object, UnresolvedTool] = {}
     for module in modules:
         for line, ref in module.facade_servers:
             facade = FACADE_CLASSES[ref.facade]
-            if facade.own_tools_module in checked:
+            own = facade.own_tools_module
+            if own not in checked:
+                checked[own] = any(_is_module(other, own) for other in modules)
+            if checked[own]:
                 continue
             server = resolve(module, ref)
             key = server.origin or (server.description, server.swap)
@@ -34,3 +38,11 @@ def framework_tools(
                     module.path, line, reason, Unseen.FRAMEWORK_TOOLS, server
                 )
     return list(found.values())
+
+
+def _is_module(module: ModuleFacts, name: str) -> bool:
+    """Whether the module is `name`: by its dotted name, or by its path, for a module in a folder
+    without `__init__.py` (mcp-agent 0.2.6 ships `mcp_agent/server/` so), whose dotted name
+    starts at that folder."""
+    path = "/" + PurePath(module.path).as_posix()  # relative to the working directory, perhaps
+    return module.module == name or path.endswith("/" + name.replace(".", "/") + ".py")
