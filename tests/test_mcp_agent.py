@@ -11,6 +11,7 @@ from textwrap import dedent
 import pytest
 from conftest import run_cli
 
+from mcp_codemod.analysis.frameworks import Framework
 from mcp_codemod.analysis.unseen import Unseen
 from mcp_codemod.checker import check_files
 from mcp_codemod.rules import select_rules
@@ -373,3 +374,18 @@ def test_mcp_agents_own_tools_are_checked_where_its_sources_are(tmp_path, server
     # From the command line the paths are relative to the working directory: the same answer.
     output = run_cli("check", "--no-cache", ".", cwd=tmp_path).output
     assert "workflows-run" in output and "registers its" not in output
+
+
+def test_a_server_of_unknown_framework_given_to_an_app_is_not_guessed_at(tmp_path):
+    (tmp_path / "main.py").write_text(
+        "from company import make_server\nfrom mcp_agent.app import MCPApp\n\n"
+        'app = MCPApp(name="x", mcp=make_server())\n'
+    )
+    result = check_files([tmp_path / "main.py"], select_rules(None, []))
+    assert result.findings == ()
+    assert [(u.line, u.kind, u.server.framework) for u in result.unchecked] == [
+        (4, Unseen.FRAMEWORK_TOOLS, None)
+    ]
+    # Stated, the framework is the server's: MCP004 says to guard it where it is built.
+    stated = check_files([tmp_path / "main.py"], select_rules(None, []), Framework.MCP1)
+    assert [(f.code, f.line, f.fixable) for f in stated.findings] == [("MCP004", 4, False)]

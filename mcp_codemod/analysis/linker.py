@@ -71,9 +71,12 @@ class Linker:
         guarded = self.servers.guarded_origins(self.names.loaded())
         parameters: list[ToolParameter] = []
         unresolved: list[UnresolvedTool] = []
-        # and those a helper or loop registers more than once
+        # Each set of a framework's own tools counts as one registration; below, the tools a
+        # helper or loop registers more than once are added.
         tools = len(registrations) + len(unseen_framework_tools)
         for tool in unseen_framework_tools:
+            if tool.server.framework is None and default is not None:
+                tool = replace(tool, server=ResolvedServer(default, tool.server.description))
             if tool.server.framework is not None and (
                 guarded is True or tool.server.origin in guarded
             ):
