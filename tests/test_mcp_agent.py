@@ -389,3 +389,31 @@ def test_a_server_of_unknown_framework_given_to_an_app_is_not_guessed_at(tmp_pat
     # Stated, the framework is the server's: MCP004 says to guard it where it is built.
     stated = check_files([tmp_path / "main.py"], select_rules(None, []), Framework.MCP1)
     assert [(f.code, f.line, f.fixable) for f in stated.findings] == [("MCP004", 4, False)]
+
+
+def test_every_construction_of_an_app_is_found(tmp_path):
+    # Assigned, an attribute, passed on, or only the start of an expression: each app's server
+    # carries mcp-agent's own tools.
+    source = """\
+        from mcp_agent.app import MCPApp
+        from mcp_agent.server.app_server import create_mcp_server_for_app
+
+
+        def serve():
+            create_mcp_server_for_app(MCPApp(name="a")).run()
+
+
+        def other():
+            run_app(MCPApp(name="b"))
+
+
+        class Holder:
+            def __init__(self):
+                self.app = MCPApp(name="c")
+        """
+    result = check(tmp_path, {"main.py": source})
+    assert own_tools(result) == [
+        ("main.py", 6, False),
+        ("main.py", 10, False),
+        ("main.py", 15, False),
+    ]
