@@ -40,6 +40,7 @@ _RESULT_MODULES = frozenset(
         "mcp_codemod.findings",
         "mcp_codemod.analysis.subjects",
         "mcp_codemod.analysis.unseen",
+        "mcp_codemod.analysis.facades",  # a server's facade (an unseen registration's server)
     }
 )
 

@@ -11,6 +11,7 @@ from textwrap import dedent
 import pytest
 from conftest import run_cli
 
+from mcp_codemod.analysis.frameworks import Framework
 from mcp_codemod.analysis.unseen import Unseen
 from mcp_codemod.checker import check_files
 from mcp_codemod.rules import select_rules
@@ -51,6 +52,20 @@ def found(result) -> set[tuple[str, str, bool]]:
     return {(f.tool, f.parameter, f.fixable) for f in result.findings}
 
 
+# MCP004 on a server mcp-agent makes: its own `workflows-*` tools are unseen, and the fix is out of
+# reach (the message names the guard to write).
+OWN_TOOLS_UNGUARDED = (None, None, False)
+
+
+def own_tools(result) -> list[tuple[str, int, bool]]:
+    """mcp-agent's own tools, unseen: where the app is made, and whether its server is guarded."""
+    return [
+        (Path(u.path).name, u.line, not u.server.framework.pre_parses_json)
+        for u in result.unresolved
+        if u.kind is Unseen.FRAMEWORK_TOOLS
+    ]
+
+
 def test_app_tools_are_checked_under_the_names_mcp_agent_gives_them(tmp_path):
     result = check(tmp_path, {"main.py": APP})
     # `app_ctx`, an unannotated `ctx` and a `Context` are filled by mcp-agent and the SDK.
@@ -58,8 +73,12 @@ def test_app_tools_are_checked_under_the_names_mcp_agent_gives_them(tmp_path):
         ("search", "query", True),
         ("set-body", "body", True),
         ("summarize_async", "topic", True),
+        OWN_TOOLS_UNGUARDED,
     }
-    assert result.tools == 3 and result.unresolved == ()
+    assert result.tools == 4 and own_tools(result) == [("main.py", 7, False)]
+    assert (
+        result.unresolved[0].reason == "mcp-agent registers its `workflows-*` tools on this server"
+    )
     assert {f.framework for f in result.findings} == {"mcp1"}
 
 
@@ -73,8 +92,9 @@ def test_the_decorators_called_as_functions(tmp_path):
         ("search", "query", True),
         ("set-body", "body", True),
         ("summarize_async", "topic", True),
+        OWN_TOOLS_UNGUARDED,
     }
-    assert result.tools == 3
+    assert result.tools == 4
 
 
 def test_the_fix_marks_the_parameters_and_says_where_to_guard_the_server(tmp_path):
@@ -104,8 +124,9 @@ def test_marked_parameters_stay_reported_until_the_server_is_guarded(tmp_path):
         ("search", "query", False),
         ("set-body", "body", False),
         ("summarize_async", "topic", False),
+        OWN_TOOLS_UNGUARDED,
     }
-    message = result.findings[0].message
+    message = next(f.message for f in result.findings if f.code == "MCP001")
     assert "is marked NoPreParse, but its server" in message
     assert "`mcp_codemod.runtime.guard(create_mcp_server_for_app(app))`" in message
 
@@ -146,8 +167,9 @@ async def main() -> None:
 )
 def test_the_server_mcp_agent_makes_is_guarded_where_the_project_makes_it(tmp_path, main):
     result = check(tmp_path, {"main.py": MAKES_THE_SERVER.format(main=main)})
-    assert result.findings == () and result.unresolved == ()
-    assert result.tools == 1
+    assert result.findings == () and result.unchecked == ()
+    assert own_tools(result) == [("main.py", 8, True)]
+    assert result.tools == 2
 
 
 def test_a_guard_on_another_apps_server_does_not_protect_this_one(tmp_path):
@@ -157,7 +179,8 @@ def test_a_guard_on_another_apps_server_does_not_protect_this_one(tmp_path):
         "        guard(create_mcp_server_for_app(running))"
     )
     result = check(tmp_path, {"main.py": MAKES_THE_SERVER.format(main=main)})
-    assert found(result) == {("find", "pattern", True)}
+    assert found(result) == {("find", "pattern", True), OWN_TOOLS_UNGUARDED}
+    assert own_tools(result) == [("main.py", 8, False), ("main.py", 17, True)]
 
 
 def test_an_app_given_a_server_of_its_own_gets_the_guarded_class(tmp_path):
@@ -210,7 +233,8 @@ def test_an_app_imported_from_another_module(tmp_path):
                 """,
         },
     )
-    assert found(result) == {("lookup", "key", True)}
+    assert found(result) == {("lookup", "key", True), OWN_TOOLS_UNGUARDED}
+    assert own_tools(result) == [("application.py", 3, False)]
 
 
 def test_the_server_is_guarded_in_another_module(tmp_path):
@@ -236,7 +260,8 @@ def test_the_server_is_guarded_in_another_module(tmp_path):
                 """,
         },
     )
-    assert result.findings == () and result.unresolved == () and result.tools == 1
+    assert result.findings == () and result.unchecked == () and result.tools == 2
+    assert own_tools(result) == [("application.py", 3, True)]
 
 
 def test_a_subclass_of_the_app_is_not_guessed_at(tmp_path):
@@ -263,3 +288,132 @@ def test_a_subclass_of_the_app_is_not_guessed_at(tmp_path):
     )
     assert result.findings == ()
     assert [(u.line, u.kind) for u in result.unresolved] == [(11, Unseen.UNKNOWN_FRAMEWORK)]
+
+
+def test_an_app_without_tools_of_its_own_still_serves_mcp_agents_tools(tmp_path):
+    # Workflows only: mcp-agent's `workflows-*` tools are on the server all the same, and they
+    # JSON-pre-parse `run_id: str | None`: "All checks passed!" would be a broken promise.
+    (tmp_path / "main.py").write_text(
+        'from mcp_agent.app import MCPApp\n\napp = MCPApp(name="flows")\n\n\n'
+        "@app.workflow\nclass Hello:\n    pass\n"
+    )
+    result = run_cli("check", "--no-cache", "main.py", cwd=tmp_path)
+    assert result.exit_code == 1
+    assert "All checks passed!" not in result.output
+    assert (
+        "main.py:3:1: MCP004 Server the mcp 1.x FastMCP that mcp-agent makes for MCPApp(...) is "
+        "not guarded and has 1 tool registration the analysis cannot see (1 set of tools its "
+        "framework registers by itself): mcp 1.x FastMCP JSON-pre-parses their text arguments "
+        "unchecked; guard it where the project makes it, "
+        "`mcp_codemod.runtime.guard(create_mcp_server_for_app(app))`, or call "
+        "`mcp_codemod.runtime.install()` before it serves requests"
+    ) in result.output
+    assert "main.py:3: mcp-agent registers its `workflows-*` tools on this server" in result.output
+
+
+def test_a_server_given_to_apps_is_swapped_for_mcp_agents_own_tools(tmp_path):
+    # Two apps on one server: one unseen registration; the fix is the guarded class (unsafe, as
+    # every MCP004 swap: it changes the handling of tools nobody reviewed here).
+    source = """\
+        from mcp.server.fastmcp import FastMCP
+        from mcp_agent.app import MCPApp
+
+        mcp = FastMCP("flows")
+        first = MCPApp(name="first", mcp=mcp)
+        second = MCPApp(name="second", mcp=mcp)
+        """
+    (tmp_path / "main.py").write_text(dedent(source))
+    result = check_files([tmp_path / "main.py"], select_rules(None, []))
+    assert [(f.code, f.line, f.fixable) for f in result.findings] == [("MCP004", 5, True)]
+    assert own_tools(result) == [("main.py", 5, False)] and result.tools == 1
+    fixed = run_cli("fix", "--write", "--unsafe-fixes", "--no-cache", "main.py", cwd=tmp_path)
+    assert fixed.exit_code == 0, fixed.output
+    assert 'mcp = GuardedFastMCP("flows")' in (tmp_path / "main.py").read_text()
+    after = run_cli("check", "--no-cache", "main.py", cwd=tmp_path)
+    assert after.exit_code == 0 and "All checks passed!" in after.output
+    assert "protected: the server is guarded" in after.output
+
+
+@pytest.mark.parametrize("server_init", [True, False], ids=["package", "folder"])
+def test_mcp_agents_own_tools_are_checked_where_its_sources_are(tmp_path, server_init):
+    # Checked together with mcp-agent's own sources (as in the corpus), the `workflows-*`
+    # registrations are read where mcp-agent writes them: seen, not unseen. mcp-agent 0.2.6
+    # ships `mcp_agent/server/` without `__init__.py` (the "folder" case).
+    files = {
+        "mcp_agent/__init__.py": "",
+        **({"mcp_agent/server/__init__.py": ""} if server_init else {}),
+        "mcp_agent/server/app_server.py": """\
+            from typing import Any
+
+            from mcp.server.fastmcp import FastMCP
+
+
+            def create_mcp_server_for_app(app, **kwargs: Any) -> FastMCP:
+                mcp = FastMCP(app.name)
+
+                @mcp.tool(name="workflows-get_status")
+                async def get_workflow_status(run_id: str | None = None) -> dict:
+                    return {}
+
+                @mcp.tool(name="workflows-run")
+                async def run_workflow(workflow_name: str, **kwargs: Any) -> dict:
+                    return {}
+
+                return mcp
+            """,
+        "main.py": 'from mcp_agent.app import MCPApp\n\napp = MCPApp(name="flows")\n',
+    }
+    for name in files:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+    result = check(tmp_path, files)
+    assert found(result) == {
+        ("workflows-get_status", "run_id", True),
+        ("workflows-run", "kwargs", True),
+    }
+    assert own_tools(result) == []
+    # From the command line the paths are relative to the working directory: the same answer.
+    output = run_cli("check", "--no-cache", ".", cwd=tmp_path).output
+    assert "workflows-run" in output and "registers its" not in output
+
+
+def test_a_server_of_unknown_framework_given_to_an_app_is_not_guessed_at(tmp_path):
+    (tmp_path / "main.py").write_text(
+        "from company import make_server\nfrom mcp_agent.app import MCPApp\n\n"
+        'app = MCPApp(name="x", mcp=make_server())\n'
+    )
+    result = check_files([tmp_path / "main.py"], select_rules(None, []))
+    assert result.findings == ()
+    assert [(u.line, u.kind, u.server.framework) for u in result.unchecked] == [
+        (4, Unseen.FRAMEWORK_TOOLS, None)
+    ]
+    # Stated, the framework is the server's: MCP004 says to guard it where it is built.
+    stated = check_files([tmp_path / "main.py"], select_rules(None, []), Framework.MCP1)
+    assert [(f.code, f.line, f.fixable) for f in stated.findings] == [("MCP004", 4, False)]
+
+
+def test_every_construction_of_an_app_is_found(tmp_path):
+    # Assigned, an attribute, passed on, or only the start of an expression: each app's server
+    # carries mcp-agent's own tools.
+    source = """\
+        from mcp_agent.app import MCPApp
+        from mcp_agent.server.app_server import create_mcp_server_for_app
+
+
+        def serve():
+            create_mcp_server_for_app(MCPApp(name="a")).run()
+
+
+        def other():
+            run_app(MCPApp(name="b"))
+
+
+        class Holder:
+            def __init__(self):
+                self.app = MCPApp(name="c")
+        """
+    result = check(tmp_path, {"main.py": source})
+    assert own_tools(result) == [
+        ("main.py", 6, False),
+        ("main.py", 10, False),
+        ("main.py", 15, False),
+    ]

@@ -36,9 +36,15 @@ class Annotations:
         defaults: list[ast.expr | None] = [None] * (len(positional) - len(arguments.defaults))
         defaults += arguments.defaults
         pairs = list(zip(positional, defaults, strict=True))
-        pairs += list(zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True))
         if skip_first and positional:
             pairs = pairs[1:]
+        # The SDKs make `*args` and `**kwargs` required arguments named `args` and `kwargs`, and
+        # pre-parse them as any other (docs/architecture.md, "Variadic parameters").
+        if arguments.vararg is not None:
+            pairs.append((arguments.vararg, None))
+        pairs += list(zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True))
+        if arguments.kwarg is not None:
+            pairs.append((arguments.kwarg, None))
         parameters = []
         for arg, default in pairs:
             annotation = arg.annotation

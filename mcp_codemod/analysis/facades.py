@@ -23,6 +23,13 @@ class Facade:
     injected: frozenset[str]
     # Unannotated parameters with these names are taken for the request context and left out.
     context_names: frozenset[str]
+    # The tools the framework registers by itself on every such server, for messages. They are
+    # registered inside `server_maker`, so they are checked when its module is.
+    own_tools: str
+
+    @property
+    def own_tools_module(self) -> str:
+        return self.server_maker.rsplit(".", 1)[0]
 
     def tool_parameter(self, parameter: Parameter) -> bool:
         """Whether the parameter is one of the tool's arguments (not filled by the framework)."""
@@ -52,6 +59,7 @@ _MCP_AGENT = Facade(
     server_argument=("mcp", 3),  # MCPApp(name, description, settings, mcp, ...)
     injected=frozenset({"app_ctx"}),
     context_names=frozenset({"ctx", "context"}),
+    own_tools="its `workflows-*` tools",
 )
 
 # Every public spelling of each facade class.

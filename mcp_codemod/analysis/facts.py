@@ -215,3 +215,6 @@ class ModuleFacts:
     """The annotations of each class's own fields (`corner: tuple[int, int]` in its body): what a
     model, dataclass or TypedDict used as a parameter holds."""
     exec_files: tuple[ExecFile, ...] = ()
+    # Each application object constructed here (analysis/facades.py): the line of its
+    # construction, and the server its framework registers its own tools on.
+    facade_servers: tuple[tuple[int, ServerRef], ...] = ()

@@ -16,6 +16,7 @@ from mcp_codemod.analysis.facts import (
     Registration,
     ServerRef,
 )
+from mcp_codemod.analysis.framework_tools import framework_tools
 from mcp_codemod.analysis.frameworks import Framework
 from mcp_codemod.analysis.names import CallerLoader, ModuleLoader, ProjectNames
 from mcp_codemod.analysis.reach import LibraryLoader, Reached, ToolReach, Unreached
@@ -65,11 +66,22 @@ class Linker:
             for module in modules
             for registration in module.registrations
         ]
+        unseen_framework_tools = framework_tools(modules, self.servers.server)
         # Resolving servers loaded the modules that create them: their `guard()` calls count too.
         guarded = self.servers.guarded_origins(self.names.loaded())
         parameters: list[ToolParameter] = []
         unresolved: list[UnresolvedTool] = []
-        tools = len(registrations)  # and those a helper or loop registers more than once
+        # Each set of a framework's own tools counts as one registration; below, the tools a
+        # helper or loop registers more than once are added.
+        tools = len(registrations) + len(unseen_framework_tools)
+        for tool in unseen_framework_tools:
+            if tool.server.framework is None and default is not None:
+                tool = replace(tool, server=ResolvedServer(default, tool.server.description))
+            if tool.server.framework is not None and (
+                guarded is True or tool.server.origin in guarded
+            ):
+                tool = replace(tool, server=_guarded(tool.server))
+            unresolved.append(tool)
         # Made per run, not kept: it refers to this linker (no reference cycle, see checker).
         reach = ToolReach(self.names, self.load_library)
         for module, registration, server in registrations:
@@ -90,12 +102,7 @@ class Linker:
                 )
                 continue
             if guarded is True or server.origin in guarded:
-                server = ResolvedServer(
-                    server.framework.guarded,
-                    server.description,
-                    server.strict_input_validation,
-                    facade=server.facade,
-                )
+                server = _guarded(server)
             executor, exec_file = None, None
             if registration.server.kind is RefKind.FREE:
                 executor, exec_file = self.execs(module) or (None, None)
@@ -241,6 +248,16 @@ class Linker:
                 tool.owner, tool.function, registration, server, unresolved
             )
         ]
+
+
+def _guarded(server: ResolvedServer) -> ResolvedServer:
+    assert server.framework is not None
+    return ResolvedServer(
+        server.framework.guarded,
+        server.description,
+        server.strict_input_validation,
+        facade=server.facade,
+    )
 
 
 def _executing_modules(modules: list[ModuleFacts]) -> dict[str, tuple[ModuleFacts, ExecFile]]:

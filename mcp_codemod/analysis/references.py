@@ -21,6 +21,9 @@ class References:
     def __init__(self, text: SourceText, names: Names) -> None:
         self.text = text
         self.names = names
+        # Each facade construction, by its position: the server it stands for (scanned once,
+        # resolved perhaps several times).
+        self.facades: dict[tuple[int, int], ServerRef] = {}
 
     def server_from_value(self, value: ast.expr, scope: Scope) -> ServerRef | None:
         """The server an assigned value may be: a construction, a `guard(...)`, another name."""
@@ -81,11 +84,14 @@ class References:
             given = call.args[position]
         server = self.argument_server(given, scope, None) if given is not None else None
         if server is not None:
-            return replace(server, facade=facade)
-        span = self.text.span(call.func)
-        return ServerRef(
-            RefKind.CONSTRUCT, facade, class_span=span, line=call.lineno, facade=facade
-        )
+            made = replace(server, facade=facade)
+        else:
+            span = self.text.span(call.func)
+            made = ServerRef(
+                RefKind.CONSTRUCT, facade, class_span=span, line=call.lineno, facade=facade
+            )
+        self.facades[(call.lineno, call.col_offset)] = made
+        return made
 
     def argument_server(
         self, node: ast.expr, scope: Scope, cls: ClassContext | None

@@ -24,6 +24,10 @@ from mcp_codemod.analysis.syntax import constant_keyword, is_super, keyword, roo
 # Text without which a statement holds no registration, guard or install call. (`.tool` may be
 # split from its dot by blanks or a line break: `tool` alone is enough.)
 _REGISTERS = re.compile(r"tool|guard|install")
+# In a module that names a facade class: also a statement constructing one anywhere in it
+# (`create_mcp_server_for_app(MCPApp(...)).run()`), whose server carries the framework's own
+# tools (analysis/framework_tools.py).
+_REGISTERS_OR_FACADES = re.compile(r"tool|guard|install|MCPApp")
 _INERT = (ast.Constant, ast.JoinedStr)
 _STANDARD_LIBRARY = frozenset((*sys.stdlib_module_names, "builtins"))
 # `@server.tool`, and mcp-agent's `@app.async_tool` on an `MCPApp` (analysis/facades.py).
@@ -41,6 +45,7 @@ class Registrations:
         self.calls: list[CallSite] = []
         self.guard_calls: list[ServerRef] = []
         self.installs_guard = False
+        self.registers = _REGISTERS_OR_FACADES if "MCPApp" in text.source else _REGISTERS
 
     def decorator(
         self, node: ast.expr, qualname: str, scope: Scope, cls: ClassContext | None
@@ -140,7 +145,7 @@ class Registrations:
         if not hasattr(node, "lineno"):  # a `with` item: no position of its own
             return True
         first, last = node.lineno - 1, node.end_lineno
-        return any(_REGISTERS.search(line) for line in self.text.lines[first:last])
+        return any(self.registers.search(line) for line in self.text.lines[first:last])
 
     def call(
         self, node: ast.Call, scope: Scope, cls: ClassContext | None, returned_by: str = ""

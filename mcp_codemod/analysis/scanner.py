@@ -113,6 +113,9 @@ class _Scanner:
             collections=self.loops.collections(scope, self.references),
             class_fields=self.class_fields,
             exec_files=exec_files(tree, self.names, scope),
+            facade_servers=tuple(
+                (line, server) for (line, _), server in self.references.facades.items()
+            ),
         )
 
     # ---- binding pass ----------------------------------------------------------------------

@@ -13,3 +13,6 @@ class Unseen(str, Enum):
     GENERATED_SIGNATURE = "generated-signature"  # `fn.__signature__ = ...` at run time
     EXEC_TEXT = "exec-text"  # in a file exec'd from a text that may not be the file's
     NOT_FOUND = "not-found"  # any other expression the analysis cannot follow
+    # Tools the framework registers by itself on the server, from code outside the project
+    # (mcp-agent's `workflows-*`, analysis/facades.py)
+    FRAMEWORK_TOOLS = "framework-tools"

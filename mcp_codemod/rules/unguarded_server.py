@@ -18,6 +18,10 @@ KIND_NAMES = {
     Unseen.GENERATED_SIGNATURE: ("generated signature", "generated signatures"),
     Unseen.EXEC_TEXT: ("exec'd text", "exec'd texts"),
     Unseen.NOT_FOUND: ("expression it cannot follow", "expressions it cannot follow"),
+    Unseen.FRAMEWORK_TOOLS: (
+        "set of tools its framework registers by itself",
+        "sets of tools its framework registers by itself",
+    ),
 }
 
 
@@ -40,6 +44,8 @@ def check(subject: ServerTools) -> Report | None:
     )
     swaps, _ = guard_server(server)
     if not swaps:
+        if server.facade is not None:
+            return Report(f"{message}; {server.facade.how_to_guard}")
         return Report(
             message + "; pass the server through `mcp_codemod.runtime.guard(server)` where it "
             "is built"
@@ -55,11 +61,13 @@ RULE = Rule(
     why=(
         "A tool function handed to a helper, chosen in a loop over a collection built at run\n"
         "time, imported from a library whose source is not installed, or given a signature at run\n"
-        "time (`fn.__signature__ = ...`) cannot be checked parameter by parameter; the SDK still\n"
-        'JSON-pre-parses its text arguments ("null" → None, "[1, 2]" → a list). Only the server\n'
-        "can protect what the analysis cannot see: `GuardedFastMCP` / `GuardedMCPServer`, or\n"
-        "`guard(server)`, never pre-parse a string for a parameter that admits strings. One finding\n"
-        "per server, at its first unseen registration; `check` lists every such registration."
+        "time (`fn.__signature__ = ...`), or registered by a framework itself (mcp-agent's\n"
+        "`workflows-*` tools on the server of every `MCPApp`) cannot be checked parameter by\n"
+        'parameter; the SDK still JSON-pre-parses its text arguments ("null" → None, "[1, 2]" →\n'
+        "a list). Only the server can protect what the analysis cannot see: `GuardedFastMCP` /\n"
+        "`GuardedMCPServer`, or `guard(server)`, never pre-parse a string for a parameter that\n"
+        "admits strings. One finding per server, at its first unseen registration; `check` lists\n"
+        "every such registration."
     ),
     fix_title=(
         "`mcp-codemod fix --write --unsafe-fixes` makes the server's construction (or its project\n"
@@ -179,6 +187,23 @@ from not_installed_anywhere.tools import search
 
 server = GuardedMCPServer("library")
 server.add_tool(search)
+""",
+        ),
+        Invalid(
+            """\
+from mcp.server.fastmcp import FastMCP
+from mcp_agent.app import MCPApp
+
+mcp = FastMCP("flows")
+app = MCPApp(name="flows", mcp=mcp)
+""",
+            lines=(5,),
+            fixed="""\
+from mcp_agent.app import MCPApp
+from mcp_codemod.runtime import GuardedFastMCP
+
+mcp = GuardedFastMCP("flows")
+app = MCPApp(name="flows", mcp=mcp)
 """,
         ),
     ),

@@ -1,0 +1,62 @@
+"""`*args` and `**kwargs` of a tool function (fixtures/variadic_server.py) are arguments the SDK
+JSON-pre-parses: `check` reports exactly the parameters the probe finds mangled on the installed
+mcp 1.x or 2.x, and after `fix --write --unsafe-fixes` the probe finds none."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mcp_codemod.checker import check_files
+from mcp_codemod.cli import main
+from mcp_codemod.probe import probe_server
+from mcp_codemod.rules import select_rules
+
+from . import sdk
+
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "variadic_server.py"
+TEXT_PROBES = {"null", "[1]", '{"a": 1}'}
+
+
+@pytest.fixture
+def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "variadic_server.py"
+    text = FIXTURE.read_text(encoding="utf-8")
+    if sdk.MCP_MAJOR >= 2:
+        text = text.replace(
+            "from mcp.server.fastmcp import FastMCP", "from mcp.server.mcpserver import MCPServer"
+        ).replace("FastMCP(", "MCPServer(")
+    path.write_text(text, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    yield path
+    sys.modules.pop("variadic_server", None)
+
+
+def mangled() -> set[tuple[str, str]]:
+    sys.modules.pop("variadic_server", None)
+    report = probe_server(importlib.import_module("variadic_server").mcp)
+    return {(p.tool, p.parameter) for p in report.problems if p.sent in TEXT_PROBES}
+
+
+def test_variadic_parameters_are_reported_as_the_probe_finds_them(server: Path):
+    result = check_files([server], select_rules(None, []))
+    reported = {(f.tool, f.parameter) for f in result.findings if f.code == "MCP001"}
+    assert reported == {
+        ("run_any", "kwargs"),
+        ("run_unannotated", "kwargs"),
+        ("run_options", "options"),
+        ("run_args", "args"),
+    }
+    assert reported == mangled()
+
+
+def test_the_fix_leaves_no_variadic_parameter_mangled(server: Path):
+    fixed = CliRunner().invoke(main, ["fix", "--write", "--unsafe-fixes", "--no-cache", "."])
+    assert fixed.exit_code == 0, fixed.output
+    assert "**options: Annotated[str | None, NoPreParse]" in server.read_text(encoding="utf-8")
+    assert mangled() == set()
