@@ -15,16 +15,18 @@ from mcp_codemod.sources import decode
 # registers tools by itself (`MCPApp`, analysis/framework_tools.py), only if it says one of these.
 # Any other module is parsed only when a candidate imports from it, or names a registrar the
 # analysis looks for the callers of (`Project.load_callers`).
-CANDIDATE_WORDS = ("add_tool", "mcp_codemod", "_tool_manager", "MCPApp")
-# A server class named where a server can be made: called or subscripted (`FastMCP(...)`,
-# `FastMCP[T]`), imported under another name (`FastMCP as App`), or after `(`, `,` or `=`
-# (a base class, `make(FastMCP)`, `App = FastMCP`). Where it is only an annotation
-# (`server: FastMCP`, `-> FastMCP`, `Optional[FastMCP]`) or imported for one, the file can make
-# no server: the frameworks' own modules say `FastMCP` everywhere that way.
+CANDIDATE_WORDS = ("add_tool", "mcp_codemod", "_tool_manager")
+# A server class (or mcp-agent's `MCPApp`) named where a server can be made: called or
+# subscripted (`FastMCP(...)`, `FastMCP[T]`), imported under another name (`FastMCP as App`), or
+# after `(`, `,` or `=` (a base class, `make(FastMCP)`, `App = FastMCP`). Where it is only an
+# annotation (`server: FastMCP`, `-> FastMCP`, `Optional[FastMCP]`) or imported for one, the file
+# can make no server: the frameworks' own modules say `FastMCP` everywhere that way.
+SERVER_CLASSES = r"(?:FastMCP|MCPServer|MCPApp)\b"
 SERVER_MADE = (
-    r"(?:FastMCP|MCPServer)\b[\s\\]*(?:[(\[]|as\b)"
-    r"|[(,=][\s\\]*(?:\w+[\s\\]*\.[\s\\]*)*(?:FastMCP|MCPServer)\b"
+    rf"{SERVER_CLASSES}[\s\\]*(?:[(\[]|as\b)"
+    rf"|[(,=][\s\\]*(?:\w+[\s\\]*\.[\s\\]*)*{SERVER_CLASSES}"
 )
+_SERVER_NAMES = (b"FastMCP", b"MCPServer", b"MCPApp")
 # `exec(compile(...))`, `exec(open(...).read())`, `exec(Path(...).read_text())`: the word `exec(`
 # alone would pass every database driver (`cursor.exec(...)`).
 EXEC_FILE = r"exec[\s\\]*\([\s\\(]*(?:compile|open|Path|pathlib)\b"
@@ -56,7 +58,7 @@ def is_candidate(data: bytes) -> bool:
         return True
     if _has_tool_attribute(data) or _EXEC_IN_BYTES.search(data):
         return True
-    if (b"FastMCP" in data or b"MCPServer" in data) and _SERVER_MADE_IN_BYTES.search(data):
+    if any(name in data for name in _SERVER_NAMES) and _SERVER_MADE_IN_BYTES.search(data):
         return True
     if data.isascii():
         return False

@@ -133,6 +133,8 @@ def test_candidates_by_their_bytes():
         (b"from mcp.server.fastmcp import FastMCP as App", True),
         (b"App = fastmcp.FastMCP", True),
         (b"server = make(mcp.server.fastmcp.FastMCP)", True),
+        (b'app = MCPApp(name="agent")', True),
+        (b"def run(app: MCPApp) -> None: ...", False),
         # Only annotations and the imports they need: no server can be made here.
         (b"from mcp.server.fastmcp import FastMCP\n\ndef run(server: FastMCP) -> None: ...", False),
         (b"def make() -> FastMCP: ...\nservers: list[MCPServer] = []", False),
