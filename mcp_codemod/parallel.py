@@ -80,7 +80,14 @@ class OrderedMap(Generic[Item, Result]):
         self.waiting.append(item)
         self.waiting_size += size
         self.total_size += size
-        if self.pool is None and self.jobs > 1 and self.total_size >= self.threshold:
+        # One item alone, however large, is parsed here: a worker would only add the round
+        # trip of its facts (a 2 MB module's are larger than its source).
+        if (
+            self.pool is None
+            and self.jobs > 1
+            and len(self.waiting) > 1
+            and self.total_size >= self.threshold
+        ):
             self.pool = _pool(self.jobs)
         if self.pool is not None and self.waiting_size >= _CHUNK_BYTES:
             self._hand_over()

@@ -562,6 +562,14 @@ def test_few_items_run_in_this_process():
         assert mapped.pool is None
 
 
+def test_one_large_item_runs_in_this_process():
+    # A worker would only add the round trip of one big module's facts.
+    with parallel.OrderedMap(abs, 2) as mapped:
+        mapped.put(-3, parallel.POOL_THRESHOLD_BYTES * 10)
+        assert mapped.results() == [3]
+        assert mapped.pool is None
+
+
 def test_check_never_imports_libcst(fixtures_copy: Path):
     script = (
         "import sys\n"
