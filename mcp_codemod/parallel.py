@@ -17,9 +17,11 @@ if TYPE_CHECKING:
 Item = TypeVar("Item")
 Result = TypeVar("Result")
 
-# Below this much source text (bytes) one process is done before a pool is up and fed: on two
-# idle cores, 2 processes break even at 110 to 220 KB (bench/run.py, "Pool threshold").
-POOL_THRESHOLD_BYTES = 200_000
+# Below this much source text (bytes) one process is done before a pool is up and fed. On two
+# shared cores 2 processes broke even between 1 and 2 MB of parsing alone (bench/run.py, "Pool
+# threshold"); with reading overlapped, the pool won on the 3 MB trees of the benchmark and lost
+# on the 0.7 MB one (the MCP servers: 0.73 s against 0.65 s in one process).
+POOL_THRESHOLD_BYTES = 1_000_000
 # Forked workers start in about a millisecond with everything already imported; spawned ones
 # (macOS, Windows) import the analysis again, which costs as much as parsing a lot of files.
 _SPAWN_FACTOR = 8
