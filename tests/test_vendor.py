@@ -118,3 +118,25 @@ def test_the_generated_module_passes_ruff(tmp_path):
         text=True,
     )
     assert lint.returncode == 0, lint.stdout
+
+
+@pytest.mark.parametrize(
+    "guarding",
+    [
+        "from app._mcp_guards import guard\n\nmcp = guard(FastMCP('demo'))\n",
+        "from app._mcp_guards import guard\n\nmcp = FastMCP('demo')\nguard(mcp)\n",
+        "from app import _mcp_guards\n\nmcp = FastMCP('demo')\n_mcp_guards.install()\n",
+    ],
+)
+def test_the_copys_guard_and_install_protect_the_server(tmp_path, guarding: str):
+    project(tmp_path)
+    assert run_cli("fix", "--write", ".", cwd=tmp_path).exit_code == 0  # writes the copy
+    (tmp_path / "app" / "server.py").write_text(
+        "from mcp.server.fastmcp import FastMCP\n"
+        + guarding
+        + "\n\n@mcp.tool()\ndef search(query: str | None = None) -> str:\n    return query or ''\n"
+    )
+    result = run_cli("check", ".", cwd=tmp_path)
+    # A guarded server keeps text as sent: nothing to report.
+    assert "MCP001" not in result.output
+    assert result.exit_code == 0

@@ -49,7 +49,9 @@ class ServerRef:
     kind: RefKind
     target: str  # qualified class, factory or object name; source text when unknown
     strict_input_validation: bool = False
-    guarded_by_call: bool = False  # `guard(FastMCP(...))`
+    # `guard(FastMCP(...))`: the qualified name of the `guard` called (the runtime's, or its
+    # project copy's: the linker knows the `runtime-module` setting), else ""
+    guarded_by: str = ""
     class_span: Span | None = None  # CONSTRUCT: the class expression the fix renames
     line: int = 0  # CONSTRUCT: with the module, identifies one server object
     # A parameter (PARAMETER, or ANNOTATED with a server class): the function it belongs to, and
@@ -199,8 +201,10 @@ class ModuleFacts:
     aliases: dict[str, Alias]
     registrations: tuple[Registration, ...]
     calls: tuple[CallSite, ...]
-    guard_calls: tuple[ServerRef, ...]  # `guard(server)`
-    installs_guard: bool  # `mcp_codemod.runtime.install()` is called
+    # `guard(server)` and `install()`: each with the qualified name of the function called,
+    # whatever its module (a project copy of the runtime counts: the linker decides)
+    guard_calls: tuple[tuple[str, ServerRef], ...]
+    install_calls: tuple[str, ...]
     star_imports: tuple[str, ...]  # modules imported with `from module import *`
     exports: tuple[str, ...] | None  # a literal `__all__`
     # Functions whose `__signature__` is assigned: the SDK reads that, not the `def`

@@ -70,6 +70,15 @@ def runtime_name(qualified: str, runtime_copy: str | None) -> str:
     return qualified
 
 
+def is_guard(qualified: str, runtime_copy: str | None) -> bool:
+    """Whether a called function is the runtime's `guard` (or its project copy's)."""
+    return runtime_name(qualified, runtime_copy) in GUARD_FUNCTIONS
+
+
+def is_install(qualified: str, runtime_copy: str | None) -> bool:
+    return runtime_name(qualified, runtime_copy) in INSTALL_FUNCTIONS
+
+
 def framework_named(name: str) -> Framework | None:
     """The framework a user names in settings (`mcp1`, `mcp2`, `fastmcp`)."""
     try:

@@ -8,7 +8,6 @@ from dataclasses import replace
 
 from mcp_codemod.analysis.facades import FACADE_CLASSES, SERVER_MAKERS
 from mcp_codemod.analysis.facts import FunctionRef, RefKind, ServerRef
-from mcp_codemod.analysis.frameworks import GUARD_FUNCTIONS
 from mcp_codemod.analysis.scope import STAR, ClassContext, Names, Scope
 from mcp_codemod.analysis.source_text import SourceText
 from mcp_codemod.analysis.syntax import keyword
@@ -29,14 +28,14 @@ class References:
         """The server an assigned value may be: a construction, a `guard(...)`, another name."""
         if isinstance(value, ast.Call):
             function = self.names.qualify(value.func, scope)
-            if function in GUARD_FUNCTIONS and value.args:
+            if function is not None and function.rpartition(".")[2] == "guard" and value.args:
                 inner = self.server_from_value(value.args[0], scope)
                 if inner is not None:
                     return ServerRef(
                         inner.kind,
                         inner.target,
                         inner.strict_input_validation,
-                        True,
+                        function,
                         inner.class_span,
                         inner.line,
                         facade=inner.facade,

@@ -43,8 +43,8 @@ class Registrations:
         self.references = references
         self.registrations: list[Registration] = []
         self.calls: list[CallSite] = []
-        self.guard_calls: list[ServerRef] = []
-        self.installs_guard = False
+        self.guard_calls: list[tuple[str, ServerRef]] = []
+        self.install_calls: list[str] = []
         self.registers = _REGISTERS_OR_FACADES if "MCPApp" in text.source else _REGISTERS
 
     def decorator(
@@ -184,11 +184,15 @@ class Registrations:
                 self.register(func.value, first, _tool_name(node), node, scope, cls)
         else:
             qualified = self.names.qualify(func, scope)
-            if qualified in GUARD_FUNCTIONS and node.args:
-                self.guard_calls.append(self.references.server_ref(node.args[0], scope, cls))
-            elif qualified in INSTALL_FUNCTIONS:
-                self.installs_guard = True
-            else:
+            # Any `guard`/`install`, kept with its qualified name: a project copy of the
+            # runtime (the `runtime-module` setting) is the linker's to recognise.
+            last = qualified.rpartition(".")[2] if qualified else ""
+            if last == "guard" and node.args:
+                server = self.references.server_ref(node.args[0], scope, cls)
+                self.guard_calls.append((qualified, server))
+            elif last == "install":
+                self.install_calls.append(qualified)
+            if qualified not in GUARD_FUNCTIONS and qualified not in INSTALL_FUNCTIONS:
                 self.call_site(node, scope, cls, returned_by)
 
     def call_site(

@@ -105,7 +105,7 @@ class _Scanner:
             registrations=tuple(registrations.registrations),
             calls=tuple(registrations.calls),
             guard_calls=tuple(registrations.guard_calls),
-            installs_guard=registrations.installs_guard,
+            install_calls=tuple(registrations.install_calls),
             noqa=noqa_lines(self.text.source),
             star_imports=self.names.star_imports,
             exports=self.loops.exports(names),

@@ -8,7 +8,13 @@ from dataclasses import replace
 
 from mcp_codemod.analysis.facades import FACADE_CLASSES
 from mcp_codemod.analysis.facts import ModuleFacts, RefKind, ServerRef, ServerSwap
-from mcp_codemod.analysis.frameworks import SERVER_CLASSES, Framework, runtime_name
+from mcp_codemod.analysis.frameworks import (
+    SERVER_CLASSES,
+    Framework,
+    is_guard,
+    is_install,
+    runtime_name,
+)
 from mcp_codemod.analysis.names import MAX_HOPS, ProjectNames, called_name
 from mcp_codemod.analysis.subjects import ResolvedServer
 
@@ -88,6 +94,10 @@ class ServerResolver:
                 return passed
         if ref.kind in (RefKind.UNKNOWN, RefKind.FREE):
             return ResolvedServer(None, "not resolvable statically")
+        guarded = bool(ref.guarded_by) and is_guard(ref.guarded_by, self.runtime_copy)
+        if ref.guarded_by and not guarded:
+            # `x = lib.guard(FastMCP(...))`: what another `guard` returns is not guessed at.
+            return ResolvedServer(None, f"returned by {ref.guarded_by}()")
         if ref.facade:
             facade = FACADE_CLASSES[ref.facade]
             if ref.target != ref.facade:
@@ -96,7 +106,7 @@ class ServerResolver:
                 return replace(server, facade=facade)
             framework = facade.framework
             return ResolvedServer(
-                framework.guarded if ref.guarded_by_call else framework,
+                framework.guarded if guarded else framework,
                 f"the {framework.title} that {facade.title} makes for "
                 f"{ref.target.rsplit('.', 1)[-1]}(...)",
                 origin=(module.module, ref.line),
@@ -115,7 +125,7 @@ class ServerResolver:
             kind = "made by" if ref.kind is RefKind.CONSTRUCT else "annotated as"
             return ResolvedServer(None, f"{kind} {ref.target}")
         framework, base = resolved
-        if ref.guarded_by_call:
+        if guarded:
             framework = framework.guarded
         if ref.kind is RefKind.ANNOTATED:
             # Typed as a server class: the construction is out of sight, but a project subclass
@@ -152,11 +162,14 @@ class ServerResolver:
 
     def guarded_origins(self, modules: list[ModuleFacts]) -> set[tuple[str, int]] | bool:
         """Servers passed to `guard()`; True when `install()` guards every server in the process."""
-        if any(module.installs_guard for module in modules):
+        copy = self.runtime_copy
+        if any(is_install(name, copy) for module in modules for name in module.install_calls):
             return True
         origins = set()
         for module in modules:
-            for ref in module.guard_calls:
+            for name, ref in module.guard_calls:
+                if not is_guard(name, copy):
+                    continue
                 origin = self.server(module, ref).origin
                 if origin is not None:
                     origins.add(origin)
