@@ -74,6 +74,14 @@ def summary(result: CheckResult, unsafe_fixes: bool = False) -> str:
             f"No issues found in the tools checked, but {plural(len(result.unchecked), 'tool')} "
             "that the server may JSON-pre-parse went unchecked (listed below)."
         )
+    elif result.unresolved:
+        # Their server keeps text as sent, but a strict integer they declare would still refuse
+        # `5.0`: not every check passed on them, whatever the exit code says.
+        parts.append(
+            "No issues found in the tools checked; "
+            f"{plural(len(result.unresolved), 'tool registration')} could not be checked, "
+            "on servers that do not JSON-pre-parse (listed below)."
+        )
     else:
         parts.append("All checks passed!")
     if result.errors:

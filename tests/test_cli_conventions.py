@@ -72,7 +72,10 @@ def test_an_unsafe_fix_needs_unsafe_fixes(project):
     assert 'mcp = GuardedFastMCP("plugins")' in (project / "server.py").read_text()
     after = run("check", "--no-cache")
     assert after.exit_code == 0
-    assert "All checks passed!" in after.stdout
+    # The server is guarded; its unseen tool is still named, and no check is said to have
+    # passed on it (a strict integer it declares would refuse 5.0).
+    assert "All checks passed!" not in after.stdout
+    assert "could not be checked, on servers that do not JSON-pre-parse" in after.stdout
     assert "protected: the server is guarded" in after.stdout
 
 
