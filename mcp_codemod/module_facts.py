@@ -11,6 +11,7 @@ import ast
 import os
 import re
 import traceback
+from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -312,17 +313,7 @@ class Sources:
     def facts_of(self, paths: list[Path], jobs: int | None) -> list[ModuleFacts | None]:
         """The facts of modules asked for together (the callers of a registrar), parsed over
         worker processes when there is enough to parse."""
-        outcomes = [self.examine(path, prefilter=False) for path in paths]
-        pending = [
-            (i, outcome) for i, outcome in enumerate(outcomes) if isinstance(outcome, Pending)
-        ]
-        with OrderedMap(scan_source, jobs) as parses:
-            for _, outcome in pending:
-                parses.put(outcome.task, len(outcome.task.text))
-            results = parses.results()
-        for (index, outcome), result in zip(pending, results, strict=True):
-            self.record(outcome, result)
-            outcomes[index] = result
+        outcomes = self._parsed((self.examine(path, prefilter=False) for path in paths), jobs)
         return [outcome if isinstance(outcome, ModuleFacts) else None for outcome in outcomes]
 
     def outcomes(
@@ -330,17 +321,24 @@ class Sources:
     ) -> list[Outcome]:
         """Each file's outcome, none pending: the files to parse are handed to worker processes
         (when there are enough) as they are found, while the others are still being read."""
+        examined = (
+            self.examine(path, prefilter, key) for path, key in zip(files, keys, strict=True)
+        )
+        return self._parsed(examined, jobs)
+
+    def _parsed(self, examined: Iterable[Outcome], jobs: int | None) -> list[Outcome]:
+        """The outcomes, each pending one parsed (and recorded in the cache). `examined` is
+        consumed lazily: a file is handed to the parse as soon as it is examined."""
         outcomes: list[Outcome] = []
-        pending: list[int] = []
+        pending: list[tuple[int, Pending]] = []
         with OrderedMap(scan_source, jobs) as parses:
-            for path, key in zip(files, keys, strict=True):
-                outcome = self.examine(path, prefilter, key)
+            for outcome in examined:
                 if isinstance(outcome, Pending):
-                    pending.append(len(outcomes))
+                    pending.append((len(outcomes), outcome))
                     parses.put(outcome.task, len(outcome.task.text))
                 outcomes.append(outcome)
             results = parses.results()
-        for index, result in zip(pending, results, strict=True):
-            self.record(outcomes[index], result)
+        for (index, outcome), result in zip(pending, results, strict=True):
+            self.record(outcome, result)
             outcomes[index] = result
         return outcomes

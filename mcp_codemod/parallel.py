@@ -65,7 +65,6 @@ class OrderedMap(Generic[Item, Result]):
             self.threshold *= _SPAWN_FACTOR
         self.waiting: list[Item] = []  # given, not yet handed to a worker
         self.waiting_size = 0
-        self.total_size = 0
         self.pool = None
         self.chunks: list[Future[list[Result]]] = []
 
@@ -81,14 +80,13 @@ class OrderedMap(Generic[Item, Result]):
         """Give one item; `size` is the work it represents (bytes of source)."""
         self.waiting.append(item)
         self.waiting_size += size
-        self.total_size += size
         # One item alone, however large, is parsed here: a worker would only add the round
         # trip of its facts (a 2 MB module's are larger than its source).
         if (
             self.pool is None
             and self.jobs > 1
             and len(self.waiting) > 1
-            and self.total_size >= self.threshold
+            and self.waiting_size >= self.threshold  # nothing handed over yet: all given
         ):
             self.pool = _pool(self.jobs)
         if self.pool is not None and self.waiting_size >= _CHUNK_BYTES:
@@ -97,7 +95,7 @@ class OrderedMap(Generic[Item, Result]):
     def results(self) -> list[Result]:
         """Every item's result, in the order the items were given."""
         if self.pool is None:
-            results = [self.function(item) for item in self.waiting]
+            results = _map_chunk(self.function, self.waiting)
             self.waiting = []
             return results
         if self.waiting:
