@@ -58,6 +58,9 @@ RUNTIME_MODULES = (
     "mcp_codemod.runtime.guards",
     "mcp_codemod.runtime.servers",
 )
+# The attributes whose call registers the function they decorate or are given: `@server.tool`,
+# and mcp-agent's `@app.async_tool` on an `MCPApp` (analysis/facades.py).
+REGISTRATION_ATTRIBUTES = frozenset({"tool", "async_tool"})
 GUARD_FUNCTIONS = {f"{m}.guard" for m in RUNTIME_MODULES}
 INSTALL_FUNCTIONS = {f"{m}.install" for m in RUNTIME_MODULES}
 

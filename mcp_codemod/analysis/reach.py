@@ -17,6 +17,7 @@ from mcp_codemod.analysis.facts import (
     ModuleFacts,
     RefKind,
 )
+from mcp_codemod.analysis.frameworks import REGISTRATION_ATTRIBUTES
 from mcp_codemod.analysis.names import ProjectNames
 from mcp_codemod.analysis.unseen import Unseen
 
@@ -24,7 +25,6 @@ LibraryLoader = Callable[[str], "ModuleFacts | None"]
 """Facts of a module found on `sys.path` outside the project, by its dotted name."""
 T = TypeVar("T")
 _MAX_HOPS = 12  # helper chains longer than this are not followed (and cycles end here)
-_REGISTRATION_METHODS = frozenset(("tool", "async_tool"))
 
 
 @dataclass(frozen=True)
@@ -312,4 +312,4 @@ def _argument(
 
 def _is_registration_method(module: ModuleFacts, qualname: str) -> bool:
     owner, _, name = qualname.rpartition(".")
-    return name in _REGISTRATION_METHODS and owner in module.classes
+    return name in REGISTRATION_ATTRIBUTES and owner in module.classes

@@ -15,7 +15,11 @@ from mcp_codemod.analysis.facts import (
     Registration,
     ServerRef,
 )
-from mcp_codemod.analysis.frameworks import GUARD_FUNCTIONS, INSTALL_FUNCTIONS
+from mcp_codemod.analysis.frameworks import (
+    GUARD_FUNCTIONS,
+    INSTALL_FUNCTIONS,
+    REGISTRATION_ATTRIBUTES,
+)
 from mcp_codemod.analysis.references import References
 from mcp_codemod.analysis.scope import ClassContext, Names, Scope
 from mcp_codemod.analysis.source_text import SourceText
@@ -30,8 +34,6 @@ _REGISTERS = re.compile(r"tool|guard|install")
 _REGISTERS_OR_FACADES = re.compile(r"tool|guard|install|MCPApp")
 _INERT = (ast.Constant, ast.JoinedStr)
 _STANDARD_LIBRARY = frozenset((*sys.stdlib_module_names, "builtins"))
-# `@server.tool`, and mcp-agent's `@app.async_tool` on an `MCPApp` (analysis/facades.py).
-_DECORATORS = frozenset({"tool", "async_tool"})
 
 
 class Registrations:
@@ -54,7 +56,7 @@ class Registrations:
         target = call.func if call else node
         if (
             isinstance(target, ast.Attribute)
-            and target.attr in _DECORATORS
+            and target.attr in REGISTRATION_ATTRIBUTES
             and not is_super(target.value)
         ):
             self.registrations.append(
@@ -155,7 +157,7 @@ class Registrations:
         if (
             isinstance(func, ast.Call)
             and isinstance(func.func, ast.Attribute)
-            and func.func.attr in _DECORATORS
+            and func.func.attr in REGISTRATION_ATTRIBUTES
             and node.args
         ):
             self.register(
@@ -177,7 +179,7 @@ class Registrations:
                     target = target.args[0] if target.args else keyword(target, "fn")
                 if target is not None:
                     self.register(server, target, name, node, scope, cls)
-        elif isinstance(func, ast.Attribute) and func.attr in _DECORATORS and node.args:
+        elif isinstance(func, ast.Attribute) and func.attr in REGISTRATION_ATTRIBUTES and node.args:
             # fastmcp accepts `server.tool(fn)`; a first argument that is a string is a name.
             first = node.args[0]
             if not isinstance(first, ast.Constant):
