@@ -3,10 +3,34 @@
 from __future__ import annotations
 
 import json
+import shutil
 from importlib.metadata import version
+from pathlib import Path
 from typing import Any
 
 MCP_MAJOR = int(version("mcp").split(".")[0])
+
+
+def for_installed_sdk(source: str) -> str:
+    """A server written for mcp 1.x (`FastMCP`), as the installed SDK spells it."""
+    if MCP_MAJOR < 2:
+        return source
+    return (
+        source.replace(
+            "from mcp.server.fastmcp import FastMCP", "from mcp.server.mcpserver import MCPServer"
+        )
+        .replace("mcp.server.fastmcp.tools", "mcp.server.mcpserver.tools")
+        .replace("FastMCP(", "MCPServer(")
+    )
+
+
+def copy_for_installed_sdk(source: Path, target: Path) -> Path:
+    """A copy of a folder of mcp 1.x servers, each as the installed SDK spells it."""
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"))
+    for path in target.glob("*.py"):
+        path.write_text(for_installed_sdk(path.read_text(encoding="utf-8")), encoding="utf-8")
+    return target
+
 
 if MCP_MAJOR >= 2:
     from mcp import Client

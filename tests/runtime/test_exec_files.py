@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import shutil
 import sys
 from pathlib import Path
 
@@ -31,16 +30,7 @@ TEXT_PROBES = {"null", "[1]", '{"a": 1}'}
 
 @pytest.fixture
 def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    target = tmp_path / "exec_app"
-    shutil.copytree(EXEC_APP, target, ignore=shutil.ignore_patterns("__pycache__"))
-    if sdk.MCP_MAJOR >= 2:
-        for path in target.glob("*.py"):
-            text = path.read_text(encoding="utf-8")
-            text = text.replace(
-                "from mcp.server.fastmcp import FastMCP",
-                "from mcp.server.mcpserver import MCPServer",
-            ).replace("FastMCP(", "MCPServer(")
-            path.write_text(text, encoding="utf-8")
+    target = sdk.copy_for_installed_sdk(EXEC_APP, tmp_path / "exec_app")
     monkeypatch.syspath_prepend(str(target))
     monkeypatch.chdir(target)
     yield target

@@ -7,7 +7,6 @@ installed mcp 1.x or 2.x) must deliver "null" and "[1]" to every text parameter 
 from __future__ import annotations
 
 import importlib
-import shutil
 import sys
 from pathlib import Path
 
@@ -30,20 +29,7 @@ TEXT_PROBES = {"null", "[1]", '{"a": 1}'}
 @pytest.fixture
 def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The unseen-shape servers for the installed SDK, with the fake library on sys.path."""
-    target = tmp_path / "unseen"
-    shutil.copytree(UNSEEN, target, ignore=shutil.ignore_patterns("__pycache__"))
-    if sdk.MCP_MAJOR >= 2:
-        for path in target.glob("*.py"):
-            text = path.read_text(encoding="utf-8")
-            text = (
-                text.replace(
-                    "from mcp.server.fastmcp import FastMCP",
-                    "from mcp.server.mcpserver import MCPServer",
-                )
-                .replace("mcp.server.fastmcp.tools", "mcp.server.mcpserver.tools")
-                .replace("FastMCP(", "MCPServer(")
-            )
-            path.write_text(text, encoding="utf-8")
+    target = sdk.copy_for_installed_sdk(UNSEEN, tmp_path / "unseen")
     monkeypatch.syspath_prepend(str(SITE))
     monkeypatch.syspath_prepend(str(target))
     monkeypatch.chdir(target)

@@ -25,12 +25,7 @@ TEXT_PROBES = {"null", "[1]", '{"a": 1}'}
 @pytest.fixture
 def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "variadic_server.py"
-    text = FIXTURE.read_text(encoding="utf-8")
-    if sdk.MCP_MAJOR >= 2:
-        text = text.replace(
-            "from mcp.server.fastmcp import FastMCP", "from mcp.server.mcpserver import MCPServer"
-        ).replace("FastMCP(", "MCPServer(")
-    path.write_text(text, encoding="utf-8")
+    path.write_text(sdk.for_installed_sdk(FIXTURE.read_text(encoding="utf-8")), encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.chdir(tmp_path)
     yield path

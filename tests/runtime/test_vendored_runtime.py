@@ -131,11 +131,7 @@ def test_a_fixed_server_runs_with_only_the_guard_module_and_its_sdk(tmp_path) ->
     (root / "app").mkdir(parents=True)
     (root / "pyproject.toml").write_text('[tool.mcp-codemod]\nruntime-module = "app._guards"\n')
     (root / "app" / "__init__.py").write_text("")
-    server = SERVER
-    if sdk.MCP_MAJOR >= 2:
-        server = server.replace("fastmcp import FastMCP", "mcpserver import MCPServer")
-        server = server.replace("FastMCP(", "MCPServer(")
-    (root / "app" / "server.py").write_text(dedent(server))
+    (root / "app" / "server.py").write_text(dedent(sdk.for_installed_sdk(SERVER)))
     previous = os.getcwd()
     os.chdir(root)
     try:
