@@ -21,12 +21,13 @@ CANDIDATE_WORDS = ("add_tool", "mcp_codemod", "_tool_manager")
 # after `(`, `,` or `=` (a base class, `make(FastMCP)`, `App = FastMCP`). Where it is only an
 # annotation (`server: FastMCP`, `-> FastMCP`, `Optional[FastMCP]`) or imported for one, the file
 # can make no server: the frameworks' own modules say `FastMCP` everywhere that way.
-SERVER_CLASSES = r"(?:FastMCP|MCPServer|MCPApp)\b"
+SERVER_CLASSES = ("FastMCP", "MCPServer", "MCPApp")
+_SERVER_CLASS = rf"(?:{'|'.join(SERVER_CLASSES)})\b"
 SERVER_MADE = (
-    rf"{SERVER_CLASSES}[\s\\]*(?:[(\[]|as\b)"
-    rf"|[(,=][\s\\]*(?:\w+[\s\\]*\.[\s\\]*)*{SERVER_CLASSES}"
+    rf"{_SERVER_CLASS}[\s\\]*(?:[(\[]|as\b)"
+    rf"|[(,=][\s\\]*(?:\w+[\s\\]*\.[\s\\]*)*{_SERVER_CLASS}"
 )
-_SERVER_NAMES = (b"FastMCP", b"MCPServer", b"MCPApp")
+_SERVER_NAMES = tuple(name.encode() for name in SERVER_CLASSES)
 # `exec(compile(...))`, `exec(open(...).read())`, `exec(Path(...).read_text())`: the word `exec(`
 # alone would pass every database driver (`cursor.exec(...)`).
 EXEC_FILE = r"exec[\s\\]*\([\s\\(]*(?:compile|open|Path|pathlib)\b"
