@@ -1,3 +1,3 @@
-from mcp_codemod.cli import main
+from mcp_codemod.cli import run
 
-main()
+run()

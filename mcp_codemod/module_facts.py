@@ -29,7 +29,7 @@ from mcp_codemod.cache import (
 )
 from mcp_codemod.parallel import OrderedMap
 from mcp_codemod.prefilter import is_candidate
-from mcp_codemod.project import module_name
+from mcp_codemod.project import ModuleNames
 from mcp_codemod.run_cache import Witness
 from mcp_codemod.sources import SourceError, decode
 
@@ -120,21 +120,34 @@ class Sources:
         self.digests: dict[str, bytes] = {}  # absolute path → digest of the bytes analysed
         self.located: dict[Path, tuple[str, Path, bool, str]] = {}
         self.resolved: dict[Path, Path] = {}
+        self.resolved_directories: dict[Path, str] = {}
+        self.module_names = ModuleNames()
         # What the caller search read of each file: bytes, the text of a candidate, or None
         self.caller_texts: dict[Path, bytes | str | None] = {}
         self.verdicts: dict[Path, Entry | None] = {}
 
     def resolve(self, path: Path) -> Path:
-        """The real path, asked of the system once per run and path."""
-        if path not in self.resolved:
-            self.resolved[path] = Path(os.path.realpath(path))
-        return self.resolved[path]
+        """The real path, asked of the system once per run and path: beneath its directory's
+        real path (asked once per directory) only the file itself can be a link, one `lstat`."""
+        resolved = self.resolved.get(path)
+        if resolved is None:
+            if path.name in ("", ".", ".."):
+                resolved = Path(os.path.realpath(path))
+            else:
+                directory = self.resolved_directories.get(path.parent)
+                if directory is None:
+                    directory = os.path.realpath(path.parent)
+                    self.resolved_directories[path.parent] = directory
+                joined = os.path.join(directory, path.name)
+                resolved = Path(os.path.realpath(joined) if os.path.islink(joined) else joined)
+            self.resolved[path] = resolved
+        return resolved
 
     def locate(self, path: Path) -> tuple[str, Path, bool, str]:
         """Module name, the directory it is importable from, whether it is a package, and the
         path as findings show it."""
         if path not in self.located:
-            module, root, is_package = module_name(path)
+            module, root, is_package = self.module_names.of(self.resolve(path))
             self.located[path] = (module, root, is_package, display_path(path))
             if self.witness is not None:
                 # The `__init__.py` files that make the name: from the file's directory up to

@@ -9,14 +9,34 @@ from pathlib import Path
 def module_name(path: Path) -> tuple[str, Path, bool]:
     """The dotted module name of a file, the directory it is importable from, and whether it is
     a package's `__init__`. A file outside any package is importable from its own directory."""
-    path = path.resolve()
-    is_package = path.name == "__init__.py"
-    parts = [] if is_package else [path.stem]
-    directory = path.parent
-    while (directory / "__init__.py").is_file():
-        parts.insert(0, directory.name)
-        directory = directory.parent
-    return ".".join(parts), directory, is_package
+    return ModuleNames().of(path.resolve())
+
+
+class ModuleNames:
+    """`module_name` of the resolved paths of one run: whether a directory is a package is asked
+    of the system once per directory, not once per file and directory above it."""
+
+    def __init__(self) -> None:
+        self.packages: dict[Path, tuple[str, Path]] = {}
+
+    def of(self, resolved: Path) -> tuple[str, Path, bool]:
+        is_package = resolved.name == "__init__.py"
+        package, root = self.package(resolved.parent)
+        if is_package:
+            return package, root, True
+        return (f"{package}.{resolved.stem}" if package else resolved.stem), root, False
+
+    def package(self, directory: Path) -> tuple[str, Path]:
+        """The dotted name of the package a directory is (empty if none), and the directory it
+        is importable from."""
+        if directory not in self.packages:
+            if directory.parent != directory and (directory / "__init__.py").is_file():
+                above, root = self.package(directory.parent)
+                name = f"{above}.{directory.name}" if above else directory.name
+                self.packages[directory] = (name, root)
+            else:
+                self.packages[directory] = ("", directory)
+        return self.packages[directory]
 
 
 def find_module(name: str, roots: list[Path]) -> Path | None:

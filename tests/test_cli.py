@@ -226,6 +226,27 @@ def test_console_script_runs(project):
     assert "MCP001" in result.stdout
 
 
+def test_the_console_script_ends_without_teardown_and_loses_no_output(project):
+    # `run` ends the process with os._exit: every line must still reach a pipe, far more than
+    # a pipe's buffer holds, and the exit codes must stay those of `main`.
+    tools = "".join(
+        f"@mcp.tool()\ndef tool_{n}(text: str | None = None) -> str:\n    return ''\n\n\n"
+        for n in range(400)
+    )
+    server = "from mcp.server.fastmcp import FastMCP\n\nmcp = FastMCP('many')\n\n\n" + tools
+    (project / "server.py").write_text(server)
+    script = [sys.executable, "-m", "mcp_codemod"]
+    found = subprocess.run([*script, "check", "--no-cache"], capture_output=True, text=True)
+    assert found.returncode == 1
+    assert found.stdout.count("MCP001") == 400
+    assert found.stdout.endswith("(400 fixable with `mcp-codemod fix --write`).\n")
+    # Printed while the options are parsed, before any command runs.
+    version = subprocess.run([*script, "--version"], capture_output=True, text=True)
+    assert version.returncode == 0 and version.stdout.startswith("mcp-codemod, version")
+    usage = subprocess.run([*script, "check", "--bogus"], capture_output=True, text=True)
+    assert usage.returncode == 2 and "No such option" in usage.stderr
+
+
 def test_an_internal_error_in_one_file_is_one_line(project, monkeypatch):
     import mcp_codemod.analysis.scanner as scanner
 
