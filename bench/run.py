@@ -464,7 +464,8 @@ def measure_every_file_holds_tools(report: Report, scratch: Path, repeat: int) -
 def _pooled(parallel, tasks: list, sizes: list[int]) -> list:
     from mcp_codemod.module_facts import scan_source
 
-    with parallel.OrderedMap(scan_source, 2) as mapped:
+    with parallel.Workers(2) as workers:
+        mapped = parallel.OrderedMap(scan_source, workers)
         for task, size in zip(tasks, sizes, strict=True):
             mapped.put(task, size)
         return mapped.results()

@@ -20,6 +20,7 @@ from mcp_codemod.analysis.subjects import LinkResult, ServerTools, ToolParameter
 from mcp_codemod.cache import FactsCache
 from mcp_codemod.cycle_collection import without_cycle_collection
 from mcp_codemod.findings import FileError, Finding
+from mcp_codemod.parallel import Workers
 from mcp_codemod.project_modules import Discovery, Project
 from mcp_codemod.rules.model import Rule
 from mcp_codemod.run_cache import RunCache, Witness
@@ -121,22 +122,29 @@ def _check(
     from mcp_codemod.module_facts import Sources, display_path
 
     witness = Witness(cache_dir) if runs is not None and cache_dir is not None else None
-    sources = Sources(FactsCache(cache_dir) if cache_dir is not None else None, unsaved, witness)
-    outcomes = sources.outcomes(files, keys, prefilter, jobs)
-    project = Project(sources, files, discovery, jobs)
-    project.add_roots(files)
-    candidates: list[ModuleFacts] = []
-    errors: list[FileError] = []
-    for path, outcome in zip(files, outcomes, strict=True):
-        if isinstance(outcome, str):
-            errors.append(FileError(display_path(path), outcome))
-        elif isinstance(outcome, ModuleFacts):
-            project.add(path, outcome)
-            candidates.append(outcome)
-    linker = Linker(
-        project.load, project.loaded, project.load_callers, project.load_library, runtime_copy
-    )
-    linked = linker.link(candidates, framework)
+    with Workers(jobs) as workers:
+        cache = FactsCache(cache_dir) if cache_dir is not None else None
+        sources = Sources(cache, unsaved, witness, workers)
+        outcomes = sources.outcomes(files, keys, prefilter)
+        project = Project(sources, files, discovery)
+        project.add_roots(files)
+        candidates: list[ModuleFacts] = []
+        errors: list[FileError] = []
+        for path, outcome in zip(files, outcomes, strict=True):
+            if isinstance(outcome, str):
+                errors.append(FileError(display_path(path), outcome))
+            elif isinstance(outcome, ModuleFacts):
+                project.add(path, outcome)
+                candidates.append(outcome)
+        linker = Linker(
+            project.load,
+            project.loaded,
+            project.load_callers,
+            project.load_library,
+            runtime_copy,
+            project.preload,
+        )
+        linked = linker.link(candidates, framework)
     if sources.cache is not None:
         sources.cache.save()
     given = _given(files, set(keys), cwd, sources.resolve)

@@ -27,7 +27,7 @@ from mcp_codemod.cache import (
     stamp,
     trusted_stamp,
 )
-from mcp_codemod.parallel import OrderedMap
+from mcp_codemod.parallel import OrderedMap, Workers
 from mcp_codemod.prefilter import is_candidate
 from mcp_codemod.project import ModuleNames
 from mcp_codemod.run_cache import Witness
@@ -113,8 +113,10 @@ class Sources:
         cache: FactsCache | None,
         unsaved: dict[Path, bytes] | None = None,
         witness: Witness | None = None,
+        workers: Workers | None = None,
     ) -> None:
         self.cache = cache
+        self.workers = workers or Workers(1)  # the run's worker processes
         self.unsaved = unsaved or {}
         self.witness = witness  # records what the run read, for the run cache
         self.digests: dict[str, bytes] = {}  # absolute path → digest of the bytes analysed
@@ -321,36 +323,34 @@ class Sources:
 
     def facts(self, path: Path) -> ModuleFacts | None:
         """The facts of one module now, parsed in this process if need be."""
-        return self.facts_of([path], jobs=1)[0]
+        return self.facts_of([path])[0]
 
-    def facts_of(self, paths: list[Path], jobs: int | None) -> list[ModuleFacts | None]:
-        """The facts of modules asked for together (the callers of a registrar), parsed over
-        worker processes when there is enough to parse."""
-        outcomes = self._parsed((self.examine(path, prefilter=False) for path in paths), jobs)
+    def facts_of(self, paths: list[Path]) -> list[ModuleFacts | None]:
+        """The facts of modules asked for together (the callers of a registrar, the modules of a
+        tool's types), parsed by the workers too when they are up."""
+        outcomes = self._parsed(self.examine(path, prefilter=False) for path in paths)
         return [outcome if isinstance(outcome, ModuleFacts) else None for outcome in outcomes]
 
-    def outcomes(
-        self, files: list[Path], keys: list[str], prefilter: bool, jobs: int | None
-    ) -> list[Outcome]:
+    def outcomes(self, files: list[Path], keys: list[str], prefilter: bool) -> list[Outcome]:
         """Each file's outcome, none pending: the files to parse are handed to worker processes
         (when there are enough) as they are found, while the others are still being read."""
         examined = (
             self.examine(path, prefilter, key) for path, key in zip(files, keys, strict=True)
         )
-        return self._parsed(examined, jobs)
+        return self._parsed(examined)
 
-    def _parsed(self, examined: Iterable[Outcome], jobs: int | None) -> list[Outcome]:
+    def _parsed(self, examined: Iterable[Outcome]) -> list[Outcome]:
         """The outcomes, each pending one parsed (and recorded in the cache). `examined` is
         consumed lazily: a file is handed to the parse as soon as it is examined."""
         outcomes: list[Outcome] = []
         pending: list[tuple[int, Pending]] = []
-        with OrderedMap(scan_source, jobs) as parses:
-            for outcome in examined:
-                if isinstance(outcome, Pending):
-                    pending.append((len(outcomes), outcome))
-                    parses.put(outcome.task, len(outcome.task.text))
-                outcomes.append(outcome)
-            results = parses.results()
+        parses = OrderedMap(scan_source, self.workers)
+        for outcome in examined:
+            if isinstance(outcome, Pending):
+                pending.append((len(outcomes), outcome))
+                parses.put(outcome.task, len(outcome.task.text))
+            outcomes.append(outcome)
+        results = parses.results()
         for (index, outcome), result in zip(pending, results, strict=True):
             self.record(outcome, result)
             outcomes[index] = result

@@ -50,25 +50,20 @@ def _pool(jobs: int):
     return ProcessPoolExecutor(max_workers=jobs, mp_context=context)
 
 
-class OrderedMap(Generic[Item, Result]):
-    """`function` over items given one at a time, results in the order given. The items are
-    handed to worker processes as soon as those given add up to enough work, while the caller
-    goes on finding more (reading and prefiltering files overlaps parsing); below that, they run
-    in this process when the results are asked for. `function` must be a module-level function.
-    Use it as a context manager, so that the workers stop on any way out."""
+class Workers:
+    """The worker processes of one run. They start the first time enough work is given at once
+    (the candidates' parse) and are kept for the run's later batches (the modules the linker
+    loads together), which could not pay for a start but pay for a hand-over. Use it as a
+    context manager, so that the workers stop on any way out."""
 
-    def __init__(self, function: Callable[[Item], Result], jobs: int | None) -> None:
-        self.function = function
+    def __init__(self, jobs: int | None) -> None:
         self.jobs = default_jobs() if jobs is None else jobs
         self.threshold = POOL_THRESHOLD_BYTES
         if sys.platform != "linux":
             self.threshold *= _SPAWN_FACTOR
-        self.waiting: list[Item] = []  # given, not yet handed to a worker
-        self.waiting_size = 0
         self.pool = None
-        self.chunks: list[Future[list[Result]]] = []
 
-    def __enter__(self) -> OrderedMap[Item, Result]:
+    def __enter__(self) -> Workers:
         return self
 
     def __exit__(self, *exception: object) -> None:
@@ -76,36 +71,57 @@ class OrderedMap(Generic[Item, Result]):
             self.pool.shutdown(wait=True, cancel_futures=True)
             self.pool = None
 
+    def start(self) -> None:
+        if self.pool is None and self.jobs > 1:
+            self.pool = _pool(self.jobs)
+
+
+class OrderedMap(Generic[Item, Result]):
+    """`function` over items given one at a time, results in the order given. The items are
+    handed to the workers as soon as those given add up to enough work, while the caller goes
+    on finding more (reading and prefiltering files overlaps parsing); below that, they run in
+    this process when the results are asked for. `function` must be a module-level function."""
+
+    def __init__(self, function: Callable[[Item], Result], workers: Workers) -> None:
+        self.function = function
+        self.workers = workers
+        self.waiting: list[Item] = []  # given, not yet handed to a worker
+        self.waiting_size = 0
+        self.given_size = 0
+        self.chunks: list[Future[list[Result]]] = []
+
     def put(self, item: Item, size: int) -> None:
         """Give one item; `size` is the work it represents (bytes of source)."""
         self.waiting.append(item)
         self.waiting_size += size
+        self.given_size += size
+        workers = self.workers
         # One item alone, however large, is parsed here: a worker would only add the round
         # trip of its facts (a 2 MB module's are larger than its source).
-        if (
-            self.pool is None
-            and self.jobs > 1
-            and len(self.waiting) > 1
-            and self.waiting_size >= self.threshold  # nothing handed over yet: all given
-        ):
-            self.pool = _pool(self.jobs)
-        if self.pool is not None and self.waiting_size >= _CHUNK_BYTES:
-            self._hand_over()
+        if workers.pool is None and len(self.waiting) > 1 and self.given_size >= workers.threshold:
+            workers.start()
+        if workers.pool is not None and len(self.waiting) > 1 and self.waiting_size >= _CHUNK_BYTES:
+            self._hand_over(self.waiting)
+            self.waiting = []
+            self.waiting_size = 0
 
     def results(self) -> list[Result]:
         """Every item's result, in the order the items were given."""
-        if self.pool is None:
-            results = _map_chunk(self.function, self.waiting)
-            self.waiting = []
-            return results
-        if self.waiting:
-            self._hand_over()
-        return [result for chunk in self.chunks for result in chunk.result()]
+        left, self.waiting = self.waiting, []
+        if self.workers.pool is not None and len(left) > 1:
+            # What is left is shared out between the workers and this process, which would
+            # otherwise only wait: a small batch keeps every core busy.
+            share = -(-len(left) // (self.workers.jobs + 1))
+            mine = len(left) - share
+            for start in range(0, mine, share):
+                self._hand_over(left[start : min(start + share, mine)])
+            left = left[mine:]
+        here = _map_chunk(self.function, left)
+        return [result for chunk in self.chunks for result in chunk.result()] + here
 
-    def _hand_over(self) -> None:
-        self.chunks.append(self.pool.submit(_map_chunk, self.function, self.waiting))
-        self.waiting = []
-        self.waiting_size = 0
+    def _hand_over(self, items: list[Item]) -> None:
+        assert self.workers.pool is not None
+        self.chunks.append(self.workers.pool.submit(_map_chunk, self.function, items))
 
 
 def _map_chunk(function: Callable[[Item], Result], items: list[Item]) -> list[Result]:

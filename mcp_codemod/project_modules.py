@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -37,11 +38,8 @@ class Discovery:
 class Project:
     """The modules of the checked tree, loading others on demand when an import leads there."""
 
-    def __init__(
-        self, sources: Sources, files: list[Path], discovery: Discovery, jobs: int | None = None
-    ) -> None:
+    def __init__(self, sources: Sources, files: list[Path], discovery: Discovery) -> None:
         self.sources = sources
-        self.jobs = jobs  # processes for parsing what the caller search finds
         self.files = files  # the run's files, as discovery found them
         self.discovery = discovery
         self.by_path: dict[Path, ModuleFacts | None] = {}
@@ -73,25 +71,41 @@ class Project:
         # is kept under plain strings, and the file system probed once per package root.
         answer = (name, near.path, len(self.roots))
         if answer not in self.answers:
-            near_root = self.sources.locate(Path(near.path))[1]
-            probe = (name, near_root, len(self.roots))
-            if probe not in self.found:
-                # Namespace packages (directories without `__init__.py`, as in
-                # `awslabs.x.tools`) are importable from some directory above the one where the
-                # `__init__` chain stops.
-                roots = [near_root, *self.roots, *list(near_root.parents)[:4]]
-                top = name.partition(".")[0]
-                roots = [root for root in roots if self.may_hold(root, top)]
-                path = find_module(name, roots) if roots else None
-                if self.sources.witness is not None:
-                    self.sources.witness.module_probes(roots, name)
-                self.found[probe] = self.sources.resolve(path) if path is not None else None
-            path = self.found[probe]
+            path = self.find(name, near)
             if path is not None and path not in self.by_path:
                 # None when it cannot be parsed: reported only if the user asked to check it.
                 self.by_path[path] = self.sources.facts(path)
             self.answers[answer] = self.by_path[path] if path is not None else None
         return self.answers[answer]
+
+    def preload(self, modules: Iterable[tuple[str, ModuleFacts]]) -> None:
+        """Parse together the modules `load` is about to be asked for (each name with the module
+        that imports it), so that the workers share them: loaded one by one, they were parsed
+        one after the other while the other cores stood idle."""
+        paths: list[Path] = []
+        for name, near in modules:
+            path = self.find(name, near)
+            if path is not None and path not in self.by_path and path not in paths:
+                paths.append(path)
+        if len(paths) > 1:  # one alone is parsed when it is loaded
+            for path, facts in zip(paths, self.sources.facts_of(paths), strict=True):
+                self.by_path[path] = facts
+
+    def find(self, name: str, near: ModuleFacts) -> Path | None:
+        """The file (resolved) of module `name` as `near` imports it."""
+        near_root = self.sources.locate(Path(near.path))[1]
+        probe = (name, near_root, len(self.roots))
+        if probe not in self.found:
+            # Namespace packages (directories without `__init__.py`, as in `awslabs.x.tools`)
+            # are importable from some directory above the one where the `__init__` chain stops.
+            roots = [near_root, *self.roots, *list(near_root.parents)[:4]]
+            top = name.partition(".")[0]
+            roots = [root for root in roots if self.may_hold(root, top)]
+            path = find_module(name, roots) if roots else None
+            if self.sources.witness is not None:
+                self.sources.witness.module_probes(roots, name)
+            self.found[probe] = self.sources.resolve(path) if path is not None else None
+        return self.found[probe]
 
     def may_hold(self, root: Path, top: str) -> bool:
         """Whether a module or package `top` can be under `root`: one listing per directory
@@ -137,7 +151,7 @@ class Project:
             if path not in self.by_path and self.sources.mentions(path, name)
         ]
         found = []
-        for path, facts in zip(paths, self.sources.facts_of(paths, self.jobs), strict=True):
+        for path, facts in zip(paths, self.sources.facts_of(paths), strict=True):
             self.by_path[path] = facts
             if facts is not None:
                 found.append(facts)

@@ -4,6 +4,7 @@ it finds."""
 from __future__ import annotations
 
 import contextlib
+import os
 import pickle
 import subprocess
 import sys
@@ -547,27 +548,53 @@ def test_results_keep_the_input_order(monkeypatch):
     monkeypatch.setattr(parallel, "POOL_THRESHOLD_BYTES", 0)
     monkeypatch.setattr(parallel, "_CHUNK_BYTES", 3)  # many chunks, finishing in any order
     items = [-item for item in range(40)]
-    with parallel.OrderedMap(abs, 2) as mapped:
+    with parallel.Workers(2) as workers:
+        mapped = parallel.OrderedMap(abs, workers)
         for item in items:
             mapped.put(item, 1 + abs(item) % 2)
-        assert mapped.pool is not None
+        assert workers.pool is not None
         assert mapped.results() == [abs(item) for item in items]
 
 
 def test_few_items_run_in_this_process():
-    with parallel.OrderedMap(abs, 2) as mapped:
+    with parallel.Workers(2) as workers:
+        mapped = parallel.OrderedMap(abs, workers)
         for item in (-1, -2):
             mapped.put(item, 10)
         assert mapped.results() == [1, 2]
-        assert mapped.pool is None
+        assert workers.pool is None
 
 
 def test_one_large_item_runs_in_this_process():
     # A worker would only add the round trip of one big module's facts.
-    with parallel.OrderedMap(abs, 2) as mapped:
+    with parallel.Workers(2) as workers:
+        mapped = parallel.OrderedMap(abs, workers)
         mapped.put(-3, parallel.POOL_THRESHOLD_BYTES * 10)
         assert mapped.results() == [3]
-        assert mapped.pool is None
+        assert workers.pool is None
+
+
+@pytest.mark.parametrize("count", [2, 3, 5, 7, 12])
+def test_a_later_batch_is_shared_by_the_running_workers_and_this_process(count, monkeypatch):
+    # The workers started by a run's first large batch take a share of every later one, however
+    # small: each item exactly once, in order.
+    monkeypatch.setattr(parallel, "POOL_THRESHOLD_BYTES", 0)
+    with parallel.Workers(2) as workers:
+        first = parallel.OrderedMap(abs, workers)
+        for item in (-1, -2):
+            first.put(item, 1)
+        assert first.results() == [1, 2] and workers.pool is not None
+        later = parallel.OrderedMap(_pid_of, workers)
+        for item in range(count):
+            later.put(item, 1)
+        results = later.results()
+    assert [item for item, _ in results] == list(range(count))
+    assert {pid for _, pid in results} - {os.getpid()}, "no worker took a share"
+    assert results[-1][1] == os.getpid(), "this process took no share"
+
+
+def _pid_of(item: int) -> tuple[int, int]:
+    return item, os.getpid()
 
 
 def test_check_never_imports_libcst(fixtures_copy: Path):

@@ -4,8 +4,9 @@ runs, and what each parameter's annotation admits once aliases in any module are
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
+from typing import NamedTuple
 
 from mcp_codemod.analysis.facts import (
     ExecFile,
@@ -18,7 +19,7 @@ from mcp_codemod.analysis.facts import (
 )
 from mcp_codemod.analysis.framework_tools import framework_tools
 from mcp_codemod.analysis.frameworks import Framework
-from mcp_codemod.analysis.names import CallerLoader, ModuleLoader, ProjectNames
+from mcp_codemod.analysis.names import CallerLoader, ModuleLoader, ModulePreloader, ProjectNames
 from mcp_codemod.analysis.reach import LibraryLoader, Reached, ToolReach, Unreached
 from mcp_codemod.analysis.scope import STAR
 from mcp_codemod.analysis.servers import ServerResolver
@@ -38,6 +39,7 @@ from mcp_codemod.analysis.types import (
     TUnion,
     TypeExpr,
     classify,
+    type_names,
 )
 from mcp_codemod.analysis.unseen import Unseen
 
@@ -50,10 +52,11 @@ class Linker:
         load_callers: CallerLoader,
         load_library: LibraryLoader | None = None,
         runtime_copy: str | None = None,
+        preload: ModulePreloader | None = None,
     ) -> None:
         self.load_library = load_library
         self.runtime_copy = runtime_copy  # the `runtime-module` setting
-        self.names = ProjectNames(load, loaded, load_callers)
+        self.names = ProjectNames(load, loaded, load_callers, preload)
         self.servers = ServerResolver(self.names, runtime_copy)
         # The files the checked modules exec, by normalised path (`analysis/exec_files.py`).
         self.executing: dict[str, tuple[ModuleFacts, ExecFile]] = {}
@@ -84,47 +87,26 @@ class Linker:
             unresolved.append(tool)
         # Made per run, not kept: it refers to this linker (no reference cycle, see checker).
         reach = ToolReach(self.names, self.load_library)
-        for module, registration, server in registrations:
-            if server.framework is None and default is not None:
-                server = ResolvedServer(default, server.description)
-            if server.framework is None:
-                reason = (
-                    f"server `{registration.server_text}` ({server.description}): framework unknown"
-                )
-                unresolved.append(
-                    UnresolvedTool(
-                        module.path,
-                        registration.position.line,
-                        reason,
-                        Unseen.UNKNOWN_FRAMEWORK,
-                        server,
-                    )
-                )
+        # What each registration registers first, then the modules its tools' annotations name,
+        # loaded together (over the workers), then the tools' parameters.
+        planned = [
+            self.plan(reach, module, registration, server, default, guarded)
+            for module, registration, server in registrations
+        ]
+        self.names.preload(
+            (name, tool.owner)
+            for plan in planned
+            for tool in plan.reached
+            if isinstance(tool, Reached)
+            for name in _annotation_names(tool.function)
+        )
+        for (module, registration, _), plan in zip(registrations, planned, strict=True):
+            if plan.unseen is not None:
+                unresolved.append(plan.unseen)
                 continue
-            if guarded is True or server.origin in guarded:
-                server = _guarded(server)
-            executor, exec_file = None, None
-            if registration.server.kind is RefKind.FREE:
-                executor, exec_file = self.execs(module) or (None, None)
-            if executor is not None and exec_file is not None and exec_file.text is ExecText.OTHER:
-                reason = (
-                    f"{executor.path}:{exec_file.line} execs a text compiled under this file's "
-                    "name, not provably the file's"
-                )
-                unresolved.append(
-                    UnresolvedTool(
-                        module.path, registration.position.line, reason, Unseen.EXEC_TEXT, server
-                    )
-                )
-                continue
-            reached = reach.tools(
-                module,
-                registration.function,
-                registration.position.line,
-                registration.tool_name_argument,
-            )
-            tools += len(reached) - 1
-            for tool in reached:
+            server, executor, exec_file = plan.server, plan.executor, plan.exec_file
+            tools += len(plan.reached) - 1
+            for tool in plan.reached:
                 if isinstance(tool, Unreached):
                     unresolved.append(
                         UnresolvedTool(tool.path, tool.line, tool.reason, tool.kind, server)
@@ -149,6 +131,46 @@ class Linker:
                         ]
                     parameters.extend(found)
         return LinkResult(tuple(parameters), tuple(unresolved), tools)
+
+    def plan(
+        self,
+        reach: ToolReach,
+        module: ModuleFacts,
+        registration: Registration,
+        server: ResolvedServer,
+        default: Framework | None,
+        guarded: set[tuple[str, int]] | bool,
+    ) -> _Plan:
+        """The server a registration is on and the tools it registers, or why none is checked."""
+        if server.framework is None and default is not None:
+            server = ResolvedServer(default, server.description)
+        if server.framework is None:
+            reason = (
+                f"server `{registration.server_text}` ({server.description}): framework unknown"
+            )
+            line = registration.position.line
+            unseen = UnresolvedTool(module.path, line, reason, Unseen.UNKNOWN_FRAMEWORK, server)
+            return _Plan(server, unseen=unseen)
+        if guarded is True or server.origin in guarded:
+            server = _guarded(server)
+        executor, exec_file = None, None
+        if registration.server.kind is RefKind.FREE:
+            executor, exec_file = self.execs(module) or (None, None)
+        if executor is not None and exec_file is not None and exec_file.text is ExecText.OTHER:
+            reason = (
+                f"{executor.path}:{exec_file.line} execs a text compiled under this file's "
+                "name, not provably the file's"
+            )
+            line = registration.position.line
+            unseen = UnresolvedTool(module.path, line, reason, Unseen.EXEC_TEXT, server)
+            return _Plan(server, unseen=unseen)
+        reached = reach.tools(
+            module,
+            registration.function,
+            registration.position.line,
+            registration.tool_name_argument,
+        )
+        return _Plan(server, tuple(reached), executor, exec_file)
 
     def execs(self, module: ModuleFacts) -> tuple[ModuleFacts, ExecFile] | None:
         """The module that execs this one, and how."""
@@ -248,6 +270,23 @@ class Linker:
                 tool.owner, tool.function, registration, server, unresolved
             )
         ]
+
+
+class _Plan(NamedTuple):
+    server: ResolvedServer
+    reached: tuple[Reached | Unreached, ...] = ()
+    executor: ModuleFacts | None = None
+    exec_file: ExecFile | None = None
+    unseen: UnresolvedTool | None = None  # why the registration's tools are not checked
+
+
+def _annotation_names(function: Function) -> Iterator[str]:
+    """The qualified names a function's parameter annotations use: where its types are."""
+    for parameter in function.parameters:
+        if parameter.alias is not None:
+            yield parameter.alias
+        if parameter.annotation is not None:
+            yield from type_names(parameter.annotation)
 
 
 def _guarded(server: ResolvedServer) -> ResolvedServer:

@@ -4,7 +4,7 @@ calls of a function, indexed by the name they call."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Protocol
 
 from mcp_codemod.analysis.facts import CallSite, Function, FunctionRef, ModuleFacts, RefKind
@@ -13,6 +13,10 @@ from mcp_codemod.analysis.types import TypeExpr
 
 ModuleLoader = Callable[[str, "ModuleFacts"], "ModuleFacts | None"]
 """Loads a module by name, looking first beside the module that imports it."""
+
+
+ModulePreloader = Callable[[Iterable[tuple[str, "ModuleFacts"]]], None]
+"""Loads modules together (each name with the module that imports it), before they are asked for."""
 
 
 class CallerLoader(Protocol):
@@ -30,6 +34,7 @@ class ProjectNames:
         load: ModuleLoader,
         loaded: Callable[[], list[ModuleFacts]],
         load_callers: CallerLoader,
+        preload_modules: ModulePreloader | None = None,
     ) -> None:
         self.calls_to_function: dict[
             tuple[str, str, bool], list[tuple[ModuleFacts, CallSite, bool]]
@@ -37,6 +42,7 @@ class ProjectNames:
         self.load = load
         self.loaded = loaded
         self.load_callers = load_callers
+        self.preload_modules = preload_modules
         # Calls that pass a possible server, by the name they call, so that finding the callers
         # of one registrar does not resolve every call of every module.
         self.calls_by_name: dict[str, list[tuple[ModuleFacts, CallSite]]] = {}
@@ -66,6 +72,16 @@ class ProjectNames:
             else:
                 return None
         return None
+
+    def preload(self, names: Iterable[tuple[str, ModuleFacts]]) -> None:
+        """Load together the modules of these qualified names (the first module of each chain of
+        re-exports), each as `near` imports it: what `follow` is about to be asked for."""
+        if self.preload_modules is not None:
+            self.preload_modules(
+                (module, near)
+                for qualified, near in names
+                if not qualified.startswith(STAR) and (module := qualified.rpartition(".")[0])
+            )
 
     def unstarred(self, qualified: str, near: ModuleFacts, hops: int = 0) -> str | None:
         """The qualified name of `*name` (a name the module binds by no statement): what one of

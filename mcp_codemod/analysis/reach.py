@@ -193,6 +193,13 @@ class ToolReach:
         helper = module.functions.get(ref.target)
         decorator = helper is not None and len(helper.parameters) == 1
         calls = self.names.calls_to(module, ref.target, decorations=decorator)
+        # The functions the callers import, loaded together before each is followed.
+        self.names.preload(
+            (passed.target, caller)
+            for caller, call, bound in calls
+            if (passed := _passed(call, bound, index, name)) is not None
+            and passed.kind is RefKind.IMPORT
+        )
         for caller, call, bound in calls:
             passed = _passed(call, bound, index, name)
             if (

@@ -8,7 +8,7 @@ without keeping syntax trees around. `classify` then answers the questions the r
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -140,6 +140,19 @@ _STRICT_MARKERS = {
     "pydantic.Strict",
     "pydantic.types.Strict",
 }
+
+
+def type_names(expr: TypeExpr) -> Iterator[str]:
+    """The qualified names an annotation uses."""
+    if isinstance(expr, TName):
+        yield expr.qualified
+    elif isinstance(expr, TSubscript):
+        yield from type_names(expr.base)
+        for arg in expr.args:
+            yield from type_names(arg)
+    elif isinstance(expr, TUnion):
+        for member in expr.members:
+            yield from type_names(member)
 
 
 def marker_name(qualified: str, runtime_copy: str | None = None) -> str | None:
