@@ -86,6 +86,7 @@ class OrderedMap(Generic[Item, Result]):
         self.function = function
         self.workers = workers
         self.waiting: list[Item] = []  # given, not yet handed to a worker
+        self.sizes: list[int] = []  # theirs
         self.waiting_size = 0
         self.given_size = 0
         self.chunks: list[Future[list[Result]]] = []
@@ -93,6 +94,7 @@ class OrderedMap(Generic[Item, Result]):
     def put(self, item: Item, size: int) -> None:
         """Give one item; `size` is the work it represents (bytes of source)."""
         self.waiting.append(item)
+        self.sizes.append(size)
         self.waiting_size += size
         self.given_size += size
         workers = self.workers
@@ -100,14 +102,24 @@ class OrderedMap(Generic[Item, Result]):
         # trip of its facts (a 2 MB module's are larger than its source).
         if workers.pool is None and len(self.waiting) > 1 and self.given_size >= workers.threshold:
             workers.start()
-        if workers.pool is not None and len(self.waiting) > 1 and self.waiting_size >= _CHUNK_BYTES:
+            # What was given before the start goes out in chunks too, not all to one worker.
+            start, size = 0, 0
+            for end, item_size in enumerate(self.sizes, start=1):
+                size += item_size
+                if size >= _CHUNK_BYTES:
+                    self._hand_over(self.waiting[start:end])
+                    start, size = end, 0
+            del self.waiting[:start], self.sizes[:start]
+            self.waiting_size = size
+        elif (
+            workers.pool is not None and len(self.waiting) > 1 and self.waiting_size >= _CHUNK_BYTES
+        ):
             self._hand_over(self.waiting)
-            self.waiting = []
-            self.waiting_size = 0
+            self.waiting, self.sizes, self.waiting_size = [], [], 0
 
     def results(self) -> list[Result]:
         """Every item's result, in the order the items were given."""
-        left, self.waiting = self.waiting, []
+        left, self.waiting, self.sizes = self.waiting, [], []
         if self.workers.pool is not None and len(left) > 1:
             # What is left is shared out between the workers and this process, which would
             # otherwise only wait: a small batch keeps every core busy.

@@ -556,6 +556,17 @@ def test_results_keep_the_input_order(monkeypatch):
         assert mapped.results() == [abs(item) for item in items]
 
 
+def test_what_was_given_before_the_workers_start_is_shared_out(monkeypatch):
+    monkeypatch.setattr(parallel, "POOL_THRESHOLD_BYTES", 10)
+    monkeypatch.setattr(parallel, "_CHUNK_BYTES", 2)
+    with parallel.Workers(2) as workers:
+        mapped = parallel.OrderedMap(abs, workers)
+        for item in range(10):  # the tenth starts the workers
+            mapped.put(-item, 1)
+        assert len(mapped.chunks) == 5, "all went to one worker"
+        assert mapped.results() == list(range(10))
+
+
 def test_few_items_run_in_this_process():
     with parallel.Workers(2) as workers:
         mapped = parallel.OrderedMap(abs, workers)
