@@ -544,6 +544,58 @@ def test_processes_find_what_one_process_finds(fixtures_copy: Path, tricky: Path
     same(pooled, check_files(files, ALL, jobs=2))
 
 
+BATCHED_PROJECT = {
+    "server.py": (
+        "from mcp.server.fastmcp import FastMCP\n"
+        "from .notes import add_note\n"
+        "from .search import find\n"
+        "mcp = FastMCP('batched')\n\n"
+        "def register(name, fn):\n"
+        "    mcp.tool(name=name)(fn)\n\n"
+        "register('note', add_note)\n"
+        "register('find', find)\n"
+    ),
+    "notes.py": (
+        "from .text import Text\n"
+        "from .limits import Count\n\n"
+        "def add_note(text: Text, count: Count) -> str:\n"
+        "    return text\n"
+    ),
+    "search.py": "from .text import Text\n\ndef find(query: Text) -> str:\n    return query\n",
+    "text.py": "Text = str | None\n",
+    "limits.py": (
+        "from typing import Annotated\n"
+        "from pydantic import Field\n\n"
+        "Count = Annotated[int, Field(strict=True)]\n"
+    ),
+}
+
+
+def test_loading_modules_in_batches_finds_what_loading_them_one_by_one_finds(
+    tmp_path: Path, monkeypatch
+):
+    package = tmp_path / "batched"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    for name, text in BATCHED_PROJECT.items():
+        (package / name).write_text(text)
+    given = files_of(package)  # only server.py is parsed upfront: the others on demand
+    batches: list[int] = []
+    preload = project_modules.Project.preload
+
+    def counted(self, modules):
+        before = len(self.by_path)
+        preload(self, modules)
+        batches.append(len(self.by_path) - before)
+
+    monkeypatch.setattr(project_modules.Project, "preload", counted)
+    batched = check_files(given, ALL, jobs=1)
+    assert batches == [2, 2]  # the tools' modules, then their types' modules
+    assert {f.code for f in batched.findings} == {"MCP001", "MCP002"}
+    monkeypatch.setattr(project_modules.Project, "preload", lambda self, modules: None)
+    same(batched, check_files(given, ALL, jobs=1))
+
+
 def test_results_keep_the_input_order(monkeypatch):
     monkeypatch.setattr(parallel, "POOL_THRESHOLD_BYTES", 0)
     monkeypatch.setattr(parallel, "_CHUNK_BYTES", 3)  # many chunks, finishing in any order
