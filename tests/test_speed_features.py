@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import contextlib
 import pickle
+import random
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import FIXTURES
+from conftest import FIXTURES, candidate_by_definition
 
 import mcp_codemod
 from mcp_codemod import api, checker, module_facts, parallel, prefilter, project_modules
@@ -121,6 +123,10 @@ def test_candidates_by_their_bytes():
     assert is_candidate(b"exec(Path(here, 'tools.py').read_text())")
     assert is_candidate(b'exec((Path(__file__).parent / "tools.py").read_text())')
     assert not is_candidate(b"session.exec(select(User))")
+    # Once a file is normalized, the patterns read it as Python does: `ñ` is a name, so this
+    # makes a server. No character here normalizes to an ASCII one (the decomposed `é` composes):
+    # that alone does not tell that normalizing finds nothing.
+    assert is_candidate("# e\u0301\nserver = make(ñ.FastMCP)".encode())
 
 
 @pytest.mark.parametrize(
@@ -164,10 +170,44 @@ def test_a_server_class_counts_where_a_server_can_be_made(source: bytes, candida
         b"app.\n  async_tool",
         b"async_tool()",
         b"app.xasync_tool",
+        b"(app  # no dot\n  tool, add_tool)",
     ],
 )
 def test_the_tool_attribute_found_from_the_word_is_what_the_pattern_finds(source: bytes):
-    assert prefilter._has_tool_attribute(source) == bool(prefilter._TOOL_IN_BYTES.search(source))
+    words = [word.encode() for word in prefilter.CANDIDATE_WORDS if "tool" in word]
+    expected = any(word in source for word in words) or re.search(
+        prefilter.TOOL_ATTRIBUTE.encode(), source
+    )
+    assert prefilter._says_tool(source) == bool(expected)
+
+
+# Pieces of sources where the prefilter's shortcuts could go wrong: the words and their parts,
+# what may stand between a name and a dot or a bracket, and characters that NFKC changes (`ｔ`,
+# `…`, `\xa0`, a decomposed `é`) or that only a Unicode pattern reads as blank or name (`\x85`,
+# `ñ`).
+PIECES = (
+    "tool", "tools", "async_", "add_", "_manager", ".", " ", "\n", "\r", "\\", "#", "# c\n", "(",
+    ")", ",", "=", "[", "as", "x", "_", "FastMCP", "MCPServer", "MCPApp", "MCP", "Fast", "Server",
+    "App", "exec", "compile", "open", "Path", "mcp_codemod", "ｔｏｏｌ", "ＭＣＰ", "é", "e\u0301",
+    "ñ", "\u2028", "\xa0", "…", "\x85",
+)  # fmt: skip
+
+
+def _sources(count: int, seed: int) -> list[bytes]:
+    pick = random.Random(seed)
+    return ["".join(pick.choices(PIECES, k=pick.randint(1, 12))).encode() for _ in range(count)]
+
+
+def test_the_prefilter_answers_what_its_patterns_define():
+    for source in _sources(5000, seed=16):
+        assert is_candidate(source) == candidate_by_definition(source), source
+
+
+def test_the_server_made_from_each_name_is_what_the_pattern_finds():
+    for source in _sources(5000, seed=17):
+        source = source.decode().encode("ascii", "ignore")
+        expected = bool(re.search(prefilter.SERVER_MADE.encode(), source))
+        assert prefilter._makes_server(source) == expected, source
 
 
 # ---- cache ---------------------------------------------------------------------------------
