@@ -628,6 +628,33 @@ def test_check_never_imports_libcst(fixtures_copy: Path):
     assert "MCP001" in result.stdout
 
 
+def test_the_version_and_the_help_start_without_the_analysis():
+    # Each command imports what it runs: start-up alone loads the command line, its option
+    # choices and nothing the commands do.
+    script = (
+        "import sys\n"
+        "from mcp_codemod.cli import main\n"
+        "for arguments in (['--version'], ['--help'], ['check', '--help']):\n"
+        "    try:\n"
+        "        main(arguments)\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "print(*sorted(name for name in sys.modules if name.startswith('mcp_codemod')))\n"
+        "print('tomllib' in sys.modules, 'pathspec' in sys.modules)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    *_, modules, others = result.stdout.splitlines()
+    assert modules.split() == [
+        "mcp_codemod",
+        "mcp_codemod.analysis",
+        "mcp_codemod.analysis.frameworks",
+        "mcp_codemod.cli",
+        "mcp_codemod.settings",
+    ]
+    assert others == "False False"
+
+
 # ---- command line --------------------------------------------------------------------------
 
 
