@@ -50,7 +50,6 @@ _TOOL_IN_BYTES = re.compile(TOOL_ATTRIBUTE.encode())
 _MCP = re.compile(rb"MCP")
 _SERVER_NAMES = tuple((name.encode(), name.index("MCP")) for name in SERVER_CLASSES)
 _MADE_AFTER_IN_BYTES = re.compile(_MADE_AFTER.encode())
-_SERVER_MADE_IN_BYTES = re.compile(SERVER_MADE.encode())
 _EXEC_IN_BYTES = re.compile(EXEC_FILE.encode())
 _BLANKS = frozenset(b" \t\n\r\f\v\\")  # `[\s\\]` on bytes
 _WORD = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz")  # `\w`
@@ -120,7 +119,7 @@ def _says_tool(data: bytes) -> bool:
 
 
 def _makes_server(data: bytes) -> bool:
-    """`_SERVER_MADE_IN_BYTES.search(data)`, tried only where a server class is named."""
+    """Whether `SERVER_MADE` matches in `data`, tried only where a server class is named."""
     for match in _MCP.finditer(data):
         for name, at in _SERVER_NAMES:
             start = match.start() - at
