@@ -9,6 +9,7 @@ import random
 import re
 import subprocess
 import sys
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -201,6 +202,22 @@ def _sources(count: int, seed: int) -> list[bytes]:
 def test_the_prefilter_answers_what_its_patterns_define():
     for source in _sources(5000, seed=16):
         assert is_candidate(source) == candidate_by_definition(source), source
+
+
+def test_normalization_never_reaches_across_a_line_end_nor_changes_ascii():
+    # What lets the prefilter normalize only the lines that are not ASCII, each alone: `\n` is
+    # a starter (reordering never moves a character across it) that no character decomposes into
+    # or composes with, and ASCII characters are starters that decompose into nothing else and
+    # compose with no other ASCII character.
+    ascii_text = "".join(map(chr, range(128)))
+    assert unicodedata.normalize("NFKD", ascii_text) == ascii_text
+    assert not any(map(unicodedata.combining, ascii_text))
+    for code in range(sys.maxunicode + 1):
+        decomposition = unicodedata.decomposition(chr(code)).split()
+        assert "000A" not in decomposition, hex(code)
+        if len(decomposition) == 2 and not decomposition[0].startswith("<"):  # a pair composes
+            assert any(int(part, 16) >= 128 for part in decomposition), hex(code)
+    assert unicodedata.normalize("NFKC", "ｍｃｐ.\nｔｏｏｌ") == "mcp.\ntool"
 
 
 def test_the_server_made_from_each_name_is_what_the_pattern_finds():
