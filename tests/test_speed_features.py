@@ -116,6 +116,10 @@ def test_candidates_by_their_bytes():
     assert is_candidate(b"app.tool()")
     assert is_candidate(b"app.\n  # why\n  tool")
     assert is_candidate("mcp.ｔｏｏｌ()".encode())
+    # Each word and pattern in its normalized form, on a line of its own among ASCII ones.
+    assert is_candidate("import os\nfrom ｍｃｐ_ｃｏｄｅｍｏｄ import guard\n".encode())
+    assert is_candidate("import os\nmcp = ＦａｓｔＭＣＰ('x')\n".encode())
+    assert is_candidate("import os\nｅｘｅｃ(open(path).read())\n".encode())
     assert is_candidate("# ünïcode\nx.add_tool(f)".encode())
     assert not is_candidate(b"toolbox = tools.tooling()")
     assert not is_candidate("# ünïcode\nmcp.tools".encode())
@@ -189,8 +193,8 @@ def test_the_tool_attribute_found_from_the_word_is_what_the_pattern_finds(source
 PIECES = (
     "tool", "tools", "async_", "add_", "_manager", ".", " ", "\n", "\r", "\\", "#", "# c\n", "(",
     ")", ",", "=", "[", "as", "x", "_", "FastMCP", "MCPServer", "MCPApp", "MCP", "Fast", "Server",
-    "App", "exec", "compile", "open", "Path", "mcp_codemod", "ｔｏｏｌ", "ＭＣＰ", "é", "e\u0301",
-    "ñ", "\u2028", "\xa0", "…", "\x85",
+    "App", "exec", "compile", "open", "Path", "mcp_codemod", "ｔｏｏｌ", "ＭＣＰ", "ｅｘｅｃ", "é",
+    "e\u0301", "ñ", "\u2028", "\xa0", "…", "\x85",
 )  # fmt: skip
 
 
