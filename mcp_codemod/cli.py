@@ -1,5 +1,7 @@
 """The command line: parse options, run the pipeline, print, choose the exit code. Nothing else.
 
+Each command imports what it runs: `--version` and `--help` start without the analysis.
+
 Exit codes, as ruff's: 0 clean, 1 findings (or files that could not be checked), 2 usage,
 configuration or internal error.
 """
@@ -9,18 +11,17 @@ from __future__ import annotations
 import errno
 import os
 import sys
-import traceback
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
-from mcp_codemod import __version__, api, report
-from mcp_codemod.checker import CheckResult
-from mcp_codemod.rules import RULES, RULES_BY_CODE
-from mcp_codemod.rules.model import FixAvailability
+from mcp_codemod import __version__
 from mcp_codemod.settings import OUTPUT_FORMATS
-from mcp_codemod.sources import SourceError
+
+if TYPE_CHECKING:
+    from mcp_codemod import api
+    from mcp_codemod.checker import CheckResult
 
 DEBUG_VARIABLE = "MCP_CODEMOD_DEBUG"
 
@@ -119,6 +120,8 @@ def _options(
     verbose,
     **extra,
 ) -> api.Options:
+    from mcp_codemod import api
+
     if verbose:
         # Read by the parsing processes too, which inherit the environment.
         os.environ[DEBUG_VARIABLE] = "1"
@@ -139,6 +142,8 @@ def _options(
 def _internal_error(error: Exception) -> NoReturn:
     """A bug of ours: one line and exit 2, the traceback only when asked for."""
     if _debug():
+        import traceback  # only for a bug of ours
+
         traceback.print_exception(error)
     else:
         click.echo(f"(run with --verbose or {DEBUG_VARIABLE}=1 for the traceback)", err=True)
@@ -221,6 +226,8 @@ def check(
 
     PATHS default to the working directory; `-` reads one module from standard input.
     """
+    from mcp_codemod import api, report
+
     if apply_fixes:
         if Path("-") in paths:
             _fail("--fix cannot rewrite standard input; run `mcp-codemod fix` on the file")
@@ -283,7 +290,8 @@ def fix(paths, write: bool, show_diff: bool, unsafe_fixes: bool, **options) -> N
 
 
 def _run_fix(paths, write: bool, show_diff: bool, unsafe_fixes: bool, options) -> NoReturn:
-    from mcp_codemod import fixer  # only when fixing: `check` starts faster without it
+    from mcp_codemod import api, fixer, report  # fixer: only when fixing, `check` does without it
+    from mcp_codemod.sources import SourceError
 
     try:
         outcome = api.fix_paths(paths, _options(**options), unsafe_fixes=unsafe_fixes)
@@ -340,6 +348,9 @@ def _run_fix(paths, write: bool, show_diff: bool, unsafe_fixes: bool, options) -
 @main.command(name="rules")
 def list_rules() -> None:
     """List the rules."""
+    from mcp_codemod.rules import RULES
+    from mcp_codemod.rules.model import FixAvailability
+
     width = max(len(rule.name) for rule in RULES)
     for rule in RULES:
         default = "" if rule.enabled_by_default else "  (off by default)"
@@ -351,6 +362,9 @@ def list_rules() -> None:
 @click.argument("code")
 def explain_rule(code: str) -> None:
     """Explain one rule: what it finds, why it matters, an example and the fix."""
+    from mcp_codemod import report
+    from mcp_codemod.rules import RULES_BY_CODE
+
     rule = RULES_BY_CODE.get(code.strip().upper())
     if rule is None:
         _fail(f"unknown rule {code!r}; `mcp-codemod rules` lists them")
@@ -377,7 +391,7 @@ def probe_command(target: str, output_format: str) -> None:
     Exit 1 when an argument arrives changed or is rejected or a schema has such an array, 2
     when TARGET cannot be loaded.
     """
-    from mcp_codemod import probe, probe_frameworks, probe_targets
+    from mcp_codemod import probe, probe_frameworks, probe_targets, report
 
     try:
         result = probe.probe_server(probe_targets.load_target(target))

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from typing import TYPE_CHECKING
 
 from mcp_codemod import __version__
 from mcp_codemod.analysis.frameworks import Framework
 from mcp_codemod.analysis.subjects import UnresolvedTool
 from mcp_codemod.checker import CheckResult
 from mcp_codemod.findings import Finding
-from mcp_codemod.probe_results import ProbeReport
 from mcp_codemod.rules import RULES, RULES_BY_CODE
 from mcp_codemod.rules.model import FixAvailability, Rule
+
+if TYPE_CHECKING:
+    from mcp_codemod.probe_results import ProbeReport
 
 FIX_COMMAND = "mcp-codemod fix --write"
 

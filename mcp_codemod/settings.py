@@ -8,12 +8,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from mcp_codemod.analysis.frameworks import Framework, framework_named
-from mcp_codemod.rules import unknown_codes
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
 
 OUTPUT_FORMATS = ("text", "json", "github", "sarif")
 DEFAULT_EXCLUDE = (
@@ -91,6 +85,12 @@ def find_config(start: Path) -> Path | None:
 
 
 def _table(path: Path) -> dict | None:
+    # Imported here, as the rules below: the command line reads OUTPUT_FORMATS at start-up.
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on Python 3.10 only
+        import tomli as tomllib
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
@@ -124,6 +124,8 @@ def load_settings(config_file: Path | None, overrides: dict) -> Settings:
 
 
 def _validate(values: dict, path: Path | None) -> Settings:
+    from mcp_codemod.rules import unknown_codes
+
     where = f"{path}: " if path else ""
     settings = Settings(config_file=path)
     for key in ("select", "ignore", "exclude", "extend_exclude"):

@@ -8,7 +8,6 @@ import io
 import os
 import re
 import stat
-import tempfile
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
@@ -111,6 +110,8 @@ def write_source(path: Path, text: str, encoding: str, original: bytes) -> None:
     interrupted write never leaves a truncated file; permission bits kept. A symbolic link stays
     a link: its target is rewritten in place. Raises SourceError (with the message CHANGED when
     the file changed since it was read) and leaves the file as it was."""
+    import tempfile  # only `fix` writes sources
+
     data = text.encode(encoding)
     try:
         target = path.resolve(strict=True)

@@ -1,11 +1,14 @@
 import os
 import re
+import unicodedata
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from mcp_codemod import prefilter
 from mcp_codemod.cli import main
+from mcp_codemod.sources import decode
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -44,3 +47,22 @@ def run_cli(*args: str, cwd: Path):
         return CliRunner().invoke(main, list(args))
     finally:
         os.chdir(previous)
+
+
+def candidate_by_definition(data: bytes) -> bool:
+    """What `prefilter.is_candidate` answers, from the prefilter's words and patterns each searched
+    over the whole file: in its bytes, then, when it is not ASCII and not in NFKC form, in its
+    normalized text (Python reads identifiers so). Raises SourceError as the prefilter does."""
+    patterns = (prefilter.TOOL_ATTRIBUTE, prefilter.EXEC_FILE, prefilter.SERVER_MADE)
+    if any(word.encode() in data for word in prefilter.CANDIDATE_WORDS) or any(
+        re.search(pattern.encode(), data) for pattern in patterns
+    ):
+        return True
+    if data.isascii():
+        return False
+    text = decode(data).text
+    normalized = unicodedata.normalize("NFKC", text)
+    return normalized != text and (
+        any(word in normalized for word in prefilter.CANDIDATE_WORDS)
+        or any(re.search(pattern, normalized) for pattern in patterns)
+    )

@@ -13,15 +13,20 @@ the package's sources (corpus/RESULTS.md lists what each finding is) and update 
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
+from conftest import candidate_by_definition
 
 from mcp_codemod.checker import check_files
 from mcp_codemod.discovery import discover
+from mcp_codemod.prefilter import is_candidate
 from mcp_codemod.rules import select_rules
 from mcp_codemod.settings import DEFAULT_EXCLUDE
+from mcp_codemod.sources import SourceError
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -108,6 +113,33 @@ def test_prefilter_loses_nothing_on_the_ecosystem_corpus(request):
     # What `fix` may write was read the same way: a file the prefilter rules out has no digest.
     assert filtered.digests.items() <= parsed.digests.items()
     assert filtered.tools > 0  # the corpus holds servers: an empty file list proves nothing
+
+
+def _verdict(data: bytes, prefilter) -> bool | str:
+    try:
+        return prefilter(data)
+    except SourceError as error:
+        return str(error)
+
+
+@pytest.mark.corpus
+def test_the_prefilter_answers_what_its_patterns_define_on_every_file_at_hand():
+    # The shortcuts of `is_candidate` against its definition, on every file of the corpus, of
+    # the benchmark's trees when bench/run.py has unpacked them, and of this environment's
+    # libraries.
+    bench = Path(
+        os.environ.get("MCP_CODEMOD_BENCH_CACHE", Path.home() / ".cache" / "mcp-codemod-bench")
+    )
+    roots = [run.DEFAULT_CACHE / "src", bench, Path(sysconfig.get_paths()["purelib"])]
+    assert roots[0].is_dir(), "the corpus is not downloaded: python corpus/run.py --download-only"
+    count = 0
+    for root in roots:
+        for path in root.rglob("*.py"):
+            if path.is_file():
+                data = path.read_bytes()
+                assert _verdict(data, is_candidate) == _verdict(data, candidate_by_definition), path
+                count += 1
+    assert count > 10_000
 
 
 # ---- the runner's own rules (no corpus needed) ------------------------------------------------

@@ -18,7 +18,6 @@ import pytest
 from click.testing import CliRunner
 
 import mcp_codemod.fixer
-import mcp_codemod.sources
 from mcp_codemod.cli import main
 
 SERVER = """\
@@ -103,7 +102,7 @@ def test_an_edit_made_while_fixing_survives(tmp_path, monkeypatch, moment):
                 append_to(b)
             return made
 
-        monkeypatch.setattr(mcp_codemod.sources.tempfile, "mkstemp", mkstemp_and_edit)
+        monkeypatch.setattr(tempfile, "mkstemp", mkstemp_and_edit)
 
     result = fix(tmp_path, ".")
 
@@ -268,7 +267,7 @@ def test_a_read_only_directory_is_one_line(tmp_path, monkeypatch):
             raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
         return mkstemp(*args, dir=dir, **kwargs)
 
-    monkeypatch.setattr(mcp_codemod.sources.tempfile, "mkstemp", read_only)
+    monkeypatch.setattr(tempfile, "mkstemp", read_only)
     result = fix(tmp_path, ".")
 
     assert result.exit_code == 1

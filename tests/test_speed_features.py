@@ -6,13 +6,16 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
+import random
+import re
 import subprocess
 import sys
+import unicodedata
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import FIXTURES
+from conftest import FIXTURES, candidate_by_definition
 
 import mcp_codemod
 from mcp_codemod import api, checker, module_facts, parallel, prefilter, project_modules
@@ -114,6 +117,10 @@ def test_candidates_by_their_bytes():
     assert is_candidate(b"app.tool()")
     assert is_candidate(b"app.\n  # why\n  tool")
     assert is_candidate("mcp.ｔｏｏｌ()".encode())
+    # Each word and pattern in its normalized form, on a line of its own among ASCII ones.
+    assert is_candidate("import os\nfrom ｍｃｐ_ｃｏｄｅｍｏｄ import guard\n".encode())
+    assert is_candidate("import os\nmcp = ＦａｓｔＭＣＰ('x')\n".encode())
+    assert is_candidate("import os\nｅｘｅｃ(open(path).read())\n".encode())
     assert is_candidate("# ünïcode\nx.add_tool(f)".encode())
     assert not is_candidate(b"toolbox = tools.tooling()")
     assert not is_candidate("# ünïcode\nmcp.tools".encode())
@@ -122,6 +129,10 @@ def test_candidates_by_their_bytes():
     assert is_candidate(b"exec(Path(here, 'tools.py').read_text())")
     assert is_candidate(b'exec((Path(__file__).parent / "tools.py").read_text())')
     assert not is_candidate(b"session.exec(select(User))")
+    # Once a file is normalized, the patterns read it as Python does: `ñ` is a name, so this
+    # makes a server. No character here normalizes to an ASCII one (the decomposed `é` composes):
+    # that alone does not tell that normalizing finds nothing.
+    assert is_candidate("# e\u0301\nserver = make(ñ.FastMCP)".encode())
 
 
 @pytest.mark.parametrize(
@@ -165,10 +176,60 @@ def test_a_server_class_counts_where_a_server_can_be_made(source: bytes, candida
         b"app.\n  async_tool",
         b"async_tool()",
         b"app.xasync_tool",
+        b"(app  # no dot\n  tool, add_tool)",
     ],
 )
 def test_the_tool_attribute_found_from_the_word_is_what_the_pattern_finds(source: bytes):
-    assert prefilter._has_tool_attribute(source) == bool(prefilter._TOOL_IN_BYTES.search(source))
+    words = [word.encode() for word in prefilter.CANDIDATE_WORDS if "tool" in word]
+    expected = any(word in source for word in words) or re.search(
+        prefilter.TOOL_ATTRIBUTE.encode(), source
+    )
+    assert prefilter._says_tool(source) == bool(expected)
+
+
+# Pieces of sources where the prefilter's shortcuts could go wrong: the words and their parts,
+# what may stand between a name and a dot or a bracket, and characters that NFKC changes (`ｔ`,
+# `…`, `\xa0`, a decomposed `é`) or that only a Unicode pattern reads as blank or name (`\x85`,
+# `ñ`).
+PIECES = (
+    "tool", "tools", "async_", "add_", "_manager", ".", " ", "\n", "\r", "\\", "#", "# c\n", "(",
+    ")", ",", "=", "[", "as", "x", "_", "FastMCP", "MCPServer", "MCPApp", "MCP", "Fast", "Server",
+    "App", "exec", "compile", "open", "Path", "mcp_codemod", "ｔｏｏｌ", "ＭＣＰ", "ｅｘｅｃ", "é",
+    "e\u0301", "ñ", "\u2028", "\xa0", "…", "\x85",
+)  # fmt: skip
+
+
+def _sources(count: int, seed: int) -> list[bytes]:
+    pick = random.Random(seed)
+    return ["".join(pick.choices(PIECES, k=pick.randint(1, 12))).encode() for _ in range(count)]
+
+
+def test_the_prefilter_answers_what_its_patterns_define():
+    for source in _sources(5000, seed=16):
+        assert is_candidate(source) == candidate_by_definition(source), source
+
+
+def test_normalization_never_reaches_across_a_line_end_nor_changes_ascii():
+    # What lets the prefilter normalize only the lines that are not ASCII, each alone: `\n` is
+    # a starter (reordering never moves a character across it) that no character decomposes into
+    # or composes with, and ASCII characters are starters that decompose into nothing else and
+    # compose with no other ASCII character.
+    ascii_text = "".join(map(chr, range(128)))
+    assert unicodedata.normalize("NFKD", ascii_text) == ascii_text
+    assert not any(map(unicodedata.combining, ascii_text))
+    for code in range(sys.maxunicode + 1):
+        decomposition = unicodedata.decomposition(chr(code)).split()
+        assert "000A" not in decomposition, hex(code)
+        if len(decomposition) == 2 and not decomposition[0].startswith("<"):  # a pair composes
+            assert any(int(part, 16) >= 128 for part in decomposition), hex(code)
+    assert unicodedata.normalize("NFKC", "ｍｃｐ.\nｔｏｏｌ") == "mcp.\ntool"
+
+
+def test_the_server_made_from_each_name_is_what_the_pattern_finds():
+    for source in _sources(5000, seed=17):
+        source = source.decode().encode("ascii", "ignore")
+        expected = bool(re.search(prefilter.SERVER_MADE.encode(), source))
+        assert prefilter._makes_server(source) == expected, source
 
 
 # ---- cache ---------------------------------------------------------------------------------
@@ -676,6 +737,33 @@ def test_check_never_imports_libcst(fixtures_copy: Path):
     )
     assert result.returncode == 0, result.stderr
     assert "MCP001" in result.stdout
+
+
+def test_the_version_and_the_help_start_without_the_analysis():
+    # Each command imports what it runs: start-up alone loads the command line, its option
+    # choices and nothing the commands do.
+    script = (
+        "import sys\n"
+        "from mcp_codemod.cli import main\n"
+        "for arguments in (['--version'], ['--help'], ['check', '--help']):\n"
+        "    try:\n"
+        "        main(arguments)\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "print(*sorted(name for name in sys.modules if name.startswith('mcp_codemod')))\n"
+        "print('tomllib' in sys.modules, 'pathspec' in sys.modules)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    *_, modules, others = result.stdout.splitlines()
+    assert modules.split() == [
+        "mcp_codemod",
+        "mcp_codemod.analysis",
+        "mcp_codemod.analysis.frameworks",
+        "mcp_codemod.cli",
+        "mcp_codemod.settings",
+    ]
+    assert others == "False False"
 
 
 # ---- command line --------------------------------------------------------------------------
