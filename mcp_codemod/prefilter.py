@@ -25,7 +25,9 @@ CANDIDATE_WORDS = ("add_tool", "mcp_codemod", "_tool_manager")
 SERVER_CLASSES = ("FastMCP", "MCPServer", "MCPApp")
 _SERVER_CLASS = rf"(?:{'|'.join(SERVER_CLASSES)})\b"
 _MADE_AFTER = r"[\s\\]*(?:[(\[]|as\b)"
-_MADE_BEFORE = r"[(,=][\s\\]*(?:\w+[\s\\]*\.[\s\\]*)*"
+# A name may hold letters that are not ASCII (`ñ.FastMCP`): any such character counts, on the
+# bytes (where `\w` is ASCII) as in the text.
+_MADE_BEFORE = r"[(,=][\s\\]*(?:(?:\w|[^\x00-\x7f])+[\s\\]*\.[\s\\]*)*"
 SERVER_MADE = rf"{_SERVER_CLASS}{_MADE_AFTER}|{_MADE_BEFORE}{_SERVER_CLASS}"
 # `exec(compile(...))`, `exec(open(...).read())`, `exec(Path(...).read_text())`: the word `exec(`
 # alone would pass every database driver (`cursor.exec(...)`).
@@ -53,6 +55,7 @@ _MADE_AFTER_IN_BYTES = re.compile(_MADE_AFTER.encode())
 _EXEC_IN_BYTES = re.compile(EXEC_FILE.encode())
 _BLANKS = frozenset(b" \t\n\r\f\v\\")  # `[\s\\]` on bytes
 _WORD = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz")  # `\w`
+_NAME = _WORD | frozenset(range(0x80, 0x100))  # `(?:\w|[^\x00-\x7f])`
 _OPENERS = frozenset(b"(,=")  # before a server made from a (dotted) name
 _DOT = ord(".")
 
@@ -151,9 +154,9 @@ def _made_before(data: bytes, start: int) -> bool:
         before -= 1
         while before >= 0 and data[before] in _BLANKS:
             before -= 1
-        if before < 0 or data[before] not in _WORD:
+        if before < 0 or data[before] not in _NAME:
             return False
-        while before >= 0 and data[before] in _WORD:
+        while before >= 0 and data[before] in _NAME:
             before -= 1
 
 

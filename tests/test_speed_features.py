@@ -133,6 +133,8 @@ def test_candidates_by_their_bytes():
     # makes a server. No character here normalizes to an ASCII one (the decomposed `é` composes):
     # that alone does not tell that normalizing finds nothing.
     assert is_candidate("# e\u0301\nserver = make(ñ.FastMCP)".encode())
+    # A name that is not ASCII is a name on the bytes too, in a file already normalized.
+    assert is_candidate("server = make(ñ.FastMCP)".encode())
 
 
 @pytest.mark.parametrize(
