@@ -4,6 +4,7 @@ calls around them that matter (`guard(server)`, `install()`, calls that pass a s
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 import sys
 
@@ -23,7 +24,13 @@ from mcp_codemod.analysis.frameworks import (
 from mcp_codemod.analysis.references import References
 from mcp_codemod.analysis.scope import ClassContext, Names, Scope
 from mcp_codemod.analysis.source_text import SourceText
-from mcp_codemod.analysis.syntax import constant_keyword, is_super, keyword, root_calls
+from mcp_codemod.analysis.syntax import (
+    calls_within,
+    constant_keyword,
+    is_super,
+    keyword,
+    root_calls,
+)
 
 # Text without which a statement holds no registration, guard or install call. (`.tool` may be
 # split from its dot by blanks or a line break: `tool` alone is enough.)
@@ -33,6 +40,7 @@ _REGISTERS = re.compile(r"tool|guard|install")
 # tools (analysis/framework_tools.py).
 _REGISTERS_OR_FACADES = re.compile(r"tool|guard|install|MCPApp")
 _INERT = (ast.Constant, ast.JoinedStr)
+_GUARD_OR_INSTALL = ("guard", "install")
 _STANDARD_LIBRARY = frozenset((*sys.stdlib_module_names, "builtins"))
 
 
@@ -47,7 +55,10 @@ class Registrations:
         self.calls: list[CallSite] = []
         self.guard_calls: list[tuple[str, ServerRef]] = []
         self.install_calls: list[str] = []
-        self.registers = _REGISTERS_OR_FACADES if "MCPApp" in text.source else _REGISTERS
+        registers = _REGISTERS_OR_FACADES if "MCPApp" in text.source else _REGISTERS
+        self.registering_lines = text.lines_matching(registers)
+        # `_tool_manager` written so, or in other characters that NFKC makes it.
+        self.may_write_privately = not text.is_ascii or "_tool_manager" in text.source
 
     def decorator(
         self, node: ast.expr, qualname: str, scope: Scope, cls: ClassContext | None
@@ -108,15 +119,14 @@ class Registrations:
             self.calls.append(CallSite(function, bound, (None,), (), (decorated,), line=line))
 
     def calls_in(self, node: ast.AST, scope: Scope, cls: ClassContext | None) -> None:
-        if isinstance(node, ast.Assign):
+        if self.may_write_privately and isinstance(node, ast.Assign):
             self.private_write(node, scope, cls)
-        if self.may_register(node):
-            calls = [call for call in ast.walk(node) if isinstance(call, ast.Call)]
-        else:
-            # No registration or guard can be in here: only a call passing a server on
-            # (`register_tools(mcp)`, `Handler(mcp)`) matters, and such a call is the statement
-            # itself or its value. Walking every expression would cost more than parsing.
-            calls = root_calls(node)
+        # Where no registration or guard can be, only a call passing a server on
+        # (`register_tools(mcp)`, `Handler(mcp)`) matters, and such a call is the statement
+        # itself or its value. Walking every expression would cost more than parsing.
+        calls = calls_within(node) if self.may_register(node) else root_calls(node)
+        if not calls:  # most statements
+            return
         # In `server.tool(name)(fn)` the inner call is part of the outer registration.
         inner = {id(call.func) for call in calls if isinstance(call.func, ast.Call)}
         # `return self._register(title)`: a method that returns another's decorator.
@@ -146,8 +156,9 @@ class Registrations:
     def may_register(self, node: ast.AST) -> bool:
         if not hasattr(node, "lineno"):  # a `with` item: no position of its own
             return True
-        first, last = node.lineno - 1, node.end_lineno
-        return any(self.registers.search(line) for line in self.text.lines[first:last])
+        lines = self.registering_lines
+        index = bisect.bisect_left(lines, node.lineno)
+        return index < len(lines) and lines[index] <= node.end_lineno
 
     def call(
         self, node: ast.Call, scope: Scope, cls: ClassContext | None, returned_by: str = ""
@@ -184,6 +195,9 @@ class Registrations:
             first = node.args[0]
             if not isinstance(first, ast.Constant):
                 self.register(func.value, first, _tool_name(node), node, scope, cls)
+        elif isinstance(func, ast.Attribute) and func.attr not in _GUARD_OR_INSTALL:
+            # Qualified, it would end with the attribute: neither a guard nor an install.
+            self.call_site(node, scope, cls, returned_by)
         else:
             qualified = self.names.qualify(func, scope)
             # Any `guard`/`install`, kept with its qualified name: a project copy of the

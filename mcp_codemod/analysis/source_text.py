@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 
 from mcp_codemod.analysis.facts import Position, Span
 from mcp_codemod.sources import split_lines
@@ -12,9 +13,28 @@ class SourceText:
     def __init__(self, source: str) -> None:
         self.source = source
         self.lines = split_lines(source)
+        # Most modules: characters are bytes, and positions and slices need no encoding.
+        self.is_ascii = source.isascii()
+
+    def lines_matching(self, pattern: re.Pattern[str]) -> list[int]:
+        """The numbers of the lines where `pattern` (which matches no line break) matches, in
+        order: one search over the text instead of one per line."""
+        source = self.source
+        found: list[int] = []
+        line = 1
+        counted = 0  # the offset up to which line breaks are counted
+        for match in pattern.finditer(source):
+            start = match.start()
+            line += _line_breaks(source, counted, start)
+            counted = start
+            if not found or found[-1] != line:
+                found.append(line)
+        return found
 
     def position(self, line: int, byte_column: int) -> Position:
         # ast columns count UTF-8 bytes; findings and the fixer count characters.
+        if self.is_ascii:
+            return Position(line, byte_column)
         text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
         if text.isascii():
             return Position(line, byte_column)
@@ -29,6 +49,12 @@ class SourceText:
     def segment(self, node: ast.AST) -> str:
         """The node's source text (`ast.get_source_segment` re-splits the whole file per call)."""
         first, last = node.lineno - 1, node.end_lineno - 1
+        if self.is_ascii:
+            if first == last:
+                return self.lines[first][node.col_offset : node.end_col_offset]
+            text = self.lines[first : last + 1]
+            text[0], text[-1] = text[0][node.col_offset :], text[-1][: node.end_col_offset]
+            return "\n".join(text)
         lines = [line.encode("utf-8") for line in self.lines[first : last + 1]]
         if first == last:
             return lines[0][node.col_offset : node.end_col_offset].decode("utf-8", "replace")
@@ -46,5 +72,16 @@ class SourceText:
         scanning, and this is asked for every argument that cannot be followed)."""
         if node.lineno == node.end_lineno:
             return self.segment(node)
+        if self.is_ascii:
+            return self.lines[node.lineno - 1][node.col_offset :].rstrip() + " ..."
         first = self.lines[node.lineno - 1].encode("utf-8")[node.col_offset :]
         return first.decode("utf-8", "replace").rstrip() + " ..."
+
+
+def _line_breaks(source: str, start: int, end: int) -> int:
+    """The line breaks (`\r\n`, `\r` or `\n`, as `split_lines` splits) in `source[start:end]`,
+    where neither end splits a `\r\n`."""
+    count = source.count("\n", start, end)
+    if "\r" in source:
+        count += source.count("\r", start, end) - source.count("\r\n", start, end)
+    return count

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from collections import deque
 from collections.abc import Iterator
 
 _COMPOUND_BODIES = ("body", "orelse", "finalbody")
@@ -44,6 +45,40 @@ def root_calls(node: ast.AST) -> list[ast.Call]:
         calls.append(value)
         value = value.func.value if isinstance(value.func, ast.Attribute) else None
     return calls
+
+
+# Nodes that hold no call however deep: `calls_within` does not look into them.
+_CALL_FREE = frozenset(
+    (
+        ast.Name,
+        ast.Constant,
+        *(
+            kind
+            for base in (ast.expr_context, ast.boolop, ast.operator, ast.unaryop, ast.cmpop)
+            for kind in base.__subclasses__()
+        ),
+    )
+)
+
+
+def calls_within(node: ast.AST) -> list[ast.Call]:
+    """Every call in a node, in `ast.walk`'s order (breadth first), which leaving out subtrees
+    without calls does not change."""
+    found = []
+    pending = deque((node,))
+    while pending:
+        current = pending.popleft()
+        if isinstance(current, ast.Call):
+            found.append(current)
+        for name in current._fields:
+            child = getattr(current, name, None)
+            if isinstance(child, list):
+                pending.extend(
+                    c for c in child if isinstance(c, ast.AST) and type(c) not in _CALL_FREE
+                )
+            elif isinstance(child, ast.AST) and type(child) not in _CALL_FREE:
+                pending.append(child)
+    return found
 
 
 def nested_bodies(node: ast.stmt) -> list[list[ast.stmt]]:
