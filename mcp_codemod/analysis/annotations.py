@@ -53,7 +53,8 @@ class Annotations:
                 continue
             alias = None
             if isinstance(annotation, ast.Name | ast.Attribute):
-                qualified = self.names.qualify(annotation, scope)
+                # What `type_expr` made of a name: its qualified name, if it has one.
+                qualified = type_expr.qualified if isinstance(type_expr, TName) else None
                 symbol = scope.lookup(annotation.id) if isinstance(annotation, ast.Name) else None
                 if symbol is not None and symbol.kind == "alias":
                     alias = qualified

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import ast
 import bisect
-import re
 import sys
+from collections.abc import Iterable
 
 from mcp_codemod.analysis.facts import (
     UNPACKED,
@@ -32,14 +32,14 @@ from mcp_codemod.analysis.syntax import (
     root_calls,
 )
 
-# Text without which a statement holds no registration, guard or install call. (`.tool` may be
+# Words without which a statement holds no registration, guard or install call. (`.tool` may be
 # split from its dot by blanks or a line break: `tool` alone is enough.)
-_REGISTERS = re.compile(r"tool|guard|install")
+_REGISTERS = ("tool", "guard", "install")
 # In a module that names a facade class: also a statement constructing one anywhere in it
 # (`create_mcp_server_for_app(MCPApp(...)).run()`), whose server carries the framework's own
 # tools (analysis/framework_tools.py).
-_REGISTERS_OR_FACADES = re.compile(r"tool|guard|install|MCPApp")
-_INERT = (ast.Constant, ast.JoinedStr)
+_REGISTERS_OR_FACADES = (*_REGISTERS, "MCPApp")
+_INERT = frozenset((ast.Constant, ast.JoinedStr))
 _GUARD_OR_INSTALL = ("guard", "install")
 _STANDARD_LIBRARY = frozenset((*sys.stdlib_module_names, "builtins"))
 
@@ -56,9 +56,8 @@ class Registrations:
         self.guard_calls: list[tuple[str, ServerRef]] = []
         self.install_calls: list[str] = []
         registers = _REGISTERS_OR_FACADES if "MCPApp" in text.source else _REGISTERS
-        self.registering_lines = text.lines_matching(registers)
-        # `_tool_manager` written so, or in other characters that NFKC makes it.
-        self.may_write_privately = not text.is_ascii or "_tool_manager" in text.source
+        self.registering_lines = text.lines_with(registers)
+        self.may_write_privately = text.may_name("_tool_manager")
 
     def decorator(
         self, node: ast.expr, qualname: str, scope: Scope, cls: ClassContext | None
@@ -217,20 +216,17 @@ class Registrations:
         """Record a call that passes a possible server or function, so that a callee's
         parameter can be resolved to it (`register_tools(mcp)`, `register_tool("a", a)`), and
         a call of the project that a function returns (it may return a decorator)."""
-        if (
-            not returned_by
-            and all(isinstance(a, _INERT) for a in node.args)
-            and all(isinstance(k.value, _INERT) for k in node.keywords)
-        ):
+        if not returned_by and _passes_constants_only(node):
             return  # `f()`, `f("text", n=1)`: nothing a callee could register or be given
         references = self.references
         if self.is_library_call(node.func, scope):
             # `len(x)`, `json.dumps(x)`: no helper of the project; only a server matters.
-            passed = [(references.argument_server(a, scope, cls), None) for a in node.args]
+            arguments = tuple([references.argument_server(a, scope, cls) for a in node.args])
+            functions: tuple[FunctionRef | None, ...] = (None,) * len(arguments)
         else:
             passed = [references.argument(a, scope, cls) for a in node.args]
-        arguments = tuple(server for server, _ in passed)
-        functions = tuple(function for _, function in passed)
+            arguments = tuple([server for server, _ in passed])
+            functions = tuple([function for _, function in passed])
         keywords: tuple[tuple[str, ServerRef], ...] = ()
         function_keywords: tuple[tuple[str, FunctionRef], ...] = ()
         for k in node.keywords:
@@ -245,9 +241,9 @@ class Registrations:
                 function_keywords += ((UNPACKED, FunctionRef(RefKind.UNKNOWN, "")),)
         if (
             not keywords
-            and all(a is None for a in arguments)
-            and not any(_follows(f) for f in functions)
-            and not any(_follows(f) for _, f in function_keywords)
+            and arguments.count(None) == len(arguments)
+            and not _any_follows(functions)
+            and not _any_follows([f for _, f in function_keywords])
         ):
             # Only arguments that cannot be followed (`helper(a if fast else b)`): they matter
             # if the callee is a helper that registers them, so only for the project's callees;
@@ -349,8 +345,18 @@ def _string(node: ast.expr) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
-def _follows(function: FunctionRef | None) -> bool:
-    return function is not None and function.kind is not RefKind.UNKNOWN
+def _any_follows(functions: Iterable[FunctionRef | None]) -> bool:
+    for function in functions:  # a loop: asked for most calls, and cheaper than `any(...)`
+        if function is not None and function.kind is not RefKind.UNKNOWN:
+            return True
+    return False
+
+
+def _passes_constants_only(call: ast.Call) -> bool:
+    for argument in call.args:  # a loop: asked for every call, and cheaper than `all(...)`
+        if type(argument) not in _INERT:
+            return False
+    return all(type(k.value) in _INERT for k in call.keywords)
 
 
 def _may_be_project(function: FunctionRef) -> bool:
