@@ -24,7 +24,6 @@ import hashlib
 import io
 import json
 import os
-import pickle
 import subprocess
 import sys
 import tarfile
@@ -82,7 +81,8 @@ def scan_digests(roots: list[Path]) -> dict[str, str]:
                 continue
             module, is_package = module_name(path, root)
             facts = scan_module(source, tree, module, str(path), is_package)
-            found[str(path)] = hashlib.sha1(pickle.dumps(canonical(facts))).hexdigest()
+            # `repr`, not a pickle: a pickle's bytes also tell which equal strings are one object.
+            found[str(path)] = hashlib.sha1(repr(canonical(facts)).encode()).hexdigest()
     return found
 
 

@@ -252,11 +252,16 @@ class References:
                 assert server is not None
                 if server.argument is None:
                     return server, _OPAQUE
+                if symbol.node is None:  # a helper's parameter, as `followed` tells
+                    parameter = FunctionRef(
+                        RefKind.PARAMETER, server.function, argument=server.argument
+                    )
+                    return server, parameter
             if symbol is not None and symbol.kind == "import":
                 # `register(server=mcp)` with `from .server import mcp`: a server, or a function
                 # (`add_tool(tool=search)`); the linker tells which.
                 imported = ServerRef(RefKind.IMPORT, symbol.target)
-                return imported, self.function_argument(node, scope, cls)
+                return imported, FunctionRef(RefKind.IMPORT, symbol.target)
         return (
             self.argument_server(node, scope, cls),
             self.function_argument(node, scope, cls),

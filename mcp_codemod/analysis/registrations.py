@@ -153,7 +153,7 @@ class Registrations:
                 return
 
     def may_register(self, node: ast.AST) -> bool:
-        if not hasattr(node, "lineno"):  # a `with` item: no position of its own
+        if type(node) is ast.withitem:  # no position of its own
             return True
         lines = self.registering_lines
         index = bisect.bisect_left(lines, node.lineno)

@@ -105,6 +105,9 @@ class _Scanner:
         self.loops = Loops(self.text, self.names)
         self.generated_signatures: list[FunctionRef] = []
         self.may_sign = self.text.may_name("__signature__")
+        # The scopes `collect_attributes` bound for methods, for their walk: binding only reads
+        # the enclosing scopes, which no longer change once the walk has begun.
+        self.bound_methods: dict[ast.FunctionDef | ast.AsyncFunctionDef, Scope] = {}
 
     @property
     def module(self) -> str:
@@ -314,9 +317,11 @@ class _Scanner:
         is_static = any(
             isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list
         )
-        local = Scope(qualname, scope)
-        self.bind_parameters(node, local)
-        self.bind_statements(node.body, local, module_level=False)
+        local = self.bound_methods.pop(node, None)
+        if local is None:
+            local = Scope(qualname, scope)
+            self.bind_parameters(node, local)
+            self.bind_statements(node.body, local, module_level=False)
         returns, returns_functions = self.returned(node.body, local)
         self.functions[qualname] = Function(
             qualname=qualname,
@@ -415,6 +420,7 @@ class _Scanner:
             local = Scope(f"{cls.qualname}.{method.name}", scope)
             self.bind_parameters(method, local)
             self.bind_statements(method.body, local, module_level=False)
+            self.bound_methods[method] = local
             for statement in assignments:
                 targets: list[ast.expr] = []
                 value: ast.expr | None = None
@@ -460,4 +466,11 @@ def _same_call(scope: Scope, name: str, value: ast.Call) -> bool:
     bound = scope.names.get(name)
     if bound is None:
         return True
-    return isinstance(bound.node, ast.Call) and ast.dump(bound.node.func) == ast.dump(value.func)
+    if not isinstance(bound.node, ast.Call):
+        return False
+    func, other = bound.node.func, value.func
+    if type(func) is not type(other):
+        return False
+    if type(func) is ast.Name:  # most calls; `ast.dump` costs more than scanning them
+        return func.id == other.id  # type: ignore[attr-defined]
+    return ast.dump(func) == ast.dump(other)
