@@ -9,10 +9,12 @@ import re
 import textwrap
 
 import pytest
+from conftest import FIXTURES
 
 from mcp_codemod.analysis.scanner import noqa_lines
 from mcp_codemod.analysis.source_text import SourceText
 from mcp_codemod.analysis.syntax import calls_within, nested_bodies
+from mcp_codemod.analysis.unparse import unparse
 from mcp_codemod.sources import split_lines
 
 WORDS = ("tool", "guard", "install")
@@ -172,3 +174,48 @@ def test_nested_bodies_are_every_body_of_a_compound_statement_in_order():
         [["aa"], ["bb"]],
     ]
     assert nested_bodies(ast.parse("x = 1").body[0]) == []
+
+
+EXPRESSIONS = [
+    "Annotated[\n    str, Field(description='a \"quoted\" text\\n', ge=1, **extra)\n]",
+    "Optional[dict[str, list[int | None]]] | None",
+    "a | b | c",
+    "a | (b | c)",
+    "(a | b).c",
+    "x[a,]",
+    "x[()]",
+    "x[1:2]",
+    "x[*a]",
+    "f(*args, (x for x in y))",
+    "f(x for x in y)",
+    "(1).real",
+    "1.5e300 * 1e300",
+    "u'text'",
+    "b'bytes'",
+    "Literal[True, None, ..., 'a', -1]",
+    "Callable[[int, str], Awaitable[None]]",
+    "typing.Annotated[int, Field(gt=0)]",
+    "lambda: 1",
+    "(a if b else c) | d",
+    "a + b | c",
+    "[*a, b]",
+    "f(a)(b)[c].d",
+]
+
+
+@pytest.mark.parametrize("text", EXPRESSIONS)
+def test_the_quick_unparse_writes_what_ast_unparse_writes(text: str):
+    for node in ast.walk(ast.parse(text, mode="eval").body):
+        if isinstance(node, ast.expr):
+            assert unparse(node) == ast.unparse(node)
+
+
+def test_the_quick_unparse_writes_what_ast_unparse_writes_in_the_fixtures():
+    for path in sorted(FIXTURES.rglob("*.py")):
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except SyntaxError:
+            continue  # `type X = ...` before Python 3.12
+        for node in ast.walk(tree):
+            if isinstance(node, ast.expr):
+                assert unparse(node) == ast.unparse(node), path

@@ -7,6 +7,7 @@ import bisect
 from collections.abc import Iterable
 
 from mcp_codemod.analysis.facts import Position, Span
+from mcp_codemod.analysis.unparse import unparse
 from mcp_codemod.sources import line_offsets, split_lines
 
 
@@ -84,7 +85,7 @@ class SourceText:
         """The node's source as one line, for messages."""
         if node.lineno == node.end_lineno:
             return self.segment(node)
-        return ast.unparse(node)
+        return unparse(node)
 
     def label(self, node: ast.AST) -> str:
         """A short label of the node for messages: its first line (`ast.unparse` costs more than
