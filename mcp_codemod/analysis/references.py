@@ -55,7 +55,7 @@ class References:
                     return made_for
             if function in FACADE_CLASSES:
                 return self.facade(value, function, scope)
-            strict = any(
+            strict = bool(value.keywords) and any(
                 k.arg == "strict_input_validation"
                 and isinstance(k.value, ast.Constant)
                 and k.value.value is True

@@ -127,7 +127,11 @@ class Registrations:
         if not calls:  # most statements
             return
         # In `server.tool(name)(fn)` the inner call is part of the outer registration.
-        inner = {id(call.func) for call in calls if isinstance(call.func, ast.Call)}
+        inner = (
+            {id(call.func) for call in calls if isinstance(call.func, ast.Call)}
+            if len(calls) > 1
+            else ()
+        )
         # `return self._register(title)`: a method that returns another's decorator.
         returned = node.value if isinstance(node, ast.Return) and scope.qualname else None
         for call in calls:

@@ -152,7 +152,11 @@ class _Scanner:
 
     def bind_statement(self, node: ast.stmt, scope: Scope, module_level: bool) -> None:
         names = scope.names
-        if isinstance(node, ast.Import):
+        if type(node) is ast.Assign:  # the most common: tested first
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    self.bind_value(target.id, node.value, None, scope, module_level)
+        elif isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
                     names[alias.asname] = Symbol("import", alias.name)
@@ -169,10 +173,6 @@ class _Scanner:
             names[node.name] = Symbol("function", qualname)
         elif isinstance(node, ast.ClassDef):
             names[node.name] = Symbol("class", f"{self.module}.{node.name}")
-        elif isinstance(node, ast.Assign):
-            for target in node.targets:
-                if isinstance(target, ast.Name):
-                    self.bind_value(target.id, node.value, None, scope, module_level)
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             self.bind_value(node.target.id, node.value, node.annotation, scope, module_level)
         elif module_level and type(node).__name__ == "TypeAlias":  # `type X = ...`, Python 3.12+
