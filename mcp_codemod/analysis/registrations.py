@@ -4,10 +4,10 @@ calls around them that matter (`guard(server)`, `install()`, calls that pass a s
 from __future__ import annotations
 
 import ast
-import bisect
 import sys
 from collections.abc import Iterable
 
+from mcp_codemod.analysis.facades import FACADE_CLASSES
 from mcp_codemod.analysis.facts import (
     UNPACKED,
     CallSite,
@@ -23,7 +23,7 @@ from mcp_codemod.analysis.frameworks import (
 )
 from mcp_codemod.analysis.references import References
 from mcp_codemod.analysis.scope import ClassContext, Names, Scope
-from mcp_codemod.analysis.source_text import SourceText
+from mcp_codemod.analysis.source_text import SourceText, any_line_within
 from mcp_codemod.analysis.syntax import (
     calls_within,
     constant_keyword,
@@ -58,6 +58,9 @@ class Registrations:
         registers = _REGISTERS_OR_FACADES if "MCPApp" in text.source else _REGISTERS
         self.registering_lines = text.lines_with(registers)
         self.may_write_privately = text.may_name("_tool_manager")
+        self.may_make_facades = any(
+            text.may_name(name.rpartition(".")[2]) for name in FACADE_CLASSES
+        )
 
     def decorator(
         self, node: ast.expr, qualname: str, scope: Scope, cls: ClassContext | None
@@ -159,9 +162,7 @@ class Registrations:
     def may_register(self, node: ast.AST) -> bool:
         if type(node) is ast.withitem:  # no position of its own
             return True
-        lines = self.registering_lines
-        index = bisect.bisect_left(lines, node.lineno)
-        return index < len(lines) and lines[index] <= node.end_lineno
+        return any_line_within(self.registering_lines, node)
 
     def call(
         self, node: ast.Call, scope: Scope, cls: ClassContext | None, returned_by: str = ""
@@ -223,11 +224,18 @@ class Registrations:
         if not returned_by and _passes_constants_only(node):
             return  # `f()`, `f("text", n=1)`: nothing a callee could register or be given
         references = self.references
+        callee: FunctionRef | None = None  # what the call calls, once it is asked
         if self.is_library_call(node.func, scope):
             # `len(x)`, `json.dumps(x)`: no helper of the project; only a server matters.
             arguments = tuple([references.argument_server(a, scope, cls) for a in node.args])
             functions: tuple[FunctionRef | None, ...] = (None,) * len(arguments)
         else:
+            if not self.may_make_facades:
+                # Resolving the arguments changes nothing (only a facade's construction is
+                # recorded), and a callee that cannot be followed is never recorded: ask first.
+                callee = references.function_ref(node.func, scope, cls)
+                if callee.kind is RefKind.UNKNOWN:
+                    return
             passed = [references.argument(a, scope, cls) for a in node.args]
             arguments = tuple([server for server, _ in passed])
             functions = tuple([function for _, function in passed])
@@ -256,11 +264,11 @@ class Registrations:
             passes = any(f is not None for f in functions) or function_keywords
             if not passes and not returned_by:
                 return
-            function = references.function_ref(node.func, scope, cls)
+            function = callee or references.function_ref(node.func, scope, cls)
             if not _may_be_project(function):
                 return
         else:
-            function = references.function_ref(node.func, scope, cls)
+            function = callee or references.function_ref(node.func, scope, cls)
         if function.kind is not RefKind.UNKNOWN:
             self.calls.append(
                 CallSite(

@@ -30,7 +30,7 @@ from mcp_codemod.analysis.references import References
 from mcp_codemod.analysis.registrations import Registrations
 from mcp_codemod.analysis.scope import ClassContext, Names, Scope, Symbol
 from mcp_codemod.analysis.signed_returns import returns_signed_functions
-from mcp_codemod.analysis.source_text import SourceText
+from mcp_codemod.analysis.source_text import SourceText, any_line_within
 from mcp_codemod.analysis.syntax import (
     COMPOUND_STATEMENTS,
     header_expressions,
@@ -105,6 +105,9 @@ class _Scanner:
         self.loops = Loops(self.text, self.names)
         self.generated_signatures: list[FunctionRef] = []
         self.may_sign = self.text.may_name("__signature__")
+        # The lines that say `return`, so that a function without one is not searched for its
+        # returns. (Only in ASCII text: elsewhere NFKC may make names of other characters.)
+        self.return_lines = self.text.lines_with(("return",)) if self.text.is_ascii else None
         # The scopes `collect_attributes` bound for methods, for their walk: binding only reads
         # the enclosing scopes, which no longer change once the walk has begun.
         self.bound_methods: dict[ast.FunctionDef | ast.AsyncFunctionDef, Scope] = {}
@@ -322,7 +325,10 @@ class _Scanner:
             local = Scope(qualname, scope)
             self.bind_parameters(node, local)
             self.bind_statements(node.body, local, module_level=False)
-        returns, returns_functions = self.returned(node.body, local)
+        if self.return_lines is None or any_line_within(self.return_lines, node):
+            returns, returns_functions = self.returned(node.body, local)
+        else:  # no `return` in its text
+            returns, returns_functions = (), ()
         self.functions[qualname] = Function(
             qualname=qualname,
             position=self.def_position(node),

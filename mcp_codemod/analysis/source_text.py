@@ -96,3 +96,9 @@ class SourceText:
             return self.lines[node.lineno - 1][node.col_offset :].rstrip() + " ..."
         first = self.lines[node.lineno - 1].encode("utf-8")[node.col_offset :]
         return first.decode("utf-8", "replace").rstrip() + " ..."
+
+
+def any_line_within(lines: list[int], node: ast.AST) -> bool:
+    """Whether one of `lines` (sorted line numbers) is one of the node's."""
+    index = bisect.bisect_left(lines, node.lineno)
+    return index < len(lines) and lines[index] <= node.end_lineno
