@@ -233,8 +233,8 @@ class Registrations:
             if not self.may_make_facades:
                 # Resolving the arguments changes nothing (only a facade's construction is
                 # recorded), and a callee that cannot be followed is never recorded: ask first.
-                callee = references.function_ref(node.func, scope, cls)
-                if callee.kind is RefKind.UNKNOWN:
+                callee = references.followed(node.func, scope, cls)
+                if callee is None or callee.kind is RefKind.UNKNOWN:
                     return
             passed = [references.argument(a, scope, cls) for a in node.args]
             arguments = tuple([server for server, _ in passed])
