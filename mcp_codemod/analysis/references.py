@@ -23,6 +23,10 @@ class References:
         # Each facade construction, by its position: the server it stands for (scanned once,
         # resolved perhaps several times).
         self.facades: dict[tuple[int, int], ServerRef] = {}
+        # One reference per imported name, shared by its uses (they are frozen, and a scan asks
+        # for thousands).
+        self.imported_servers: dict[str, ServerRef] = {}
+        self.imported_functions: dict[str, FunctionRef] = {}
 
     def server_from_value(self, value: ast.expr, scope: Scope) -> ServerRef | None:
         """The server an assigned value may be: a construction, a `guard(...)`, another name."""
@@ -71,8 +75,20 @@ class References:
             if symbol is not None and symbol.kind == "server":
                 return symbol.server
             if symbol is not None and symbol.kind == "import":
-                return ServerRef(RefKind.IMPORT, symbol.target)
+                return self.imported_server(symbol.target)
         return None
+
+    def imported_server(self, qualified: str) -> ServerRef:
+        found = self.imported_servers.get(qualified)
+        if found is None:
+            found = self.imported_servers[qualified] = ServerRef(RefKind.IMPORT, qualified)
+        return found
+
+    def imported_function(self, qualified: str) -> FunctionRef:
+        found = self.imported_functions.get(qualified)
+        if found is None:
+            found = self.imported_functions[qualified] = FunctionRef(RefKind.IMPORT, qualified)
+        return found
 
     def facade(self, call: ast.Call, facade: str, scope: Scope) -> ServerRef:
         """`MCPApp(...)`: its tools go to the server it is given (`mcp=FastMCP(...)`), else to
@@ -147,7 +163,7 @@ class References:
             # import.
             qualified = self.names.qualify(node, scope)
             if qualified and not qualified.startswith("?"):
-                return ServerRef(RefKind.IMPORT, qualified)
+                return self.imported_server(qualified)
         return ServerRef(RefKind.UNKNOWN, self.text.text(node))
 
     def function_ref(self, node: ast.expr, scope: Scope, cls: ClassContext | None) -> FunctionRef:
@@ -171,7 +187,7 @@ class References:
                 return FunctionRef(RefKind.LOCAL, symbol.target)
             if kind in ("import", "class"):
                 # A class is "called" through its `__init__`: `Handler(mcp)`.
-                return FunctionRef(RefKind.IMPORT, symbol.target)
+                return self.imported_function(symbol.target)
             if kind == "method":
                 return FunctionRef(RefKind.METHOD, symbol.target, symbol.method)
             if kind == "expression":
@@ -199,7 +215,7 @@ class References:
                 return method
             qualified = self.names.qualify(node, scope)
             if qualified and not qualified.startswith("?"):
-                return FunctionRef(RefKind.IMPORT, qualified)
+                return self.imported_function(qualified)
             return None
         if isinstance(node, ast.Call):
             made = self.made(node, scope, cls)
@@ -260,8 +276,8 @@ class References:
             if symbol is not None and symbol.kind == "import":
                 # `register(server=mcp)` with `from .server import mcp`: a server, or a function
                 # (`add_tool(tool=search)`); the linker tells which.
-                imported = ServerRef(RefKind.IMPORT, symbol.target)
-                return imported, FunctionRef(RefKind.IMPORT, symbol.target)
+                target = symbol.target
+                return self.imported_server(target), self.imported_function(target)
         return (
             self.argument_server(node, scope, cls),
             self.function_argument(node, scope, cls),

@@ -100,11 +100,7 @@ class Registrations:
         if isinstance(node, ast.Call):
             # Its literal arguments may name the tool: `@tools.named("x")`.
             strings = tuple(_string(a) for a in node.args)
-            string_keywords = tuple(
-                (k.arg, value)
-                for k in node.keywords
-                if k.arg and (value := _string(k.value)) is not None
-            )
+            string_keywords = _string_keywords(node)
             self.calls.append(
                 CallSite(
                     function,
@@ -279,12 +275,8 @@ class Registrations:
                     functions,
                     function_keywords,
                     line=node.lineno,
-                    strings=tuple(_string(a) for a in node.args),
-                    string_keywords=tuple(
-                        (k.arg, value)
-                        for k in node.keywords
-                        if k.arg and (value := _string(k.value)) is not None
-                    ),
+                    strings=tuple([_string(a) for a in node.args]),
+                    string_keywords=_string_keywords(node),
                     returned_by=returned_by,
                 )
             )
@@ -355,6 +347,15 @@ def _tool_manager_of(expression: ast.expr) -> ast.expr | None:
 
 def _string(node: ast.expr) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _string_keywords(call: ast.Call) -> tuple[tuple[str, str], ...]:
+    """The keyword arguments that are string literals."""
+    if not call.keywords:  # most calls
+        return ()
+    return tuple(
+        [(k.arg, value) for k in call.keywords if k.arg and (value := _string(k.value)) is not None]
+    )
 
 
 def _any_follows(functions: Iterable[FunctionRef | None]) -> bool:
