@@ -104,7 +104,9 @@ class _Scanner:
         self.aliases: dict[str, Alias] = {}
         self.loops = Loops(self.text, self.names)
         self.generated_signatures: list[FunctionRef] = []
-        self.may_sign = self.text.may_name("__signature__")
+        # The lines that say `__signature__` (any line, in text that is not ASCII: NFKC may make
+        # the name of other characters), where a function's signature may be assigned.
+        self.signature_lines = self.text.lines_with(("__signature__",))
         # The lines that say `return`, so that a function without one is not searched for its
         # returns. (Only in ASCII text: elsewhere NFKC may make names of other characters.)
         self.return_lines = self.text.lines_with(("return",)) if self.text.is_ascii else None
@@ -287,7 +289,7 @@ class _Scanner:
         for node in body:
             kind = type(node)
             if kind not in COMPOUND_STATEMENTS:  # most statements
-                if kind is ast.Assign and self.may_sign:
+                if kind is ast.Assign and self.may_sign(node):
                     self.signature_assignment(node, scope, cls)
                 self.registrations.calls_in(node, scope, cls)
             elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
@@ -337,7 +339,8 @@ class _Scanner:
             ),
             returns=returns,
             returns_functions=returns_functions,
-            returns_signed_functions=self.may_sign and returns_signed_functions(node.body, local),
+            returns_signed_functions=self.may_sign(node)
+            and returns_signed_functions(node.body, local),
         )
         for decorator in node.decorator_list:
             self.registrations.decorator(decorator, qualname, scope, cls)
@@ -375,6 +378,10 @@ class _Scanner:
                 function = self.references.function_ref(target.value, scope, cls)
                 if function.kind in (RefKind.LOCAL, RefKind.IMPORT, RefKind.METHOD):
                     self.generated_signatures.append(function)
+
+    def may_sign(self, node: ast.stmt) -> bool:
+        """Whether the node's text may assign a `__signature__`."""
+        return not self.text.is_ascii or any_line_within(self.signature_lines, node)
 
     def def_position(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> Position:
         # `lineno` is the `def` line (decorators have their own); the column points at `def`/`async`.
