@@ -23,10 +23,11 @@ class References:
         # Each facade construction, by its position: the server it stands for (scanned once,
         # resolved perhaps several times).
         self.facades: dict[tuple[int, int], ServerRef] = {}
-        # One reference per imported name, shared by its uses (they are frozen, and a scan asks
-        # for thousands).
+        # One reference per imported name and per parameter, shared by its uses (they are frozen,
+        # and a scan asks for thousands).
         self.imported_servers: dict[str, ServerRef] = {}
         self.imported_functions: dict[str, FunctionRef] = {}
+        self.parameter_functions: dict[tuple[str, tuple[int, str] | None], FunctionRef] = {}
 
     def server_from_value(self, value: ast.expr, scope: Scope) -> ServerRef | None:
         """The server an assigned value may be: a construction, a `guard(...)`, another name."""
@@ -88,6 +89,15 @@ class References:
         found = self.imported_functions.get(qualified)
         if found is None:
             found = self.imported_functions[qualified] = FunctionRef(RefKind.IMPORT, qualified)
+        return found
+
+    def parameter_function(self, server: ServerRef) -> FunctionRef:
+        """The parameter of a helper that `server` stands for, as a function it may be given."""
+        key = (server.function, server.argument)
+        found = self.parameter_functions.get(key)
+        if found is None:
+            found = FunctionRef(RefKind.PARAMETER, server.function, argument=server.argument)
+            self.parameter_functions[key] = found
         return found
 
     def facade(self, call: ast.Call, facade: str, scope: Scope) -> ServerRef:
@@ -201,7 +211,7 @@ class References:
             if symbol.server is not None and symbol.server.argument:
                 # A helper's parameter: `def register_tool(name, fn): mcp.tool(name)(fn)`.
                 server = symbol.server
-                return FunctionRef(RefKind.PARAMETER, server.function, argument=server.argument)
+                return self.parameter_function(server)
             return None
         if isinstance(node, ast.Attribute):
             if (
@@ -269,10 +279,7 @@ class References:
                 if server.argument is None:
                     return server, _OPAQUE
                 if symbol.node is None:  # a helper's parameter, as `followed` tells
-                    parameter = FunctionRef(
-                        RefKind.PARAMETER, server.function, argument=server.argument
-                    )
-                    return server, parameter
+                    return server, self.parameter_function(server)
             if symbol is not None and symbol.kind == "import":
                 # `register(server=mcp)` with `from .server import mcp`: a server, or a function
                 # (`add_tool(tool=search)`); the linker tells which.
