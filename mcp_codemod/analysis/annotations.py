@@ -53,7 +53,8 @@ class Annotations:
                 continue
             alias = None
             if isinstance(annotation, ast.Name | ast.Attribute):
-                qualified = self.names.qualify(annotation, scope)
+                # What `type_expr` made of a name: its qualified name, if it has one.
+                qualified = type_expr.qualified if isinstance(type_expr, TName) else None
                 symbol = scope.lookup(annotation.id) if isinstance(annotation, ast.Name) else None
                 if symbol is not None and symbol.kind == "alias":
                     alias = qualified
@@ -77,6 +78,9 @@ class Annotations:
         return isinstance(expr, TCall) and expr.strict and expr.function.endswith("Field")
 
     def type_expr(self, node: ast.expr, scope: Scope) -> TypeExpr:
+        if isinstance(node, ast.Name | ast.Attribute):  # the most common: tested first
+            qualified = self.names.qualify(node, scope)
+            return TName(qualified) if qualified else TOpaque(self.text.text(node))
         if isinstance(node, ast.Constant):
             if isinstance(node.value, str):
                 try:
@@ -85,9 +89,6 @@ class Annotations:
                     return TOpaque(node.value)
                 return self.type_expr(inner, scope)
             return TConst(node.value)
-        if isinstance(node, ast.Name | ast.Attribute):
-            qualified = self.names.qualify(node, scope)
-            return TName(qualified) if qualified else TOpaque(self.text.text(node))
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
             members: list[TypeExpr] = []
             for side in (node.left, node.right):
@@ -103,7 +104,7 @@ class Annotations:
                     for e in elements
                 )
             else:
-                args = tuple(self.type_expr(e, scope) for e in elements)
+                args = tuple([self.type_expr(e, scope) for e in elements])
             return TSubscript(base, args)
         if isinstance(node, ast.Call):
             function = self.names.qualify(node.func, scope) or self.text.text(node.func)

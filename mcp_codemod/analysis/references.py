@@ -23,6 +23,11 @@ class References:
         # Each facade construction, by its position: the server it stands for (scanned once,
         # resolved perhaps several times).
         self.facades: dict[tuple[int, int], ServerRef] = {}
+        # One reference per imported name and per parameter, shared by its uses (they are frozen,
+        # and a scan asks for thousands).
+        self.imported_servers: dict[str, ServerRef] = {}
+        self.imported_functions: dict[str, FunctionRef] = {}
+        self.parameter_functions: dict[tuple[str, tuple[int, str] | None], FunctionRef] = {}
 
     def server_from_value(self, value: ast.expr, scope: Scope) -> ServerRef | None:
         """The server an assigned value may be: a construction, a `guard(...)`, another name."""
@@ -55,7 +60,7 @@ class References:
                     return made_for
             if function in FACADE_CLASSES:
                 return self.facade(value, function, scope)
-            strict = any(
+            strict = bool(value.keywords) and any(
                 k.arg == "strict_input_validation"
                 and isinstance(k.value, ast.Constant)
                 and k.value.value is True
@@ -71,8 +76,29 @@ class References:
             if symbol is not None and symbol.kind == "server":
                 return symbol.server
             if symbol is not None and symbol.kind == "import":
-                return ServerRef(RefKind.IMPORT, symbol.target)
+                return self.imported_server(symbol.target)
         return None
+
+    def imported_server(self, qualified: str) -> ServerRef:
+        found = self.imported_servers.get(qualified)
+        if found is None:
+            found = self.imported_servers[qualified] = ServerRef(RefKind.IMPORT, qualified)
+        return found
+
+    def imported_function(self, qualified: str) -> FunctionRef:
+        found = self.imported_functions.get(qualified)
+        if found is None:
+            found = self.imported_functions[qualified] = FunctionRef(RefKind.IMPORT, qualified)
+        return found
+
+    def parameter_function(self, server: ServerRef) -> FunctionRef:
+        """The parameter of a helper that `server` stands for, as a function it may be given."""
+        key = (server.function, server.argument)
+        found = self.parameter_functions.get(key)
+        if found is None:
+            found = FunctionRef(RefKind.PARAMETER, server.function, argument=server.argument)
+            self.parameter_functions[key] = found
+        return found
 
     def facade(self, call: ast.Call, facade: str, scope: Scope) -> ServerRef:
         """`MCPApp(...)`: its tools go to the server it is given (`mcp=FastMCP(...)`), else to
@@ -147,7 +173,7 @@ class References:
             # import.
             qualified = self.names.qualify(node, scope)
             if qualified and not qualified.startswith("?"):
-                return ServerRef(RefKind.IMPORT, qualified)
+                return self.imported_server(qualified)
         return ServerRef(RefKind.UNKNOWN, self.text.text(node))
 
     def function_ref(self, node: ast.expr, scope: Scope, cls: ClassContext | None) -> FunctionRef:
@@ -171,7 +197,7 @@ class References:
                 return FunctionRef(RefKind.LOCAL, symbol.target)
             if kind in ("import", "class"):
                 # A class is "called" through its `__init__`: `Handler(mcp)`.
-                return FunctionRef(RefKind.IMPORT, symbol.target)
+                return self.imported_function(symbol.target)
             if kind == "method":
                 return FunctionRef(RefKind.METHOD, symbol.target, symbol.method)
             if kind == "expression":
@@ -185,7 +211,7 @@ class References:
             if symbol.server is not None and symbol.server.argument:
                 # A helper's parameter: `def register_tool(name, fn): mcp.tool(name)(fn)`.
                 server = symbol.server
-                return FunctionRef(RefKind.PARAMETER, server.function, argument=server.argument)
+                return self.parameter_function(server)
             return None
         if isinstance(node, ast.Attribute):
             if (
@@ -199,7 +225,7 @@ class References:
                 return method
             qualified = self.names.qualify(node, scope)
             if qualified and not qualified.startswith("?"):
-                return FunctionRef(RefKind.IMPORT, qualified)
+                return self.imported_function(qualified)
             return None
         if isinstance(node, ast.Call):
             made = self.made(node, scope, cls)
@@ -252,11 +278,13 @@ class References:
                 assert server is not None
                 if server.argument is None:
                     return server, _OPAQUE
+                if symbol.node is None:  # a helper's parameter, as `followed` tells
+                    return server, self.parameter_function(server)
             if symbol is not None and symbol.kind == "import":
                 # `register(server=mcp)` with `from .server import mcp`: a server, or a function
                 # (`add_tool(tool=search)`); the linker tells which.
-                imported = ServerRef(RefKind.IMPORT, symbol.target)
-                return imported, self.function_argument(node, scope, cls)
+                target = symbol.target
+                return self.imported_server(target), self.imported_function(target)
         return (
             self.argument_server(node, scope, cls),
             self.function_argument(node, scope, cls),

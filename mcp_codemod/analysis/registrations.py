@@ -4,9 +4,10 @@ calls around them that matter (`guard(server)`, `install()`, calls that pass a s
 from __future__ import annotations
 
 import ast
-import re
 import sys
+from collections.abc import Iterable
 
+from mcp_codemod.analysis.facades import FACADE_CLASSES
 from mcp_codemod.analysis.facts import (
     UNPACKED,
     CallSite,
@@ -22,17 +23,24 @@ from mcp_codemod.analysis.frameworks import (
 )
 from mcp_codemod.analysis.references import References
 from mcp_codemod.analysis.scope import ClassContext, Names, Scope
-from mcp_codemod.analysis.source_text import SourceText
-from mcp_codemod.analysis.syntax import constant_keyword, is_super, keyword, root_calls
+from mcp_codemod.analysis.source_text import SourceText, any_line_within
+from mcp_codemod.analysis.syntax import (
+    calls_within,
+    constant_keyword,
+    is_super,
+    keyword,
+    root_calls,
+)
 
-# Text without which a statement holds no registration, guard or install call. (`.tool` may be
+# Words without which a statement holds no registration, guard or install call. (`.tool` may be
 # split from its dot by blanks or a line break: `tool` alone is enough.)
-_REGISTERS = re.compile(r"tool|guard|install")
+_REGISTERS = ("tool", "guard", "install")
 # In a module that names a facade class: also a statement constructing one anywhere in it
 # (`create_mcp_server_for_app(MCPApp(...)).run()`), whose server carries the framework's own
 # tools (analysis/framework_tools.py).
-_REGISTERS_OR_FACADES = re.compile(r"tool|guard|install|MCPApp")
-_INERT = (ast.Constant, ast.JoinedStr)
+_REGISTERS_OR_FACADES = (*_REGISTERS, "MCPApp")
+_INERT = frozenset((ast.Constant, ast.JoinedStr))
+_GUARD_OR_INSTALL = ("guard", "install")
 _STANDARD_LIBRARY = frozenset((*sys.stdlib_module_names, "builtins"))
 
 
@@ -47,7 +55,12 @@ class Registrations:
         self.calls: list[CallSite] = []
         self.guard_calls: list[tuple[str, ServerRef]] = []
         self.install_calls: list[str] = []
-        self.registers = _REGISTERS_OR_FACADES if "MCPApp" in text.source else _REGISTERS
+        registers = _REGISTERS_OR_FACADES if "MCPApp" in text.source else _REGISTERS
+        self.registering_lines = text.lines_with(registers)
+        self.may_write_privately = text.may_name("_tool_manager")
+        self.may_make_facades = any(
+            text.may_name(name.rpartition(".")[2]) for name in FACADE_CLASSES
+        )
 
     def decorator(
         self, node: ast.expr, qualname: str, scope: Scope, cls: ClassContext | None
@@ -87,11 +100,7 @@ class Registrations:
         if isinstance(node, ast.Call):
             # Its literal arguments may name the tool: `@tools.named("x")`.
             strings = tuple(_string(a) for a in node.args)
-            string_keywords = tuple(
-                (k.arg, value)
-                for k in node.keywords
-                if k.arg and (value := _string(k.value)) is not None
-            )
+            string_keywords = _string_keywords(node)
             self.calls.append(
                 CallSite(
                     function,
@@ -108,17 +117,20 @@ class Registrations:
             self.calls.append(CallSite(function, bound, (None,), (), (decorated,), line=line))
 
     def calls_in(self, node: ast.AST, scope: Scope, cls: ClassContext | None) -> None:
-        if isinstance(node, ast.Assign):
+        if self.may_write_privately and isinstance(node, ast.Assign):
             self.private_write(node, scope, cls)
-        if self.may_register(node):
-            calls = [call for call in ast.walk(node) if isinstance(call, ast.Call)]
-        else:
-            # No registration or guard can be in here: only a call passing a server on
-            # (`register_tools(mcp)`, `Handler(mcp)`) matters, and such a call is the statement
-            # itself or its value. Walking every expression would cost more than parsing.
-            calls = root_calls(node)
+        # Where no registration or guard can be, only a call passing a server on
+        # (`register_tools(mcp)`, `Handler(mcp)`) matters, and such a call is the statement
+        # itself or its value. Walking every expression would cost more than parsing.
+        calls = calls_within(node) if self.may_register(node) else root_calls(node)
+        if not calls:  # most statements
+            return
         # In `server.tool(name)(fn)` the inner call is part of the outer registration.
-        inner = {id(call.func) for call in calls if isinstance(call.func, ast.Call)}
+        inner = (
+            {id(call.func) for call in calls if isinstance(call.func, ast.Call)}
+            if len(calls) > 1
+            else ()
+        )
         # `return self._register(title)`: a method that returns another's decorator.
         returned = node.value if isinstance(node, ast.Return) and scope.qualname else None
         for call in calls:
@@ -144,10 +156,9 @@ class Registrations:
                 return
 
     def may_register(self, node: ast.AST) -> bool:
-        if not hasattr(node, "lineno"):  # a `with` item: no position of its own
+        if type(node) is ast.withitem:  # no position of its own
             return True
-        first, last = node.lineno - 1, node.end_lineno
-        return any(self.registers.search(line) for line in self.text.lines[first:last])
+        return any_line_within(self.registering_lines, node)
 
     def call(
         self, node: ast.Call, scope: Scope, cls: ClassContext | None, returned_by: str = ""
@@ -184,6 +195,9 @@ class Registrations:
             first = node.args[0]
             if not isinstance(first, ast.Constant):
                 self.register(func.value, first, _tool_name(node), node, scope, cls)
+        elif isinstance(func, ast.Attribute) and func.attr not in _GUARD_OR_INSTALL:
+            # Qualified, it would end with the attribute: neither a guard nor an install.
+            self.call_site(node, scope, cls, returned_by)
         else:
             qualified = self.names.qualify(func, scope)
             # Any `guard`/`install`, kept with its qualified name: a project copy of the
@@ -203,20 +217,24 @@ class Registrations:
         """Record a call that passes a possible server or function, so that a callee's
         parameter can be resolved to it (`register_tools(mcp)`, `register_tool("a", a)`), and
         a call of the project that a function returns (it may return a decorator)."""
-        if (
-            not returned_by
-            and all(isinstance(a, _INERT) for a in node.args)
-            and all(isinstance(k.value, _INERT) for k in node.keywords)
-        ):
+        if not returned_by and _passes_constants_only(node):
             return  # `f()`, `f("text", n=1)`: nothing a callee could register or be given
         references = self.references
+        callee: FunctionRef | None = None  # what the call calls, once it is asked
         if self.is_library_call(node.func, scope):
             # `len(x)`, `json.dumps(x)`: no helper of the project; only a server matters.
-            passed = [(references.argument_server(a, scope, cls), None) for a in node.args]
+            arguments = tuple([references.argument_server(a, scope, cls) for a in node.args])
+            functions: tuple[FunctionRef | None, ...] = (None,) * len(arguments)
         else:
+            if not self.may_make_facades:
+                # Resolving the arguments changes nothing (only a facade's construction is
+                # recorded), and a callee that cannot be followed is never recorded: ask first.
+                callee = references.followed(node.func, scope, cls)
+                if callee is None or callee.kind is RefKind.UNKNOWN:
+                    return
             passed = [references.argument(a, scope, cls) for a in node.args]
-        arguments = tuple(server for server, _ in passed)
-        functions = tuple(function for _, function in passed)
+            arguments = tuple([server for server, _ in passed])
+            functions = tuple([function for _, function in passed])
         keywords: tuple[tuple[str, ServerRef], ...] = ()
         function_keywords: tuple[tuple[str, FunctionRef], ...] = ()
         for k in node.keywords:
@@ -231,9 +249,9 @@ class Registrations:
                 function_keywords += ((UNPACKED, FunctionRef(RefKind.UNKNOWN, "")),)
         if (
             not keywords
-            and all(a is None for a in arguments)
-            and not any(_follows(f) for f in functions)
-            and not any(_follows(f) for _, f in function_keywords)
+            and arguments.count(None) == len(arguments)
+            and not _any_follows(functions)
+            and not _any_follows([f for _, f in function_keywords])
         ):
             # Only arguments that cannot be followed (`helper(a if fast else b)`): they matter
             # if the callee is a helper that registers them, so only for the project's callees;
@@ -242,11 +260,11 @@ class Registrations:
             passes = any(f is not None for f in functions) or function_keywords
             if not passes and not returned_by:
                 return
-            function = references.function_ref(node.func, scope, cls)
+            function = callee or references.function_ref(node.func, scope, cls)
             if not _may_be_project(function):
                 return
         else:
-            function = references.function_ref(node.func, scope, cls)
+            function = callee or references.function_ref(node.func, scope, cls)
         if function.kind is not RefKind.UNKNOWN:
             self.calls.append(
                 CallSite(
@@ -257,12 +275,8 @@ class Registrations:
                     functions,
                     function_keywords,
                     line=node.lineno,
-                    strings=tuple(_string(a) for a in node.args),
-                    string_keywords=tuple(
-                        (k.arg, value)
-                        for k in node.keywords
-                        if k.arg and (value := _string(k.value)) is not None
-                    ),
+                    strings=tuple([_string(a) for a in node.args]),
+                    string_keywords=_string_keywords(node),
                     returned_by=returned_by,
                 )
             )
@@ -335,8 +349,27 @@ def _string(node: ast.expr) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
-def _follows(function: FunctionRef | None) -> bool:
-    return function is not None and function.kind is not RefKind.UNKNOWN
+def _string_keywords(call: ast.Call) -> tuple[tuple[str, str], ...]:
+    """The keyword arguments that are string literals."""
+    if not call.keywords:  # most calls
+        return ()
+    return tuple(
+        [(k.arg, value) for k in call.keywords if k.arg and (value := _string(k.value)) is not None]
+    )
+
+
+def _any_follows(functions: Iterable[FunctionRef | None]) -> bool:
+    for function in functions:  # a loop: asked for most calls, and cheaper than `any(...)`
+        if function is not None and function.kind is not RefKind.UNKNOWN:
+            return True
+    return False
+
+
+def _passes_constants_only(call: ast.Call) -> bool:
+    for argument in call.args:  # a loop: asked for every call, and cheaper than `all(...)`
+        if type(argument) not in _INERT:
+            return False
+    return all(type(k.value) in _INERT for k in call.keywords)
 
 
 def _may_be_project(function: FunctionRef) -> bool:

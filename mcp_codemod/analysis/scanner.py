@@ -30,14 +30,35 @@ from mcp_codemod.analysis.references import References
 from mcp_codemod.analysis.registrations import Registrations
 from mcp_codemod.analysis.scope import ClassContext, Names, Scope, Symbol
 from mcp_codemod.analysis.signed_returns import returns_signed_functions
-from mcp_codemod.analysis.source_text import SourceText
-from mcp_codemod.analysis.syntax import header_expressions, nested_bodies, statements
+from mcp_codemod.analysis.source_text import SourceText, any_line_within
+from mcp_codemod.analysis.syntax import (
+    COMPOUND_STATEMENTS,
+    header_expressions,
+    nested_bodies,
+    statements,
+)
 from mcp_codemod.analysis.types import TypeExpr
-from mcp_codemod.sources import split_lines
 
 # Annotations of a server parameter that say nothing about its class: resolved through callers.
 _ANYTHING = frozenset(("typing.Any", "typing_extensions.Any", "builtins.object"))
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.I)
+_DEFINITIONS = frozenset((ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+# Statements that bind no name, nor hold statements that may.
+_BINDS_NOTHING = frozenset(
+    (
+        ast.Expr,
+        ast.Return,
+        ast.Pass,
+        ast.Raise,
+        ast.Assert,
+        ast.Delete,
+        ast.AugAssign,
+        ast.Global,
+        ast.Nonlocal,
+        ast.Break,
+        ast.Continue,
+    )
+)
 
 
 def scan_module(
@@ -46,12 +67,12 @@ def scan_module(
     return _Scanner(source, tree, module, path, is_package).scan(tree)
 
 
-def noqa_lines(source: str) -> dict[int, frozenset[str] | None]:
+def noqa_lines(text: SourceText) -> dict[int, frozenset[str] | None]:
     found: dict[int, frozenset[str] | None] = {}
-    if "noqa" not in source and "NOQA" not in source:
+    if "noqa" not in text.source and "NOQA" not in text.source:
         return found
-    for number, line in enumerate(split_lines(source), start=1):
-        match = _NOQA.search(line)
+    for number in text.lines_with(("#",)):  # `_NOQA` starts with one
+        match = _NOQA.search(text.lines[number - 1])
         if match:
             codes = match.group("codes")
             found[number] = (
@@ -83,6 +104,15 @@ class _Scanner:
         self.aliases: dict[str, Alias] = {}
         self.loops = Loops(self.text, self.names)
         self.generated_signatures: list[FunctionRef] = []
+        # The lines that say `__signature__` (any line, in text that is not ASCII: NFKC may make
+        # the name of other characters), where a function's signature may be assigned.
+        self.signature_lines = self.text.lines_with(("__signature__",))
+        # The lines that say `return`, so that a function without one is not searched for its
+        # returns. (Only in ASCII text: elsewhere NFKC may make names of other characters.)
+        self.return_lines = self.text.lines_with(("return",)) if self.text.is_ascii else None
+        # The scopes `collect_attributes` bound for methods, for their walk: binding only reads
+        # the enclosing scopes, which no longer change once the walk has begun.
+        self.bound_methods: dict[ast.FunctionDef | ast.AsyncFunctionDef, Scope] = {}
 
     @property
     def module(self) -> str:
@@ -106,7 +136,7 @@ class _Scanner:
             calls=tuple(registrations.calls),
             guard_calls=tuple(registrations.guard_calls),
             install_calls=tuple(registrations.install_calls),
-            noqa=noqa_lines(self.text.source),
+            noqa=noqa_lines(self.text),
             star_imports=self.names.star_imports,
             exports=self.loops.exports(names),
             generated_signatures=tuple(self.generated_signatures),
@@ -122,11 +152,16 @@ class _Scanner:
     def bind_statements(self, body: list[ast.stmt], scope: Scope, module_level: bool) -> None:
         """Record what each name in this scope refers to, before any use is resolved."""
         for statement in body:
-            self.bind_statement(statement, scope, module_level)
+            if type(statement) not in _BINDS_NOTHING:
+                self.bind_statement(statement, scope, module_level)
 
     def bind_statement(self, node: ast.stmt, scope: Scope, module_level: bool) -> None:
         names = scope.names
-        if isinstance(node, ast.Import):
+        if type(node) is ast.Assign:  # the most common: tested first
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    self.bind_value(target.id, node.value, None, scope, module_level)
+        elif isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
                     names[alias.asname] = Symbol("import", alias.name)
@@ -143,10 +178,6 @@ class _Scanner:
             names[node.name] = Symbol("function", qualname)
         elif isinstance(node, ast.ClassDef):
             names[node.name] = Symbol("class", f"{self.module}.{node.name}")
-        elif isinstance(node, ast.Assign):
-            for target in node.targets:
-                if isinstance(target, ast.Name):
-                    self.bind_value(target.id, node.value, None, scope, module_level)
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             self.bind_value(node.target.id, node.value, node.annotation, scope, module_level)
         elif module_level and type(node).__name__ == "TypeAlias":  # `type X = ...`, Python 3.12+
@@ -256,26 +287,25 @@ class _Scanner:
     # ---- walking pass ----------------------------------------------------------------------
     def walk(self, body: list[ast.stmt], scope: Scope, cls: ClassContext | None) -> None:
         for node in body:
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            kind = type(node)
+            if kind not in COMPOUND_STATEMENTS:  # most statements
+                if kind is ast.Assign and self.may_sign(node):
+                    self.signature_assignment(node, scope, cls)
+                self.registrations.calls_in(node, scope, cls)
+            elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
                 self.function(node, scope, cls)
-            elif isinstance(node, ast.ClassDef):
+            elif kind is ast.ClassDef:
                 self.class_def(node, scope)
-            elif isinstance(node, ast.For | ast.AsyncFor):
+            elif kind is ast.For or kind is ast.AsyncFor:
                 self.registrations.calls_in(node.iter, scope, cls)
                 for body_scope in self.loops.body_scopes(node, scope):
                     self.walk(node.body, body_scope, cls)
                 self.walk(node.orelse, scope, cls)
             else:
-                if isinstance(node, ast.Assign):
-                    self.signature_assignment(node, scope, cls)
-                nested = nested_bodies(node)
-                if nested:
-                    for expression in header_expressions(node):
-                        self.registrations.calls_in(expression, scope, cls)
-                    for child in nested:
-                        self.walk(child, scope, cls)
-                else:
-                    self.registrations.calls_in(node, scope, cls)
+                for expression in header_expressions(node):
+                    self.registrations.calls_in(expression, scope, cls)
+                for child in nested_bodies(node):
+                    self.walk(child, scope, cls)
 
     def function(
         self,
@@ -292,10 +322,15 @@ class _Scanner:
         is_static = any(
             isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list
         )
-        local = Scope(qualname, scope)
-        self.bind_parameters(node, local)
-        self.bind_statements(node.body, local, module_level=False)
-        returns, returns_functions = self.returned(node.body, local)
+        local = self.bound_methods.pop(node, None)
+        if local is None:
+            local = Scope(qualname, scope)
+            self.bind_parameters(node, local)
+            self.bind_statements(node.body, local, module_level=False)
+        if self.return_lines is None or any_line_within(self.return_lines, node):
+            returns, returns_functions = self.returned(node.body, local)
+        else:  # no `return` in its text
+            returns, returns_functions = (), ()
         self.functions[qualname] = Function(
             qualname=qualname,
             position=self.def_position(node),
@@ -304,7 +339,8 @@ class _Scanner:
             ),
             returns=returns,
             returns_functions=returns_functions,
-            returns_signed_functions=returns_signed_functions(node.body, local),
+            returns_signed_functions=self.may_sign(node)
+            and returns_signed_functions(node.body, local),
         )
         for decorator in node.decorator_list:
             self.registrations.decorator(decorator, qualname, scope, cls)
@@ -318,9 +354,9 @@ class _Scanner:
         servers = []
         functions = []
         pending = list(body)
-        while pending:
-            statement = pending.pop(0)
-            if isinstance(statement, ast.Return) and statement.value is not None:
+        for statement in pending:  # breadth first: `pending` grows with the nested bodies
+            kind = type(statement)
+            if kind is ast.Return and statement.value is not None:
                 server = self.references.server_from_value(statement.value, local)
                 if server is not None:
                     servers.append(server)
@@ -328,7 +364,7 @@ class _Scanner:
                     symbol = local.lookup(statement.value.id)
                     if symbol is not None and symbol.kind == "function":
                         functions.append(symbol.target)
-            elif not isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            elif kind in COMPOUND_STATEMENTS and kind not in _DEFINITIONS:
                 for nested in nested_bodies(statement):
                     pending.extend(nested)
         return tuple(servers), tuple(functions)
@@ -342,6 +378,10 @@ class _Scanner:
                 function = self.references.function_ref(target.value, scope, cls)
                 if function.kind in (RefKind.LOCAL, RefKind.IMPORT, RefKind.METHOD):
                     self.generated_signatures.append(function)
+
+    def may_sign(self, node: ast.stmt) -> bool:
+        """Whether the node's text may assign a `__signature__`."""
+        return not self.text.is_ascii or any_line_within(self.signature_lines, node)
 
     def def_position(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> Position:
         # `lineno` is the `def` line (decorators have their own); the column points at `def`/`async`.
@@ -393,6 +433,7 @@ class _Scanner:
             local = Scope(f"{cls.qualname}.{method.name}", scope)
             self.bind_parameters(method, local)
             self.bind_statements(method.body, local, module_level=False)
+            self.bound_methods[method] = local
             for statement in assignments:
                 targets: list[ast.expr] = []
                 value: ast.expr | None = None
@@ -438,4 +479,11 @@ def _same_call(scope: Scope, name: str, value: ast.Call) -> bool:
     bound = scope.names.get(name)
     if bound is None:
         return True
-    return isinstance(bound.node, ast.Call) and ast.dump(bound.node.func) == ast.dump(value.func)
+    if not isinstance(bound.node, ast.Call):
+        return False
+    func, other = bound.node.func, value.func
+    if type(func) is not type(other):
+        return False
+    if type(func) is ast.Name:  # most calls; `ast.dump` costs more than scanning them
+        return func.id == other.id  # type: ignore[attr-defined]
+    return ast.dump(func) == ast.dump(other)

@@ -3,23 +3,26 @@
 from __future__ import annotations
 
 import ast
+from collections import deque
 from collections.abc import Iterator
 
-_COMPOUND_BODIES = ("body", "orelse", "finalbody")
-_COMPOUND = (
-    ast.If,
-    ast.For,
-    ast.AsyncFor,
-    ast.While,
-    ast.With,
-    ast.AsyncWith,
-    ast.Try,
-    ast.Match,
-    ast.FunctionDef,
-    ast.AsyncFunctionDef,
-    ast.ClassDef,
-    *([ast.TryStar] if hasattr(ast, "TryStar") else []),  # Python 3.11+
-)
+_TRIES = (ast.Try, *([ast.TryStar] if hasattr(ast, "TryStar") else []))  # Python 3.11+
+# The fields of each compound statement that hold statements (besides a `try`'s handlers and a
+# `match`'s cases), in the order they are visited.
+_BODIES: dict[type[ast.stmt], tuple[str, ...]] = {
+    ast.If: ("body", "orelse"),
+    ast.For: ("body", "orelse"),
+    ast.AsyncFor: ("body", "orelse"),
+    ast.While: ("body", "orelse"),
+    ast.With: ("body",),
+    ast.AsyncWith: ("body",),
+    ast.Match: (),
+    ast.FunctionDef: ("body",),
+    ast.AsyncFunctionDef: ("body",),
+    ast.ClassDef: ("body",),
+    **dict.fromkeys(_TRIES, ("body", "orelse", "finalbody")),
+}
+COMPOUND_STATEMENTS = frozenset(_BODIES)
 
 
 def statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
@@ -28,8 +31,9 @@ def statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     while pending:
         statement = pending.pop()
         yield statement
-        for nested in nested_bodies(statement):
-            pending.extend(nested)
+        if type(statement) in COMPOUND_STATEMENTS:
+            for nested in nested_bodies(statement):
+                pending.extend(nested)
 
 
 def root_calls(node: ast.AST) -> list[ast.Call]:
@@ -46,12 +50,50 @@ def root_calls(node: ast.AST) -> list[ast.Call]:
     return calls
 
 
+# Nodes that hold no call however deep: `calls_within` does not look into them.
+_CALL_FREE = frozenset(
+    (
+        ast.Name,
+        ast.Constant,
+        *(
+            kind
+            for base in (ast.expr_context, ast.boolop, ast.operator, ast.unaryop, ast.cmpop)
+            for kind in base.__subclasses__()
+        ),
+    )
+)
+
+
+def calls_within(node: ast.AST) -> list[ast.Call]:
+    """Every call in a node, in `ast.walk`'s order (breadth first), which leaving out subtrees
+    without calls does not change."""
+    found = []
+    pending = deque((node,))
+    while pending:
+        current = pending.popleft()
+        if isinstance(current, ast.Call):
+            found.append(current)
+        for name in current._fields:
+            child = getattr(current, name, None)
+            if isinstance(child, list):
+                pending.extend(
+                    c for c in child if isinstance(c, ast.AST) and type(c) not in _CALL_FREE
+                )
+            elif isinstance(child, ast.AST) and type(child) not in _CALL_FREE:
+                pending.append(child)
+    return found
+
+
 def nested_bodies(node: ast.stmt) -> list[list[ast.stmt]]:
-    if not isinstance(node, _COMPOUND):  # most statements: asked for every one, so decided fast
+    kind = type(node)
+    fields = _BODIES.get(kind)
+    if fields is None:  # most statements: asked for every one
         return []
-    bodies = [getattr(node, name) for name in _COMPOUND_BODIES if getattr(node, name, None)]
-    bodies += [handler.body for handler in getattr(node, "handlers", [])]
-    bodies += [case.body for case in getattr(node, "cases", [])]
+    if kind is ast.Match:
+        return [case.body for case in node.cases]  # type: ignore[attr-defined]
+    bodies = [body for name in fields if (body := getattr(node, name))]
+    if kind in _TRIES:
+        bodies += [handler.body for handler in node.handlers]  # type: ignore[attr-defined]
     return bodies
 
 

@@ -1,0 +1,221 @@
+"""The scanner's shortcuts find what the plain ways find: the lines that name a word, the calls
+in a statement, text and positions of ASCII modules, noqa comments, the bodies of compound
+statements. (`bench/facts_equivalence.py` compares whole facts with another revision's.)"""
+
+from __future__ import annotations
+
+import ast
+import re
+import textwrap
+
+import pytest
+from conftest import FIXTURES
+
+from mcp_codemod.analysis.scanner import noqa_lines
+from mcp_codemod.analysis.source_text import SourceText
+from mcp_codemod.analysis.syntax import calls_within, nested_bodies
+from mcp_codemod.analysis.unparse import unparse
+from mcp_codemod.sources import split_lines
+
+WORDS = ("tool", "guard", "install")
+
+TEXTS = [
+    "",
+    "tool",
+    "x = 1\nmcp.tool()\n\ny = guard(mcp)  # install\n",
+    "toolguard\ntooltool\n\n\ninstall",  # several words on a line, the text ending in one
+    "a\r\nb.tool()\r\nc\rd = guard\r\rinstall\n",  # every kind of line break, mixed
+    "é = 'ü'\nmcp.tool()\n# ｔｏｏｌ\nguard",  # not ASCII
+    "no word here\nnor here\n",
+]
+
+
+@pytest.mark.parametrize("source", TEXTS)
+def test_lines_with_words_are_the_lines_a_search_of_each_finds(source: str):
+    expected = [
+        number
+        for number, line in enumerate(split_lines(source), start=1)
+        if any(word in line for word in WORDS)
+    ]
+    assert SourceText(source).lines_with(WORDS) == expected
+
+
+NOQA_SOURCES = [
+    "x = 1  # noqa\ny = 2  # NOQA: MCP001, mcp002\nz = '#'  # noqa:MCP003\n",
+    "a = 1\r\nb = 2  # noqa: MCP001\rc = 3 # NoQa\n",
+    "s = '# noqa'\n# no qa\n#noqa\n",
+    "x = 1\n",
+]
+
+
+@pytest.mark.parametrize("source", NOQA_SOURCES)
+def test_noqa_comments_are_those_a_search_of_each_line_finds(source: str):
+    pattern = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.I)
+    expected = {}
+    if "noqa" in source or "NOQA" in source:
+        for number, line in enumerate(split_lines(source), start=1):
+            match = pattern.search(line)
+            if match:
+                codes = match.group("codes")
+                expected[number] = (
+                    frozenset(c.strip().upper() for c in codes.split(",")) if codes else None
+                )
+    assert noqa_lines(SourceText(source)) == expected
+
+
+CALLS = textwrap.dedent(
+    """
+    mcp.tool(name=f(x))(g(lambda: h(1), [i(j) for j in k(2)], {l(): m() for _ in n()}))
+    server.add_tool(a.b(c(d)).e(), *p(q), **r(s), key=t(u) if v(w) else not y(z))
+    x = await aa(bb[cc(dd)], ee(ff) + gg(hh), -ii(jj), kk(ll) < mm(nn))
+    with oo(pp) as qq, rr(ss): pass
+    """
+)
+
+
+def test_calls_within_a_statement_are_those_ast_walk_finds_in_its_order():
+    tree = ast.parse(CALLS)
+    for statement in tree.body:
+        found = calls_within(statement)
+        assert found == [node for node in ast.walk(statement) if isinstance(node, ast.Call)]
+        assert len(found) > 1
+
+
+ASCII_MODULE = (
+    textwrap.dedent(
+        """
+    from typing import Annotated
+    from pydantic import Field
+
+    @mcp.tool()
+    def search(
+        query: Annotated[
+            str, Field(description="what to look for")
+        ],
+        limit: int = 10,
+    ) -> list[str]:
+        return helper(query, limit, {"a": [1, 2]})
+    """
+    )
+    + "x = helper(  \n    1,\n)\n"
+)  # a first line ending in blanks, which a label leaves out
+
+
+def test_ascii_text_and_positions_are_those_of_the_byte_arithmetic():
+    fast = SourceText(ASCII_MODULE)
+    slow = SourceText(ASCII_MODULE)
+    slow.is_ascii = False  # the way of every module that is not ASCII
+    assert fast.is_ascii
+    nodes = [n for n in ast.walk(ast.parse(ASCII_MODULE)) if hasattr(n, "end_lineno")]
+    assert any(node.lineno != node.end_lineno for node in nodes)
+    for node in nodes:
+        assert fast.segment(node) == slow.segment(node)
+        assert fast.label(node) == slow.label(node)
+        assert fast.span(node) == slow.span(node)
+
+
+COMPOUND = textwrap.dedent(
+    """
+    if a:
+        b
+    elif c:
+        d
+    else:
+        e
+    for f in g:
+        h
+    else:
+        i
+    while j:
+        k
+    with l:
+        m
+    try:
+        n
+    except O:
+        p
+    except Q:
+        r
+    else:
+        s
+    finally:
+        t
+    match u:
+        case 1:
+            v
+        case _:
+            w
+    def x():
+        y
+    class Z:
+        z
+    try:
+        aa
+    finally:
+        bb
+    """
+)
+
+
+def test_nested_bodies_are_every_body_of_a_compound_statement_in_order():
+    bodies = [
+        [[ast.unparse(s) for s in body] for body in nested_bodies(statement)]
+        for statement in ast.parse(COMPOUND).body
+    ]
+    assert bodies == [
+        [["b"], ["if c:\n    d\nelse:\n    e"]],
+        [["h"], ["i"]],
+        [["k"]],
+        [["m"]],
+        [["n"], ["s"], ["t"], ["p"], ["r"]],
+        [["v"], ["w"]],
+        [["y"]],
+        [["z"]],
+        [["aa"], ["bb"]],
+    ]
+    assert nested_bodies(ast.parse("x = 1").body[0]) == []
+
+
+EXPRESSIONS = [
+    "Annotated[\n    str, Field(description='a \"quoted\" text\\n', ge=1, **extra)\n]",
+    "Optional[dict[str, list[int | None]]] | None",
+    "a | b | c",
+    "a | (b | c)",
+    "(a | b).c",
+    "x[a,]",
+    "x[()]",
+    "x[1:2]",
+    "x[*a]",
+    "f(*args, (x for x in y))",
+    "f(x for x in y)",
+    "(1).real",
+    "1.5e300 * 1e300",
+    "u'text'",
+    "b'bytes'",
+    "Literal[True, None, ..., 'a', -1]",
+    "Callable[[int, str], Awaitable[None]]",
+    "typing.Annotated[int, Field(gt=0)]",
+    "lambda: 1",
+    "(a if b else c) | d",
+    "a + b | c",
+    "[*a, b]",
+    "f(a)(b)[c].d",
+]
+
+
+@pytest.mark.parametrize("text", EXPRESSIONS)
+def test_the_quick_unparse_writes_what_ast_unparse_writes(text: str):
+    for node in ast.walk(ast.parse(text, mode="eval").body):
+        if isinstance(node, ast.expr):
+            assert unparse(node) == ast.unparse(node)
+
+
+def test_the_quick_unparse_writes_what_ast_unparse_writes_in_the_fixtures():
+    for path in sorted(FIXTURES.rglob("*.py")):
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except SyntaxError:
+            continue  # `type X = ...` before Python 3.12
+        for node in ast.walk(tree):
+            if isinstance(node, ast.expr):
+                assert unparse(node) == ast.unparse(node), path
