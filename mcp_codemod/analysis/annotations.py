@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from mcp_codemod.analysis.facts import Parameter
+from mcp_codemod.analysis.facts import Parameter, RefKind
 from mcp_codemod.analysis.fix_sites import FixSites
 from mcp_codemod.analysis.patterns import keeps_out_pre_parsed_text
 from mcp_codemod.analysis.scope import Names, Scope
@@ -80,6 +80,8 @@ class Annotations:
     def type_expr(self, node: ast.expr, scope: Scope) -> TypeExpr:
         if isinstance(node, ast.Name | ast.Attribute):  # the most common: tested first
             qualified = self.names.qualify(node, scope)
+            if qualified is not None and qualified[0] == "?" and isinstance(node, ast.Name):
+                qualified = _imported_binding(node, scope) or qualified
             return TName(qualified) if qualified else TOpaque(self.text.text(node))
         if isinstance(node, ast.Constant):
             if isinstance(node.value, str):
@@ -149,3 +151,18 @@ def _is_context(expr: TypeExpr | None) -> bool:
     if isinstance(expr, TSubscript):
         expr = expr.base
     return isinstance(expr, TName) and expr.qualified.rsplit(".", 1)[-1] == "Context"
+
+
+def _imported_binding(node: ast.Name, scope: Scope) -> str | None:
+    """`Count = StrictInt`, `Query = Text` (imported names): the scope keeps such a name as a
+    possible server, which it may be too; as a type it is the name it is bound to."""
+    symbol = scope.lookup(node.id)
+    if (
+        symbol is not None
+        and symbol.kind == "server"
+        and symbol.node is None
+        and symbol.server is not None
+        and symbol.server.kind is RefKind.IMPORT
+    ):
+        return symbol.server.target
+    return None

@@ -239,6 +239,10 @@ class _Scanner:
         made_scope = scope if made is not None else None
         if server is not None:
             scope.names[name] = Symbol("server", server=server, node=made, scope=made_scope)
+            if module_level and isinstance(value, ast.Name) and server.kind is RefKind.IMPORT:
+                # `Count = StrictInt`: as a type, another module's `from .limits import Count`
+                # finds an alias.
+                self.aliases[name] = self.alias(value, False, scope)
         elif method is not None:
             # `list_tables = backend.list_tables`: registered later under the alias.
             scope.names[name] = Symbol("method", method.target, method.method)
