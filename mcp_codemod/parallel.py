@@ -102,6 +102,8 @@ class OrderedMap(Generic[Item, Result]):
         # trip of its facts (a 2 MB module's are larger than its source).
         if workers.pool is None and len(self.waiting) > 1 and self.given_size >= workers.threshold:
             workers.start()
+            if workers.pool is None:  # one job: everything runs here
+                return
             # What was given before the start goes out in chunks too, not all to one worker.
             start, size = 0, 0
             for end, item_size in enumerate(self.sizes, start=1):

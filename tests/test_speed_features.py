@@ -682,6 +682,16 @@ def test_what_was_given_before_the_workers_start_is_shared_out(monkeypatch):
         assert mapped.results() == list(range(10))
 
 
+def test_one_job_runs_everything_in_this_process(monkeypatch):
+    monkeypatch.setattr(parallel, "POOL_THRESHOLD_BYTES", 0)
+    with parallel.Workers(1) as workers:
+        mapped = parallel.OrderedMap(abs, workers)
+        for item in range(-10, 0):
+            mapped.put(item, 100_000)
+        assert mapped.results() == list(range(10, 0, -1))
+        assert workers.pool is None
+
+
 def test_few_items_run_in_this_process():
     with parallel.Workers(2) as workers:
         mapped = parallel.OrderedMap(abs, workers)
