@@ -46,6 +46,7 @@ class Project:
         self.roots: list[Path] = []
         self.project_files: dict[Path, list[Path]] = {}
         self.found: dict[tuple[str, Path, int], Path | None] = {}
+        self.near_roots: dict[str, Path] = {}  # a module's path → the directory it imports from
         self.answers: dict[tuple[str, str, int], ModuleFacts | None] = {}
         self.listings: dict[Path, frozenset[str]] = {}
         self.libraries: dict[str, ModuleFacts | None] = {}
@@ -83,7 +84,11 @@ class Project:
         that imports it), so that the workers share them: loaded one by one, they were parsed
         one after the other while the other cores stood idle."""
         paths: list[Path] = []
+        asked: set[tuple[str, str]] = set()
         for name, near in modules:
+            if (name, near.path) in asked:  # the same type in many tools' annotations
+                continue
+            asked.add((name, near.path))
             path = self.find(name, near)
             if path is not None and path not in self.by_path and path not in paths:
                 paths.append(path)
@@ -93,7 +98,9 @@ class Project:
 
     def find(self, name: str, near: ModuleFacts) -> Path | None:
         """The file (resolved) of module `name` as `near` imports it."""
-        near_root = self.sources.locate(Path(near.path))[1]
+        near_root = self.near_roots.get(near.path)
+        if near_root is None:
+            near_root = self.near_roots[near.path] = self.sources.locate(Path(near.path))[1]
         probe = (name, near_root, len(self.roots))
         if probe not in self.found:
             # Namespace packages (directories without `__init__.py`, as in `awslabs.x.tools`)
