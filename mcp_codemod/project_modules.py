@@ -93,8 +93,14 @@ class Project:
             if path is not None and path not in self.by_path and path not in paths:
                 paths.append(path)
         if len(paths) > 1:  # one alone is parsed when it is loaded
-            for path, facts in zip(paths, self.sources.facts_of(paths), strict=True):
-                self.by_path[path] = facts
+            self.parse_together(paths)
+
+    def parse_together(self, paths: list[Path]) -> list[ModuleFacts | None]:
+        """The facts of these modules, parsed together (over the workers when they are up), and
+        kept; None for one that cannot be parsed."""
+        parsed = self.sources.facts_of(paths)
+        self.by_path.update(zip(paths, parsed, strict=True))
+        return parsed
 
     def find(self, name: str, near: ModuleFacts) -> Path | None:
         """The file (resolved) of module `name` as `near` imports it."""
@@ -157,12 +163,7 @@ class Project:
             for path in self.files_of(root)
             if path not in self.by_path and self.sources.mentions(path, name)
         ]
-        found = []
-        for path, facts in zip(paths, self.sources.facts_of(paths), strict=True):
-            self.by_path[path] = facts
-            if facts is not None:
-                found.append(facts)
-        return found
+        return [facts for facts in self.parse_together(paths) if facts is not None]
 
     def files_of(self, root: Path) -> list[Path]:
         """The project's files (resolved): discovery runs once per run, not once per registrar."""

@@ -78,13 +78,7 @@ class Linker:
         # helper or loop registers more than once are added.
         tools = len(registrations) + len(unseen_framework_tools)
         for tool in unseen_framework_tools:
-            if tool.server.framework is None and default is not None:
-                tool = replace(tool, server=ResolvedServer(default, tool.server.description))
-            if tool.server.framework is not None and (
-                guarded is True or tool.server.origin in guarded
-            ):
-                tool = replace(tool, server=_guarded(tool.server))
-            unresolved.append(tool)
+            unresolved.append(replace(tool, server=_served(tool.server, default, guarded)))
         # Made per run, not kept: it refers to this linker (no reference cycle, see checker).
         reach = ToolReach(self.names, self.load_library)
         # What each registration registers first, then the modules its tools' annotations name,
@@ -142,8 +136,7 @@ class Linker:
         guarded: set[tuple[str, int]] | bool,
     ) -> _Plan:
         """The server a registration is on and the tools it registers, or why none is checked."""
-        if server.framework is None and default is not None:
-            server = ResolvedServer(default, server.description)
+        server = _served(server, default, guarded)
         if server.framework is None:
             reason = (
                 f"server `{registration.server_text}` ({server.description}): framework unknown"
@@ -151,8 +144,6 @@ class Linker:
             line = registration.position.line
             unseen = UnresolvedTool(module.path, line, reason, Unseen.UNKNOWN_FRAMEWORK, server)
             return _Plan(server, unseen=unseen)
-        if guarded is True or server.origin in guarded:
-            server = _guarded(server)
         executor, exec_file = None, None
         if registration.server.kind is RefKind.FREE:
             executor, exec_file = self.execs(module) or (None, None)
@@ -289,14 +280,21 @@ def _annotation_names(function: Function) -> Iterator[str]:
             yield from type_names(parameter.annotation)
 
 
-def _guarded(server: ResolvedServer) -> ResolvedServer:
-    assert server.framework is not None
-    return ResolvedServer(
-        server.framework.guarded,
-        server.description,
-        server.strict_input_validation,
-        facade=server.facade,
-    )
+def _served(
+    server: ResolvedServer, default: Framework | None, guarded: set[tuple[str, int]] | bool
+) -> ResolvedServer:
+    """The server as the run takes it: of the stated framework (`--framework`) when its own is
+    unknown, and guarded when a `guard()` or `install()` covers it."""
+    if server.framework is None and default is not None:
+        server = ResolvedServer(default, server.description)
+    if server.framework is not None and (guarded is True or server.origin in guarded):
+        server = ResolvedServer(
+            server.framework.guarded,
+            server.description,
+            server.strict_input_validation,
+            facade=server.facade,
+        )
+    return server
 
 
 def _executing_modules(modules: list[ModuleFacts]) -> dict[str, tuple[ModuleFacts, ExecFile]]:
