@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import shutil
+import sys
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
 MCP_MAJOR = int(version("mcp").split(".")[0])
+# The texts the SDK's pre-parse decodes: a parameter that receives one changed is mangled.
+TEXT_PROBES = frozenset({"null", "[1]", '{"a": 1}'})
 
 
 def for_installed_sdk(source: str) -> str:
@@ -30,6 +34,21 @@ def copy_for_installed_sdk(source: Path, target: Path) -> Path:
     for path in target.glob("*.py"):
         path.write_text(for_installed_sdk(path.read_text(encoding="utf-8")), encoding="utf-8")
     return target
+
+
+def probe_module(module: str) -> Any:
+    """The probe's report on `module`'s `mcp` server, the module imported afresh."""
+    from mcp_codemod.probe import probe_server
+
+    sys.modules.pop(module, None)
+    report = probe_server(importlib.import_module(module).mcp)
+    assert report.tools, module
+    return report
+
+
+def mangled_text(module: str) -> set[tuple[str, str]]:
+    """The (tool, parameter) pairs whose text arguments the SDK changes on `module`'s server."""
+    return {(p.tool, p.parameter) for p in probe_module(module).problems if p.sent in TEXT_PROBES}
 
 
 if MCP_MAJOR >= 2:

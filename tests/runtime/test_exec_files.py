@@ -6,15 +6,12 @@ probe finds nothing mangled, and a file the server rewrites at each start is lef
 
 from __future__ import annotations
 
-import importlib
 import json
 import sys
 from pathlib import Path
 
 import pytest
 from conftest import run_cli
-
-from mcp_codemod.probe import probe_server
 
 from . import sdk
 
@@ -25,7 +22,6 @@ SERVERS = {
     "plain": "plain_tools.py",  # read from the file
     "template": "template_tools.py",  # another text, compiled under the file's name
 }
-TEXT_PROBES = {"null", "[1]", '{"a": 1}'}
 
 
 @pytest.fixture
@@ -36,13 +32,6 @@ def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     yield target
     for name in SERVERS:
         sys.modules.pop(name, None)
-
-
-def mangled_text(server: str) -> set[tuple[str, str]]:
-    sys.modules.pop(server, None)
-    report = probe_server(importlib.import_module(server).mcp)
-    assert report.tools, server
-    return {(p.tool, p.parameter) for p in report.problems if p.sent in TEXT_PROBES}
 
 
 def findings(tree: Path, path: str) -> list[dict]:
@@ -59,11 +48,11 @@ def test_check_reports_what_the_sdk_mangles_in_an_execd_file(tree: Path, server:
         if f["code"] == "MCP001"
     }
     assert reported
-    assert reported == mangled_text(server)
+    assert reported == sdk.mangled_text(server)
 
 
 def test_the_tools_of_another_text_are_announced_and_the_server_guarded(tree: Path):
-    assert mangled_text("template")
+    assert sdk.mangled_text("template")
     [finding] = findings(tree, "template_tools.py")
     assert finding["code"] == "MCP004"
     assert "1 exec'd text" in finding["message"]
@@ -76,6 +65,6 @@ def test_fix_guards_the_servers_and_leaves_the_generated_file_alone(tree: Path):
     assert (tree / "server_generated.py").read_bytes() == generated
     assert "NoPreParse" in (tree / "plain_tools.py").read_text(encoding="utf-8")
     for server in SERVERS:
-        assert mangled_text(server) == set(), server
+        assert sdk.mangled_text(server) == set(), server
     # The server regenerated the same file when the probe imported it.
     assert (tree / "server_generated.py").read_bytes() == generated

@@ -5,7 +5,6 @@ SDK's own argument handling (the probe, on the installed mcp 1.x or 2.x) mangles
 
 from __future__ import annotations
 
-import importlib
 import json
 import sys
 from pathlib import Path
@@ -13,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import run_cli
 
-from mcp_codemod.probe import WHOLE_FLOAT, probe_server
+from mcp_codemod.probe import WHOLE_FLOAT
 
 from . import sdk
 
@@ -37,7 +36,6 @@ PACKAGE = {
         "    return str((query, count, pages, exact))\n"
     ),
 }
-TEXT_PROBES = {"null", "[1]", '{"a": 1}'}
 
 
 @pytest.fixture
@@ -56,10 +54,9 @@ def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def mangled() -> dict[str, set[str]]:
     for name in [name for name in sys.modules if name.startswith("renamed")]:
         del sys.modules[name]
-    report = probe_server(importlib.import_module("renamed.server").mcp)
     found: dict[str, set[str]] = {"MCP001": set(), "MCP002": set()}
-    for problem in report.problems:
-        if problem.sent in TEXT_PROBES:
+    for problem in sdk.probe_module("renamed.server").problems:
+        if problem.sent in sdk.TEXT_PROBES:
             found["MCP001"].add(problem.parameter)
         elif problem.kind == WHOLE_FLOAT:
             found["MCP002"].add(problem.parameter)
