@@ -173,8 +173,15 @@ def _given(files: list[Path], keys: set[str], cwd: str, resolve: Callable[[Path]
     can live in a module the prefilter passed over (registered from another one): its findings
     belong to it all the same."""
     resolved: set[Path] = set()
+    answers: dict[str, bool] = {}  # asked for every parameter, of a few modules
 
     def given(path: str) -> bool:
+        answer = answers.get(path)
+        if answer is None:
+            answer = answers[path] = is_given(path)
+        return answer
+
+    def is_given(path: str) -> bool:
         if os.path.normpath(os.path.join(cwd, path)) in keys:
             return True
         # The same file reached through another spelling (a symbolic link): rare, so resolved
@@ -222,6 +229,10 @@ def _server_site(subject: ServerTools) -> _Site:
     return _Site(first.path, first.line, 1, subject.server.framework.value, tuple(lines))
 
 
+# Where a finding about each kind of subject goes: asked only of the subjects a rule reports.
+_SITES: dict[type, Callable] = {ToolParameter: _parameter_site, ServerTools: _server_site}
+
+
 def judge(
     rules: tuple[Rule, ...],
     linked: LinkResult,
@@ -229,20 +240,22 @@ def judge(
     noqa: dict[str, dict[int, frozenset[str] | None]],
 ) -> Iterator[Finding]:
     """Each rule on each subject of its kind that lies in the files given, less `noqa`."""
-    subjects: dict[type, list[tuple[object, _Site]]] = {
-        ToolParameter: [(p, _parameter_site(p)) for p in linked.parameters if given(p.path)],
+    subjects: dict[type, list] = {
+        ToolParameter: [p for p in linked.parameters if given(p.path)],
         ServerTools: [],
     }
     for server in linked.servers:
         # Only the registrations in the files given count, as for parameters.
         unseen = tuple(tool for tool in server.unseen if given(tool.path))
         if unseen:
-            subject = ServerTools(server.server, unseen)
-            subjects[ServerTools].append((subject, _server_site(subject)))
+            subjects[ServerTools].append(ServerTools(server.server, unseen))
     for rule in rules:
-        for subject, site in subjects[rule.subject]:
+        for subject in subjects[rule.subject]:
             report = rule.check(subject)
-            if report is None or _suppressed(rule.code, site, noqa.get(site.path, {})):
+            if report is None:
+                continue
+            site = _SITES[rule.subject](subject)
+            if _suppressed(rule.code, site, noqa.get(site.path, {})):
                 continue
             yield Finding(
                 path=site.path,

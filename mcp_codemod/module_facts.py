@@ -8,6 +8,7 @@ is enough to parse).
 from __future__ import annotations
 
 import ast
+import importlib
 import os
 import re
 import traceback
@@ -347,6 +348,10 @@ class Sources:
         parses = OrderedMap(scan_source, self.workers)
         for outcome in examined:
             if isinstance(outcome, Pending):
+                if not pending:
+                    # Imported before the workers fork, which then inherit it instead of each
+                    # importing it again.
+                    importlib.import_module("mcp_codemod.analysis.scanner")
                 pending.append((len(outcomes), outcome))
                 parses.put(outcome.task, len(outcome.task.text))
             outcomes.append(outcome)

@@ -121,21 +121,41 @@ class OrderedMap(Generic[Item, Result]):
 
     def results(self) -> list[Result]:
         """Every item's result, in the order the items were given."""
-        left, self.waiting, self.sizes = self.waiting, [], []
+        left, sizes = self.waiting, self.sizes
+        self.waiting, self.sizes = [], []
         if self.workers.pool is not None and len(left) > 1:
             # What is left is shared out between the workers and this process, which would
-            # otherwise only wait: a small batch keeps every core busy.
-            share = -(-len(left) // (self.workers.jobs + 1))
-            mine = len(left) - share
-            for start in range(0, mine, share):
-                self._hand_over(left[start : min(start + share, mine)])
-            left = left[mine:]
+            # otherwise only wait: a small batch keeps every core busy. The shares are of equal
+            # size, not of equal count: one large module among small ones is a share of its own.
+            start = 0
+            for end in _cuts(sizes, self.workers.jobs + 1):
+                self._hand_over(left[start:end])
+                start = end
+            left = left[start:]
         here = _map_chunk(self.function, left)
         return [result for chunk in self.chunks for result in chunk.result()] + here
 
     def _hand_over(self, items: list[Item]) -> None:
         assert self.workers.pool is not None
         self.chunks.append(self.workers.pool.submit(_map_chunk, self.function, items))
+
+
+def _cuts(sizes: list[int], parts: int) -> list[int]:
+    """Where to cut a run of items of these sizes into at most `parts` runs of about equal
+    size, none empty: the end of each run but the last."""
+    total = sum(sizes)
+    cuts: list[int] = []
+    running = 0
+    for end, size in enumerate(sizes[:-1], start=1):
+        running += size
+        # A cut after this item when it reaches the next boundary, or when it lies nearer the
+        # boundary than the next item would.
+        boundary = total * (len(cuts) + 1) / parts
+        if running >= boundary or boundary - running < running + sizes[end] - boundary:
+            cuts.append(end)
+            if len(cuts) == parts - 1:
+                break
+    return cuts
 
 
 def _map_chunk(function: Callable[[Item], Result], items: list[Item]) -> list[Result]:

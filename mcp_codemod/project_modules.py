@@ -49,6 +49,8 @@ class Project:
         self.near_roots: dict[str, Path] = {}  # a module's path → the directory it imports from
         self.answers: dict[tuple[str, str, int], ModuleFacts | None] = {}
         self.listings: dict[Path, frozenset[str]] = {}
+        self.holding: dict[str, tuple[int, list[Path]]] = {}  # `roots_holding`, per root count
+        self.resolved_files: list[tuple[str, Path]] | None = None  # `files_of`
         self.libraries: dict[str, ModuleFacts | None] = {}
 
     def add(self, path: Path, facts: ModuleFacts | None) -> None:
@@ -111,14 +113,28 @@ class Project:
         if probe not in self.found:
             # Namespace packages (directories without `__init__.py`, as in `awslabs.x.tools`)
             # are importable from some directory above the one where the `__init__` chain stops.
-            roots = [near_root, *self.roots, *list(near_root.parents)[:4]]
             top = name.partition(".")[0]
-            roots = [root for root in roots if self.may_hold(root, top)]
+            roots = [
+                *([near_root] if self.may_hold(near_root, top) else []),
+                *self.roots_holding(top),
+                *[root for root in list(near_root.parents)[:4] if self.may_hold(root, top)],
+            ]
             path = find_module(name, roots) if roots else None
             if self.sources.witness is not None:
                 self.sources.witness.module_probes(roots, name)
             self.found[probe] = self.sources.resolve(path) if path is not None else None
         return self.found[probe]
+
+    def roots_holding(self, top: str) -> list[Path]:
+        """The package roots that may hold `top`: asked for each import of each module, of a
+        list of roots as long as the tree has projects."""
+        known = self.holding.get(top)
+        if known is None or known[0] != len(self.roots):
+            known = self.holding[top] = (
+                len(self.roots),
+                [root for root in self.roots if self.may_hold(root, top)],
+            )
+        return known[1]
 
     def may_hold(self, root: Path, top: str) -> bool:
         """Whether a module or package `top` can be under `root`: one listing per directory
@@ -169,11 +185,14 @@ class Project:
         """The project's files (resolved): discovery runs once per run, not once per registrar."""
         if root not in self.project_files:
             if any(root == walked or walked in root.parents for walked in self.discovery.walked):
+                if self.resolved_files is None:
+                    resolve = self.sources.resolve
+                    self.resolved_files = [
+                        (str(resolved), resolved) for resolved in map(resolve, self.files)
+                    ]
                 inside = os.path.join(root, "")
                 self.project_files[root] = [
-                    resolved
-                    for path in self.files
-                    if str(resolved := self.sources.resolve(path)).startswith(inside)
+                    resolved for text, resolved in self.resolved_files if text.startswith(inside)
                 ]
             else:
                 files = discover([root], self.discovery.excludes, self.discovery.respect_gitignore)

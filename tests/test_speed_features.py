@@ -733,6 +733,27 @@ def _pid_of(item: int) -> tuple[int, int]:
     return item, os.getpid()
 
 
+@pytest.mark.parametrize(
+    ("sizes", "parts", "runs"),
+    [
+        # A large module among small ones is a share of its own; by count this process took
+        # the large one and two more.
+        ([10, 10, 10, 10, 60, 10, 10], 3, [[10, 10, 10, 10], [60], [10, 10]]),
+        ([5, 1, 1, 1, 1, 1], 3, [[5], [1, 1], [1, 1, 1]]),
+        ([1] * 9, 3, [[1, 1, 1]] * 3),
+        ([1, 1], 3, [[1], [1]]),  # never an empty share
+        ([1, 1, 100], 3, [[1, 1], [100]]),
+        ([7], 3, [[7]]),
+    ],
+)
+def test_a_batch_is_shared_out_by_size(sizes, parts, runs):
+    start, shares = 0, []
+    for end in [*parallel._cuts(sizes, parts), len(sizes)]:
+        shares.append(sizes[start:end])
+        start = end
+    assert shares == runs
+
+
 def test_check_never_imports_libcst(fixtures_copy: Path):
     script = (
         "import sys\n"
