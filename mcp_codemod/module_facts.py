@@ -123,28 +123,31 @@ class Sources:
         self.digests: dict[str, bytes] = {}  # absolute path → digest of the bytes analysed
         self.located: dict[Path, tuple[str, Path, bool, str]] = {}
         self.resolved: dict[Path, Path] = {}
-        self.resolved_directories: dict[Path, str] = {}
+        self.real_directories: dict[str, str] = {}
         self.module_names = ModuleNames()
         # What the caller search read of each file: bytes, the text of a candidate, or None
         self.caller_texts: dict[Path, bytes | str | None] = {}
         self.verdicts: dict[Path, Entry | None] = {}
 
     def resolve(self, path: Path) -> Path:
-        """The real path, asked of the system once per run and path: beneath its directory's
-        real path (asked once per directory) only the file itself can be a link, one `lstat`."""
+        """The real path, asked of the system once per run and path."""
         resolved = self.resolved.get(path)
         if resolved is None:
-            if path.name in ("", ".", ".."):
-                resolved = Path(os.path.realpath(path))
-            else:
-                directory = self.resolved_directories.get(path.parent)
-                if directory is None:
-                    directory = os.path.realpath(path.parent)
-                    self.resolved_directories[path.parent] = directory
-                joined = os.path.join(directory, path.name)
-                resolved = Path(os.path.realpath(joined) if os.path.islink(joined) else joined)
-            self.resolved[path] = resolved
+            resolved = self.resolved[path] = Path(self.real_path(str(path)))
         return resolved
+
+    def real_path(self, path: str) -> str:
+        """`resolve` in text, for the caller search's pass over every file of the run: beneath
+        its directory's real path (asked once per directory) only the file itself can be a
+        link, one `lstat`."""
+        directory, name = os.path.split(path)
+        if name in ("", ".", ".."):
+            return os.path.realpath(path)
+        real_directory = self.real_directories.get(directory)
+        if real_directory is None:
+            real_directory = self.real_directories[directory] = os.path.realpath(directory)
+        joined = os.path.join(real_directory, name)
+        return os.path.realpath(joined) if os.path.islink(joined) else joined
 
     def locate(self, path: Path) -> tuple[str, Path, bool, str]:
         """Module name, the directory it is importable from, whether it is a package, and the

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -42,10 +43,13 @@ class ModuleNames:
 def find_module(name: str, roots: list[Path]) -> Path | None:
     """The file that defines module `name` under one of `roots`, if there is one."""
     relative = Path(*name.split("."))
-    for root in roots:
-        for candidate in (root / relative.with_suffix(".py"), root / relative / "__init__.py"):
-            if candidate.is_file():
-                return candidate
+    # Joined as text: probed for every import the linker follows, under several roots each.
+    module = str(relative.with_suffix(".py"))
+    package = os.path.join(relative, "__init__.py")
+    for root in map(str, roots):
+        for candidate in (os.path.join(root, module), os.path.join(root, package)):
+            if os.path.isfile(candidate):
+                return Path(candidate)
     return None
 
 

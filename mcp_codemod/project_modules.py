@@ -16,7 +16,6 @@ from mcp_codemod.project import (
     PROJECT_MARKERS,
     find_library_module,
     find_module,
-    project_root,
 )
 from mcp_codemod.settings import DEFAULT_EXCLUDE
 
@@ -47,11 +46,13 @@ class Project:
         self.project_files: dict[Path, list[Path]] = {}
         self.found: dict[tuple[str, Path, int], Path | None] = {}
         self.near_roots: dict[str, Path] = {}  # a module's path → the directory it imports from
+        self.near_roots_above: dict[Path, list[Path]] = {}  # `above`
         self.answers: dict[tuple[str, str, int], ModuleFacts | None] = {}
         self.listings: dict[Path, frozenset[str]] = {}
         self.holding: dict[str, tuple[int, list[Path]]] = {}  # `roots_holding`, per root count
-        self.resolved_files: list[tuple[str, Path]] | None = None  # `files_of`
+        self.resolved_files: list[str] | None = None  # `files_of`
         self.libraries: dict[str, ModuleFacts | None] = {}
+        self.marked_directories: dict[Path, Path | None] = {}  # `marked`
 
     def add(self, path: Path, facts: ModuleFacts | None) -> None:
         self.by_path[self.sources.resolve(path)] = facts
@@ -117,13 +118,20 @@ class Project:
             roots = [
                 *([near_root] if self.may_hold(near_root, top) else []),
                 *self.roots_holding(top),
-                *[root for root in list(near_root.parents)[:4] if self.may_hold(root, top)],
+                *[root for root in self.above(near_root) if self.may_hold(root, top)],
             ]
             path = find_module(name, roots) if roots else None
             if self.sources.witness is not None:
                 self.sources.witness.module_probes(roots, name)
             self.found[probe] = self.sources.resolve(path) if path is not None else None
         return self.found[probe]
+
+    def above(self, near_root: Path) -> list[Path]:
+        """The four directories above a module's root, where a namespace package may start."""
+        above = self.near_roots_above.get(near_root)
+        if above is None:
+            above = self.near_roots_above[near_root] = list(near_root.parents)[:4]
+        return above
 
     def roots_holding(self, top: str) -> list[Path]:
         """The package roots that may hold `top`: asked for each import of each module, of a
@@ -169,7 +177,7 @@ class Project:
         prefilter says of it: `register(mcp)` with `mcp` imported, or `@tools.reader("Title")`,
         holds no word the prefilter looks for."""
         near_path = self.sources.resolve(Path(near.path))
-        root = project_root(near_path)
+        root = self.project_root(near_path)
         if self.sources.witness is not None:
             self.sources.witness.saw(  # where project markers were looked for
                 directory / marker for directory in near_path.parents for marker in PROJECT_MARKERS
@@ -181,18 +189,33 @@ class Project:
         ]
         return [facts for facts in self.parse_together(paths) if facts is not None]
 
+    def project_root(self, resolved: Path) -> Path:
+        """`project.project_root`, with each directory's markers looked for once per run."""
+        return self.marked(resolved.parent) or self.sources.module_names.of(resolved)[1]
+
+    def marked(self, directory: Path) -> Path | None:
+        """The closest directory at or above this one (resolved) with a project marker."""
+        if directory not in self.marked_directories:
+            if any((directory / marker).exists() for marker in PROJECT_MARKERS):
+                found: Path | None = directory
+            else:
+                found = self.marked(directory.parent) if directory.parent != directory else None
+            self.marked_directories[directory] = found
+        return self.marked_directories[directory]
+
     def files_of(self, root: Path) -> list[Path]:
         """The project's files (resolved): discovery runs once per run, not once per registrar."""
         if root not in self.project_files:
             if any(root == walked or walked in root.parents for walked in self.discovery.walked):
                 if self.resolved_files is None:
-                    resolve = self.sources.resolve
-                    self.resolved_files = [
-                        (str(resolved), resolved) for resolved in map(resolve, self.files)
-                    ]
+                    real_path = self.sources.real_path
+                    self.resolved_files = [real_path(str(path)) for path in self.files]
                 inside = os.path.join(root, "")
+                # A `Path` only for the files inside: most of the run's are elsewhere.
                 self.project_files[root] = [
-                    resolved for text, resolved in self.resolved_files if text.startswith(inside)
+                    Path(resolved)
+                    for resolved in self.resolved_files
+                    if resolved.startswith(inside)
                 ]
             else:
                 files = discover([root], self.discovery.excludes, self.discovery.respect_gitignore)

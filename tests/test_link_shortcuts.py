@@ -1,0 +1,99 @@
+"""The linker's memos and shortcuts answer what the plain computation answers, also when what
+they depend on changed between two questions."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from mcp_codemod.module_facts import Sources
+from mcp_codemod.project import find_module, project_root
+from mcp_codemod.project_modules import Discovery, Project
+
+
+@pytest.fixture
+def linked_tree(tmp_path: Path) -> Path:
+    """Files and directories, some of them symbolic links, some links to links."""
+    real = tmp_path / "real"
+    (real / "pkg").mkdir(parents=True)
+    (real / "pkg" / "mod.py").write_text("")
+    (real / "other.py").write_text("")
+    (tmp_path / "linked_dir").symlink_to(real)
+    (real / "pkg" / "alias.py").symlink_to(real / "other.py")
+    (real / "pkg" / "alias_of_alias.py").symlink_to(real / "pkg" / "alias.py")
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    "relative",
+    [
+        "real/pkg/mod.py",
+        "real/pkg/alias.py",
+        "real/pkg/alias_of_alias.py",
+        "linked_dir/pkg/mod.py",
+        "linked_dir/pkg/alias.py",
+        "linked_dir/pkg/missing.py",
+        "linked_dir/pkg",
+        "linked_dir/pkg/..",
+        ".",
+        "..",
+        "real",
+    ],
+)
+def test_a_real_path_is_the_systems(linked_tree: Path, relative: str, monkeypatch):
+    monkeypatch.chdir(linked_tree)
+    sources = Sources(None)
+    for path in (Path(relative), linked_tree / relative):
+        # Twice: the second answer comes from the memo of its directory.
+        for _ in range(2):
+            assert sources.real_path(str(path)) == os.path.realpath(path)
+            assert sources.resolve(path) == path.resolve()
+
+
+def _project(files: list[Path], walked: Path) -> Project:
+    project = Project(Sources(None), files, Discovery((walked.resolve(),)))
+    project.add_roots(files)
+    return project
+
+
+def test_a_projects_root_is_the_closest_marked_directory(tmp_path: Path):
+    deep = tmp_path / "app" / "src" / "pkg" / "sub"
+    deep.mkdir(parents=True)
+    (tmp_path / "app" / "pyproject.toml").write_text("")
+    (tmp_path / "app" / "src" / "pkg" / "__init__.py").write_text("")
+    unmarked = tmp_path / "loose" / "pkg"
+    unmarked.mkdir(parents=True)
+    (unmarked / "__init__.py").write_text("")
+    files = [deep / "a.py", tmp_path / "app" / "b.py", unmarked / "c.py", tmp_path / "d.py"]
+    for file in files:
+        file.write_text("")
+    project = _project(files, tmp_path)
+    # Asked deepest first, so that the later answers come from the memo of the directories
+    # above; and once more, each from its own directory's memo.
+    for _ in range(2):
+        for file in files:
+            resolved = file.resolve()
+            assert project.project_root(resolved) == project_root(resolved)
+
+
+def _find_module_by_paths(name: str, roots: list[Path]) -> Path | None:
+    """`find_module` as pathlib spells it: the reference for the one joined as text."""
+    relative = Path(*name.split("."))
+    for root in roots:
+        for candidate in (root / relative.with_suffix(".py"), root / relative / "__init__.py"):
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def test_a_module_is_found_where_pathlib_finds_it(tmp_path: Path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for relative in ("one/a/b.py", "one/a/__init__.py", "two/a/b/__init__.py", "two/c.py"):
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text("")
+    (tmp_path / "two" / "d.py").mkdir()  # a directory with a module's name is no module
+    for roots in ([Path("one"), Path("two")], [tmp_path / "two", tmp_path / "one"], [Path(".")]):
+        for name in ("a", "a.b", "c", "d", "missing", "a.missing", "two.c"):
+            assert find_module(name, roots) == _find_module_by_paths(name, roots)
