@@ -145,11 +145,23 @@ class ProjectNames:
         return found
 
     def index_calls(self, callers: list[ModuleFacts]) -> None:
+        by_name, indexed = self.calls_by_name, self.indexed
         for caller in callers:
-            if caller.path not in self.indexed:
-                self.indexed.add(caller.path)
+            if caller.path not in indexed:
+                indexed.add(caller.path)
                 for call in caller.calls:
-                    self.calls_by_name.setdefault(_call_name(call), []).append((caller, call))
+                    # The name the call spells, `register` in `tools.register(mcp)`, `Handler`
+                    # in `Handler(mcp)`: worked out here, where every loaded module's calls pass.
+                    function = call.function
+                    if function.kind is RefKind.METHOD:
+                        name = function.method
+                    else:
+                        name = function.target.rpartition(".")[2]
+                    called = by_name.get(name)
+                    if called is None:
+                        by_name[name] = [(caller, call)]
+                    else:
+                        called.append((caller, call))
 
     def alias(self, qualified: str, near: ModuleFacts) -> tuple[ModuleFacts, str] | None:
         return self.follow(qualified, near, lambda module, name: name in module.aliases)
@@ -251,13 +263,6 @@ class ProjectNames:
             if constructor is not None:
                 return constructor[0], constructor[1], True
         return None
-
-
-def _call_name(call: CallSite) -> str:
-    """The name a call spells: `register` in `tools.register(mcp)`, `Handler` in `Handler(mcp)`."""
-    if call.function.kind is RefKind.METHOD:
-        return call.function.method
-    return call.function.target.rsplit(".", 1)[-1]
 
 
 def called_name(qualname: str) -> str:

@@ -88,6 +88,17 @@ class AnnotationFacts:
     union branch."""
 
 
+# The answers without markers or tuples, made once: `classify` gives one for every name it
+# meets (a frozen dataclass costs a microsecond to build, and a run classifies thousands).
+_EXACT_FACTS = AnnotationFacts(Text.EXACT_STR, Integer.NONE)
+_ADMITS_FACTS = AnnotationFacts(Text.ADMITS_STR, Integer.NONE)
+_ANY_FACTS = AnnotationFacts(Text.ANY, Integer.NONE)
+_NO_STR_FACTS = AnnotationFacts(Text.NO_STR, Integer.NONE)
+_STRUCTURED_FACTS = AnnotationFacts(Text.NO_STR, Integer.NONE, structured=True)
+_LAX_FACTS = AnnotationFacts(Text.NO_STR, Integer.LAX)
+_STRICT_FACTS = AnnotationFacts(Text.NO_STR, Integer.STRICT)
+_UNKNOWN_FACTS = AnnotationFacts(Text.UNKNOWN, Integer.NONE)
+
 NO_PRE_PARSE = "NoPreParse"
 ACCEPT_WHOLE_FLOAT = "AcceptWholeFloat"
 ARRAY_ITEMS_SCHEMA = "ArrayItemsSchema"
@@ -143,16 +154,18 @@ _STRICT_MARKERS = {
 
 
 def type_names(expr: TypeExpr) -> Iterator[str]:
-    """The qualified names an annotation uses."""
-    if isinstance(expr, TName):
-        yield expr.qualified
-    elif isinstance(expr, TSubscript):
-        yield from type_names(expr.base)
-        for arg in expr.args:
-            yield from type_names(arg)
-    elif isinstance(expr, TUnion):
-        for member in expr.members:
-            yield from type_names(member)
+    """The qualified names an annotation uses, in the order they are written."""
+    # A stack, not a generator per node: asked of every parameter of every tool.
+    pending = [expr]
+    while pending:
+        expr = pending.pop()
+        if isinstance(expr, TName):
+            yield expr.qualified
+        elif isinstance(expr, TSubscript):
+            pending.extend(reversed(expr.args))
+            pending.append(expr.base)
+        elif isinstance(expr, TUnion):
+            pending.extend(reversed(expr.members))
 
 
 def marker_name(qualified: str, runtime_copy: str | None = None) -> str | None:
@@ -203,7 +216,7 @@ def classify(
 ) -> AnnotationFacts:
     """What the annotation admits; raises AliasTooDeep."""
     if expr is None:
-        return AnnotationFacts(Text.ANY, Integer.NONE)
+        return _ANY_FACTS
     return _Classifier(resolve_alias, resolve_fields, runtime_copy).top(expr)
 
 
@@ -230,31 +243,31 @@ class _Classifier:
             return self.name(expr.qualified, exact_allowed)
         if isinstance(expr, TConst):
             if expr.value is None:
-                return AnnotationFacts(Text.NO_STR, Integer.NONE)
-            return AnnotationFacts(Text.UNKNOWN, Integer.NONE)
+                return _NO_STR_FACTS
+            return _UNKNOWN_FACTS
         if isinstance(expr, TUnion):
             return self.union(expr.members)
         if isinstance(expr, TCall):
             return self.call(expr, exact_allowed)
         if isinstance(expr, TSubscript) and isinstance(expr.base, TName):
             return self.subscript(expr.base.qualified, expr.args, exact_allowed)
-        return AnnotationFacts(Text.UNKNOWN, Integer.NONE)
+        return _UNKNOWN_FACTS
 
     def name(self, qualified: str, exact_allowed: bool) -> AnnotationFacts:
         if qualified in _EXACT_STR:
-            return AnnotationFacts(
-                Text.EXACT_STR if exact_allowed else Text.ADMITS_STR, Integer.NONE
-            )
+            return _EXACT_FACTS if exact_allowed else _ADMITS_FACTS
         if qualified in _ANY:
-            return AnnotationFacts(Text.ANY, Integer.NONE)
+            return _ANY_FACTS
         if qualified in _NONE:
-            return AnnotationFacts(Text.NO_STR, Integer.NONE)
+            return _NO_STR_FACTS
         if qualified in _LAX_INT:
-            return AnnotationFacts(Text.NO_STR, Integer.LAX)
+            return _LAX_FACTS
         if qualified in _STRICT_INT:
-            return AnnotationFacts(Text.NO_STR, Integer.STRICT)
-        if qualified in _KNOWN_NON_STR or qualified in _STRUCTURED:
-            return AnnotationFacts(Text.NO_STR, Integer.NONE, structured=qualified in _STRUCTURED)
+            return _STRICT_FACTS
+        if qualified in _STRUCTURED:
+            return _STRUCTURED_FACTS
+        if qualified in _KNOWN_NON_STR:
+            return _NO_STR_FACTS
         if qualified not in self.seen:
             alias = self.resolve_alias(qualified)
             if alias is not None:
@@ -280,14 +293,14 @@ class _Classifier:
                 return AnnotationFacts(
                     Text.NO_STR, Integer.NONE, fixed_tuple=nested, structured=True
                 )
-        return AnnotationFacts(Text.UNKNOWN, Integer.NONE)
+        return _UNKNOWN_FACTS
 
     def call(self, expr: TCall, exact_allowed: bool) -> AnnotationFacts:
         if expr.function in _STR_CONSTRAINERS:
             return self.name("builtins.str", exact_allowed)
         if expr.function in _INT_CONSTRAINERS:
-            return AnnotationFacts(Text.NO_STR, Integer.STRICT if expr.strict else Integer.LAX)
-        return AnnotationFacts(Text.UNKNOWN, Integer.NONE)
+            return _STRICT_FACTS if expr.strict else _LAX_FACTS
+        return _UNKNOWN_FACTS
 
     def subscript(
         self, base: str, args: tuple[TypeExpr, ...], exact_allowed: bool
@@ -322,8 +335,8 @@ class _Classifier:
             return self.union(args)
         if base in LITERAL:
             if any(isinstance(a, TConst) and _pre_parse_changes(a.value) for a in args):
-                return AnnotationFacts(Text.ADMITS_STR, Integer.NONE)
-            return AnnotationFacts(Text.NO_STR, Integer.NONE)
+                return _ADMITS_FACTS
+            return _NO_STR_FACTS
         if base in _KNOWN_NON_STR or base.startswith(("collections.abc.", "typing.")):
             # `tuple[int, ...]` has `items`; `tuple[int, int]` and `tuple[()]` only prefixItems.
             variadic = len(args) == 2 and isinstance(args[1], TConst) and args[1].value is ...
@@ -338,20 +351,21 @@ class _Classifier:
                 fixed_tuple=(base in _TUPLE and not variadic) or nested,
                 structured=base in _STRUCTURED,
             )
-        return AnnotationFacts(Text.UNKNOWN, Integer.NONE)
+        return _UNKNOWN_FACTS
 
     def union(self, members: tuple[TypeExpr, ...]) -> AnnotationFacts:
         parts = [self.visit(m, exact_allowed=False) for m in members]
-        texts = {p.text for p in parts}
+        # Lists, not sets: an enum member's hash is computed in Python.
+        texts = [p.text for p in parts]
         if Text.ANY in texts:
             text = Text.ANY
-        elif texts & {Text.ADMITS_STR, Text.EXACT_STR}:
+        elif Text.ADMITS_STR in texts or Text.EXACT_STR in texts:
             text = Text.ADMITS_STR
         elif Text.UNKNOWN in texts:
             text = Text.UNKNOWN
         else:
             text = Text.NO_STR
-        integers = {p.integer for p in parts}
+        integers = [p.integer for p in parts]
         integer = next((i for i in (Integer.STRICT, Integer.LAX) if i in integers), Integer.NONE)
         markers = frozenset().union(*(p.markers for p in parts))
         return AnnotationFacts(
