@@ -87,11 +87,7 @@ class Project:
         that imports it), so that the workers share them: loaded one by one, they were parsed
         one after the other while the other cores stood idle."""
         paths: list[Path] = []
-        asked: set[tuple[str, str]] = set()
         for name, near in modules:
-            if (name, near.path) in asked:  # the same type in many tools' annotations
-                continue
-            asked.add((name, near.path))
             path = self.find(name, near)
             if path is not None and path not in self.by_path and path not in paths:
                 paths.append(path)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from mcp_codemod.analysis.types import TConst, TName, TSubscript, TUnion, type_names
 from mcp_codemod.module_facts import Sources
 from mcp_codemod.project import find_module, project_root
 from mcp_codemod.project_modules import Discovery, Project
@@ -97,3 +98,31 @@ def test_a_module_is_found_where_pathlib_finds_it(tmp_path: Path, monkeypatch):
     for roots in ([Path("one"), Path("two")], [tmp_path / "two", tmp_path / "one"], [Path(".")]):
         for name in ("a", "a.b", "c", "d", "missing", "a.missing", "two.c"):
             assert find_module(name, roots) == _find_module_by_paths(name, roots)
+
+
+def test_an_annotations_names_come_in_the_order_they_are_written():
+    # `dict[str, Optional[pkg.A | pkg.B]] | pkg.C`: the batch of modules to parse follows it.
+    expr = TUnion(
+        (
+            TSubscript(
+                TName("builtins.dict"),
+                (
+                    TName("builtins.str"),
+                    TSubscript(
+                        TName("typing.Optional"),
+                        (TUnion((TName("pkg.a.A"), TName("pkg.b.B"))),),
+                    ),
+                ),
+            ),
+            TConst(None),
+            TName("pkg.c.C"),
+        )
+    )
+    assert type_names(expr) == [
+        "builtins.dict",
+        "builtins.str",
+        "typing.Optional",
+        "pkg.a.A",
+        "pkg.b.B",
+        "pkg.c.C",
+    ]

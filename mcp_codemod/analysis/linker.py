@@ -4,7 +4,7 @@ runs, and what each parameter's annotation admits once aliases in any module are
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import replace
 from typing import NamedTuple
 
@@ -271,13 +271,16 @@ class _Plan(NamedTuple):
     unseen: UnresolvedTool | None = None  # why the registration's tools are not checked
 
 
-def _annotation_names(function: Function) -> Iterator[str]:
-    """The qualified names a function's parameter annotations use: where its types are."""
+def _annotation_names(function: Function) -> list[str]:
+    """The qualified names a function's parameter annotations use, each once: where its types
+    are."""
+    names = []
     for parameter in function.parameters:
         if parameter.alias is not None:
-            yield parameter.alias
+            names.append(parameter.alias)
         if parameter.annotation is not None:
-            yield from type_names(parameter.annotation)
+            names.extend(type_names(parameter.annotation))
+    return list(dict.fromkeys(names))
 
 
 def _served(

@@ -76,12 +76,17 @@ class ProjectNames:
     def preload(self, names: Iterable[tuple[str, ModuleFacts]]) -> None:
         """Load together the modules of these qualified names (the first module of each chain of
         re-exports), each as `near` imports it: what `follow` is about to be asked for."""
-        if self.preload_modules is not None:
-            self.preload_modules(
-                (module, near)
-                for qualified, near in names
-                if not qualified.startswith(STAR) and (module := qualified.rpartition(".")[0])
-            )
+        if self.preload_modules is None:
+            return
+        # Each module once per importing module (the same types recur in many tools), in the
+        # order first asked: the order in which they are parsed and kept.
+        modules: dict[tuple[str, str], ModuleFacts] = {}
+        for qualified, near in names:
+            if not qualified.startswith(STAR):
+                module = qualified.rpartition(".")[0]
+                if module and (module, near.path) not in modules:
+                    modules[module, near.path] = near
+        self.preload_modules([(module, near) for (module, _), near in modules.items()])
 
     def unstarred(self, qualified: str, near: ModuleFacts, hops: int = 0) -> str | None:
         """The qualified name of `*name` (a name the module binds by no statement): what one of

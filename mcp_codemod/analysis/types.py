@@ -8,7 +8,7 @@ without keeping syntax trees around. `classify` then answers the questions the r
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -153,19 +153,21 @@ _STRICT_MARKERS = {
 }
 
 
-def type_names(expr: TypeExpr) -> Iterator[str]:
+def type_names(expr: TypeExpr) -> list[str]:
     """The qualified names an annotation uses, in the order they are written."""
     # A stack, not a generator per node: asked of every parameter of every tool.
+    names = []
     pending = [expr]
     while pending:
         expr = pending.pop()
         if isinstance(expr, TName):
-            yield expr.qualified
+            names.append(expr.qualified)
         elif isinstance(expr, TSubscript):
             pending.extend(reversed(expr.args))
             pending.append(expr.base)
         elif isinstance(expr, TUnion):
             pending.extend(reversed(expr.members))
+    return names
 
 
 def marker_name(qualified: str, runtime_copy: str | None = None) -> str | None:
