@@ -73,6 +73,11 @@ def scan_source(task: ScanTask) -> ModuleFacts | str:
         return message
 
 
+def _read(path: str) -> bytes:
+    with open(path, "rb") as file:
+        return file.read()
+
+
 def _refreshed(entry: Entry | None, status: os.stat_result, content: bytes) -> Entry:
     """The entry of a file just read: what was known of the same bytes, with the new stamp."""
     if entry is None or entry.digest != content:
@@ -125,9 +130,10 @@ class Sources:
         self.resolved: dict[Path, Path] = {}
         self.real_directories: dict[str, str] = {}
         self.module_names = ModuleNames()
-        # What the caller search read of each file: bytes, the text of a candidate, or None
-        self.caller_texts: dict[Path, bytes | str | None] = {}
-        self.verdicts: dict[Path, Entry | None] = {}
+        # What the caller search read of each file (by resolved path): bytes, the text of a
+        # candidate, or None. Plain strings: it asks of every file of a project per registrar.
+        self.caller_texts: dict[str, bytes | str | None] = {}
+        self.verdicts: dict[str, Entry | None] = {}
 
     def resolve(self, path: Path) -> Path:
         """The real path, asked of the system once per run and path."""
@@ -266,7 +272,7 @@ class Sources:
             Entry(pending.stamp, pending.digest, pending.candidate, parsed, mentions),
         )
 
-    def mentions(self, path: Path, name: str) -> bool:
+    def mentions(self, path: str, name: str) -> bool:
         """Whether the file's text has the word `name`. With a cache, the answer is kept per
         file and name: an unchanged file is not read again."""
         if self.cache is None:
@@ -285,7 +291,7 @@ class Sources:
             self.verdicts[path] = entry
         return known[name]
 
-    def _verdict(self, path: Path, key: str) -> Entry | None:
+    def _verdict(self, path: str, key: str) -> Entry | None:
         """The file's cache entry, read again only when its stamp changed; None when it cannot
         be read."""
         if path not in self.verdicts:
@@ -293,7 +299,7 @@ class Sources:
             try:
                 status = os.stat(path)
                 if entry is None or entry.stamp is None or stamp(status) != entry.stamp:
-                    data = path.read_bytes()
+                    data = _read(path)
                     entry = _refreshed(entry, status, digest(data))
                     self._put(key, entry)
                     self.caller_texts[path] = data
@@ -302,10 +308,10 @@ class Sources:
             self.verdicts[path] = entry
         return self.verdicts[path]
 
-    def _text_mentions(self, path: Path, name: str) -> bool:
+    def _text_mentions(self, path: str, name: str) -> bool:
         if path not in self.caller_texts:
             try:
-                self.caller_texts[path] = path.read_bytes()
+                self.caller_texts[path] = _read(path)
             except OSError:
                 self.caller_texts[path] = None
         text = self.caller_texts[path]

@@ -41,9 +41,11 @@ class Project:
         self.sources = sources
         self.files = files  # the run's files, as discovery found them
         self.discovery = discovery
-        self.by_path: dict[Path, ModuleFacts | None] = {}
+        # The modules loaded, by resolved path: plain strings, as the caller search asks of
+        # every file of a project for each registrar.
+        self.by_path: dict[str, ModuleFacts | None] = {}
         self.roots: list[Path] = []
-        self.project_files: dict[Path, list[Path]] = {}
+        self.project_files: dict[Path, list[str]] = {}
         self.found: dict[tuple[str, Path, int], Path | None] = {}
         self.near_roots: dict[str, Path] = {}  # a module's path → the directory it imports from
         self.near_roots_above: dict[Path, list[Path]] = {}  # `above`
@@ -55,7 +57,7 @@ class Project:
         self.marked_directories: dict[Path, Path | None] = {}  # `marked`
 
     def add(self, path: Path, facts: ModuleFacts | None) -> None:
-        self.by_path[self.sources.resolve(path)] = facts
+        self.by_path[str(self.sources.resolve(path))] = facts
 
     def add_roots(self, files: list[Path]) -> None:
         """The directories the given files are importable from, in order: where imports are
@@ -76,10 +78,14 @@ class Project:
         answer = (name, near.path, len(self.roots))
         if answer not in self.answers:
             path = self.find(name, near)
-            if path is not None and path not in self.by_path:
-                # None when it cannot be parsed: reported only if the user asked to check it.
-                self.by_path[path] = self.sources.facts(path)
-            self.answers[answer] = self.by_path[path] if path is not None else None
+            if path is None:
+                self.answers[answer] = None
+            else:
+                key = str(path)
+                if key not in self.by_path:
+                    # None when it cannot be parsed: reported only if the user asked to check it.
+                    self.by_path[key] = self.sources.facts(path)
+                self.answers[answer] = self.by_path[key]
         return self.answers[answer]
 
     def preload(self, modules: Iterable[tuple[str, ModuleFacts]]) -> None:
@@ -89,7 +95,7 @@ class Project:
         paths: list[Path] = []
         for name, near in modules:
             path = self.find(name, near)
-            if path is not None and path not in self.by_path and path not in paths:
+            if path is not None and str(path) not in self.by_path and path not in paths:
                 paths.append(path)
         if len(paths) > 1:  # one alone is parsed when it is loaded
             self.parse_together(paths)
@@ -98,7 +104,7 @@ class Project:
         """The facts of these modules, parsed together (over the workers when they are up), and
         kept; None for one that cannot be parsed."""
         parsed = self.sources.facts_of(paths)
-        self.by_path.update(zip(paths, parsed, strict=True))
+        self.by_path.update(zip(map(str, paths), parsed, strict=True))
         return parsed
 
     def find(self, name: str, near: ModuleFacts) -> Path | None:
@@ -179,7 +185,7 @@ class Project:
                 directory / marker for directory in near_path.parents for marker in PROJECT_MARKERS
             )
         paths = [
-            path
+            Path(path)
             for path in self.files_of(root)
             if path not in self.by_path and self.sources.mentions(path, name)
         ]
@@ -199,7 +205,7 @@ class Project:
             self.marked_directories[directory] = found
         return self.marked_directories[directory]
 
-    def files_of(self, root: Path) -> list[Path]:
+    def files_of(self, root: Path) -> list[str]:
         """The project's files (resolved): discovery runs once per run, not once per registrar."""
         if root not in self.project_files:
             if any(root == walked or walked in root.parents for walked in self.discovery.walked):
@@ -207,18 +213,16 @@ class Project:
                     real_path = self.sources.real_path
                     self.resolved_files = [real_path(str(path)) for path in self.files]
                 inside = os.path.join(root, "")
-                # A `Path` only for the files inside: most of the run's are elsewhere.
                 self.project_files[root] = [
-                    Path(resolved)
-                    for resolved in self.resolved_files
-                    if resolved.startswith(inside)
+                    resolved for resolved in self.resolved_files if resolved.startswith(inside)
                 ]
             else:
                 files = discover([root], self.discovery.excludes, self.discovery.respect_gitignore)
                 # Beneath a resolved root, walked without following links, only a file itself
                 # can be a link: one `lstat` instead of one per component.
                 self.project_files[root] = [
-                    self.sources.resolve(path) if os.path.islink(path) else path for path in files
+                    self.sources.real_path(str(path)) if os.path.islink(path) else str(path)
+                    for path in files
                 ]
                 if self.sources.witness is not None:
                     self.sources.witness.walk(root, self.discovery.excludes)
