@@ -8,10 +8,15 @@ from pathlib import Path
 
 import pytest
 
+from mcp_codemod.analysis import linker
 from mcp_codemod.analysis.types import TConst, TName, TSubscript, TUnion, type_names
+from mcp_codemod.checker import check_files
+from mcp_codemod.discovery import discover
 from mcp_codemod.module_facts import Sources
 from mcp_codemod.project import find_module, project_root
 from mcp_codemod.project_modules import Discovery, Project
+from mcp_codemod.rules import select_rules
+from mcp_codemod.settings import DEFAULT_EXCLUDE
 
 
 @pytest.fixture
@@ -126,3 +131,63 @@ def test_an_annotations_names_come_in_the_order_they_are_written():
         "pkg.b.B",
         "pkg.c.C",
     ]
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+
+
+_SERVER = (
+    "from mcp.server.fastmcp import FastMCP\n"
+    "from pkg.types import Text\n"
+    "mcp = FastMCP('s')\n\n"
+    "@mcp.tool()\n"
+    "def first(query: Text) -> str: ...\n\n"
+    "@mcp.tool()\n"
+    "def second(query: Text) -> str: ...\n"
+)
+
+
+class _Forgetful(dict):
+    """A memo that keeps nothing: every question is answered afresh."""
+
+    def __setitem__(self, key, value) -> None:
+        pass
+
+
+def test_an_annotation_is_classified_once_per_module_and_as_its_module_sees_it(
+    tmp_path: Path, monkeypatch
+):
+    # The same annotation, `pkg.types.Text`, names a different alias in each project.
+    _write(tmp_path / "loose", {"server.py": _SERVER, "pkg/types.py": "Text = str | None\n"})
+    _write(tmp_path / "exact", {"server.py": _SERVER, "pkg/types.py": "Text = str\n"})
+    for project in ("loose", "exact"):
+        (tmp_path / project / "pkg" / "__init__.py").write_text("")
+    files = discover([tmp_path], DEFAULT_EXCLUDE, respect_gitignore=True)
+    rules = select_rules(["ALL"], [])
+    classified: list[object] = []
+    counted = linker.classify
+
+    def counting(annotation, *args):
+        classified.append(annotation)
+        return counted(annotation, *args)
+
+    monkeypatch.setattr(linker, "classify", counting)
+    memoized = check_files(files, rules, jobs=1)
+    assert len(classified) == 2  # once per module, not once per tool
+    flagged = {(Path(f.path).parent.name, f.tool) for f in memoized.findings}
+    assert flagged == {("loose", "first"), ("loose", "second")}
+
+    original_init = linker.Linker.__init__
+
+    def forgetful_init(self, *args, **kwargs):
+        original_init(self, *args, **kwargs)
+        self.classified = _Forgetful()
+
+    monkeypatch.setattr(linker.Linker, "__init__", forgetful_init)
+    fresh = check_files(files, rules, jobs=1)
+    assert len(classified) == 2 + 4
+    assert fresh.findings == memoized.findings
+    assert fresh.unresolved == memoized.unresolved

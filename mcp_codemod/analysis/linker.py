@@ -33,6 +33,7 @@ from mcp_codemod.analysis.subjects import (
 from mcp_codemod.analysis.types import (
     MAX_ALIAS_DEPTH,
     AliasTooDeep,
+    AnnotationFacts,
     TCall,
     TName,
     TSubscript,
@@ -60,6 +61,10 @@ class Linker:
         self.servers = ServerResolver(self.names, runtime_copy)
         # The files the checked modules exec, by normalised path (`analysis/exec_files.py`).
         self.executing: dict[str, tuple[ModuleFacts, ExecFile]] = {}
+        # What each annotation admits, per module: the same few (`str | None`) recur in most
+        # tools. An answer depends only on the names the module sees, which loading more
+        # modules does not change; an annotation too deep to follow is never kept.
+        self.classified: dict[tuple[str, TypeExpr | None], AnnotationFacts] = {}
 
     # ---- entry -----------------------------------------------------------------------------
     def link(self, modules: list[ModuleFacts], default: Framework | None) -> LinkResult:
@@ -213,13 +218,16 @@ class Linker:
                 annotation = _unstarred_type(
                     annotation, lambda name: _bound_in(executor, name), prefix="?"
                 )
+            key = (owner.path, annotation)
+            facts = self.classified.get(key)
             try:
-                facts = classify(
-                    annotation,
-                    lambda name: self.names.alias_value(name, owner),
-                    lambda name: self.names.class_fields(name, owner),
-                    self.runtime_copy,
-                )
+                if facts is None:
+                    facts = self.classified[key] = classify(
+                        annotation,
+                        lambda name: self.names.alias_value(name, owner),
+                        lambda name: self.names.class_fields(name, owner),
+                        self.runtime_copy,
+                    )
             except AliasTooDeep:
                 unresolved.append(
                     UnresolvedTool(
