@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 import importlib
 import os
-import re
 import traceback
 from collections.abc import Iterable
 from pathlib import Path
@@ -76,6 +75,24 @@ def scan_source(task: ScanTask) -> ModuleFacts | str:
 def _read(path: str) -> bytes:
     with open(path, "rb") as file:
         return file.read()
+
+
+def _has_word(text: str, word: str) -> bool:
+    r"""`re.search(rf"\b{re.escape(word)}\b", text)`, by `str.find`: a pattern that starts with
+    `\b` has no literal prefix to search for, and tries every position of the text."""
+    at = text.find(word)
+    while at >= 0:
+        if _word_boundary(text, at) and _word_boundary(text, at + len(word)):
+            return True
+        at = text.find(word, at + 1)
+    return False
+
+
+def _word_boundary(text: str, index: int) -> bool:
+    r"""`\b` at `index`: a word character on one side only (`\w` is `isalnum` or `_`)."""
+    before = index > 0 and (text[index - 1].isalnum() or text[index - 1] == "_")
+    after = index < len(text) and (text[index].isalnum() or text[index] == "_")
+    return before != after
 
 
 def _refreshed(entry: Entry | None, status: os.stat_result, content: bytes) -> Entry:
@@ -329,7 +346,7 @@ class Sources:
             self.caller_texts[path] = text
             if text is None:
                 return False
-        return name in text and re.search(rf"\b{re.escape(name)}\b", text) is not None
+        return _has_word(text, name)
 
     def facts(self, path: Path) -> ModuleFacts | None:
         """The facts of one module now, parsed in this process if need be."""

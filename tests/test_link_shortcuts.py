@@ -4,10 +4,13 @@ they depend on changed between two questions."""
 from __future__ import annotations
 
 import os
+import random
+import re
 from pathlib import Path
 
 import pytest
 
+from mcp_codemod import module_facts
 from mcp_codemod.analysis import linker
 from mcp_codemod.analysis.types import TConst, TName, TSubscript, TUnion, type_names
 from mcp_codemod.checker import check_files
@@ -191,3 +194,15 @@ def test_an_annotation_is_classified_once_per_module_and_as_its_module_sees_it(
     assert len(classified) == 2 + 4
     assert fresh.findings == memoized.findings
     assert fresh.unresolved == memoized.unresolved
+
+
+def test_a_word_is_found_where_the_pattern_finds_it():
+    # Words and texts of letters (ASCII and not), digits, `_` and other characters, overlapping
+    # occurrences and words that are not identifiers included.
+    rng = random.Random(16)
+    alphabet = "ab_é1.-\n ٣"
+    for _ in range(20_000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(12)))
+        word = "".join(rng.choice(alphabet) for _ in range(rng.randrange(4)))
+        expected = re.search(rf"\b{re.escape(word)}\b", text) is not None
+        assert module_facts._has_word(text, word) is expected, (text, word)
