@@ -123,6 +123,7 @@ class Pending(NamedTuple):
 
 Outcome = ModuleFacts | str | Pending | None
 _UNKNOWN = object()
+_UNREAD = object()  # a file the caller search has not read yet
 _UNCACHED = Entry(None, b"", None, None)  # what is known of a file without a cache: nothing
 
 
@@ -326,12 +327,13 @@ class Sources:
         return self.verdicts[path]
 
     def _text_mentions(self, path: str, name: str) -> bool:
-        if path not in self.caller_texts:
+        text = self.caller_texts.get(path, _UNREAD)
+        if text is _UNREAD:
             try:
-                self.caller_texts[path] = _read(path)
+                text = _read(path)
             except OSError:
-                self.caller_texts[path] = None
-        text = self.caller_texts[path]
+                text = None
+            self.caller_texts[path] = text
         if text is None:
             return False
         # The name first: a substring test on the bytes costs a hundredth of the word search
