@@ -72,6 +72,15 @@ def scan_source(task: ScanTask) -> ModuleFacts | str:
         return message
 
 
+def _links_in(directory: str) -> frozenset[str] | None:
+    """The names of the symbolic links in a directory, None when it cannot be listed."""
+    try:
+        with os.scandir(directory) as entries:
+            return frozenset(entry.name for entry in entries if entry.is_symlink())
+    except OSError:
+        return None
+
+
 def _read(path: str) -> bytes:
     with open(path, "rb") as file:
         return file.read()
@@ -161,9 +170,20 @@ class Sources:
         return resolved
 
     def real_path(self, path: str) -> str:
-        """`resolve` in text, for the caller search's pass over every file of the run: beneath
-        its directory's real path (asked once per directory) only the file itself can be a
-        link, one `lstat`."""
+        """`resolve` in text: beneath its directory's real path (asked once per directory) only
+        the file itself can be a link, one `lstat`."""
+        return self._real_path(path, None)
+
+    def real_paths(self, paths: list[str]) -> list[str]:
+        """`real_path` of each of many files (the caller search's pass over every file of the
+        run): which are links is read from one listing of each directory, the entries' types,
+        instead of an `lstat` per file."""
+        links: dict[str, frozenset[str] | None] = {}
+        return [self._real_path(path, links) for path in paths]
+
+    def _real_path(self, path: str, links: dict[str, frozenset[str] | None] | None) -> str:
+        """`links`: the names of the links in each real directory listed so far (None where it
+        cannot be listed), or None to ask of each file."""
         directory, name = os.path.split(path)
         if name in ("", ".", ".."):
             return os.path.realpath(path)
@@ -171,7 +191,13 @@ class Sources:
         if real_directory is None:
             real_directory = self.real_directories[directory] = os.path.realpath(directory)
         joined = os.path.join(real_directory, name)
-        return os.path.realpath(joined) if os.path.islink(joined) else joined
+        linked = None
+        if links is not None:
+            if real_directory not in links:
+                links[real_directory] = _links_in(real_directory)
+            linked = links[real_directory]
+        is_link = os.path.islink(joined) if linked is None else name in linked
+        return os.path.realpath(joined) if is_link else joined
 
     def locate(self, path: Path) -> tuple[str, Path, bool, str]:
         """Module name, the directory it is importable from, whether it is a package, and the

@@ -211,8 +211,7 @@ class Project:
         if root not in self.project_files:
             if any(root == walked or walked in root.parents for walked in self.discovery.walked):
                 if self.resolved_files is None:
-                    real_path = self.sources.real_path
-                    self.resolved_files = [real_path(str(path)) for path in self.files]
+                    self.resolved_files = self.sources.real_paths(list(map(str, self.files)))
                 inside = os.path.join(root, "")
                 self.project_files[root] = [
                     resolved for resolved in self.resolved_files if resolved.startswith(inside)

@@ -35,22 +35,23 @@ def linked_tree(tmp_path: Path) -> Path:
     return tmp_path
 
 
-@pytest.mark.parametrize(
-    "relative",
-    [
-        "real/pkg/mod.py",
-        "real/pkg/alias.py",
-        "real/pkg/alias_of_alias.py",
-        "linked_dir/pkg/mod.py",
-        "linked_dir/pkg/alias.py",
-        "linked_dir/pkg/missing.py",
-        "linked_dir/pkg",
-        "linked_dir/pkg/..",
-        ".",
-        "..",
-        "real",
-    ],
-)
+LINKED_PATHS = [
+    "real/pkg/mod.py",
+    "real/pkg/alias.py",
+    "real/pkg/alias_of_alias.py",
+    "linked_dir/pkg/mod.py",
+    "linked_dir/pkg/alias.py",
+    "linked_dir/pkg/missing.py",
+    "linked_dir/pkg",
+    "linked_dir/pkg/..",
+    ".",
+    "..",
+    "real",
+    "nowhere/pkg/mod.py",
+]
+
+
+@pytest.mark.parametrize("relative", LINKED_PATHS)
 def test_a_real_path_is_the_systems(linked_tree: Path, relative: str, monkeypatch):
     monkeypatch.chdir(linked_tree)
     sources = Sources(None)
@@ -59,6 +60,13 @@ def test_a_real_path_is_the_systems(linked_tree: Path, relative: str, monkeypatc
         for _ in range(2):
             assert sources.real_path(str(path)) == os.path.realpath(path)
             assert sources.resolve(path) == path.resolve()
+
+
+def test_the_real_paths_of_many_files_are_the_systems(linked_tree: Path, monkeypatch):
+    # Which files are links comes from one listing per directory here.
+    monkeypatch.chdir(linked_tree)
+    paths = [*LINKED_PATHS, *(str(linked_tree / relative) for relative in LINKED_PATHS)]
+    assert Sources(None).real_paths(paths) == [os.path.realpath(path) for path in paths]
 
 
 def _project(files: list[Path], walked: Path) -> Project:
