@@ -44,6 +44,7 @@ class Project:
         # The modules loaded, by resolved path: plain strings, as the caller search asks of
         # every file of a project for each registrar.
         self.by_path: dict[str, ModuleFacts | None] = {}
+        self.loaded_modules: tuple[ModuleFacts, ...] | None = None  # `loaded`
         self.roots: list[Path] = []
         self.project_files: dict[Path, list[str]] = {}
         self.found: dict[tuple[str, Path, int], Path | None] = {}
@@ -58,6 +59,7 @@ class Project:
 
     def add(self, path: Path, facts: ModuleFacts | None) -> None:
         self.by_path[str(self.sources.resolve(path))] = facts
+        self.loaded_modules = None
 
     def add_roots(self, files: list[Path]) -> None:
         """The directories the given files are importable from, in order: where imports are
@@ -85,6 +87,7 @@ class Project:
                 if key not in self.by_path:
                     # None when it cannot be parsed: reported only if the user asked to check it.
                     self.by_path[key] = self.sources.facts(path)
+                    self.loaded_modules = None
                 self.answers[answer] = self.by_path[key]
         return self.answers[answer]
 
@@ -105,6 +108,7 @@ class Project:
         kept; None for one that cannot be parsed."""
         parsed = self.sources.facts_of(paths)
         self.by_path.update(zip(map(str, paths), parsed, strict=True))
+        self.loaded_modules = None
         return parsed
 
     def find(self, name: str, near: ModuleFacts) -> Path | None:
@@ -169,8 +173,14 @@ class Project:
             self.libraries[name] = self.sources.facts(path) if path is not None else None
         return self.libraries[name]
 
-    def loaded(self) -> list[ModuleFacts]:
-        return [facts for facts in self.by_path.values() if facts is not None]
+    def loaded(self) -> tuple[ModuleFacts, ...]:
+        """The modules loaded so far: the same tuple until another is loaded (asked for every
+        registrar's callers, and mostly nothing was loaded since)."""
+        if self.loaded_modules is None:
+            self.loaded_modules = tuple(
+                facts for facts in self.by_path.values() if facts is not None
+            )
+        return self.loaded_modules
 
     def load_callers(self, name: str, near: ModuleFacts) -> list[ModuleFacts]:
         """Load the project's modules that may call `name` (a registrar taking the server as an

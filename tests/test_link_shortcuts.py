@@ -12,6 +12,8 @@ import pytest
 
 from mcp_codemod import module_facts
 from mcp_codemod.analysis import linker
+from mcp_codemod.analysis.facts import ModuleFacts
+from mcp_codemod.analysis.names import ProjectNames
 from mcp_codemod.analysis.types import TConst, TName, TSubscript, TUnion, type_names
 from mcp_codemod.checker import check_files
 from mcp_codemod.discovery import discover
@@ -214,3 +216,39 @@ def test_a_word_is_found_where_the_pattern_finds_it():
         word = "".join(rng.choice(alphabet) for _ in range(rng.randrange(4)))
         expected = re.search(rf"\b{re.escape(word)}\b", text) is not None
         assert module_facts._has_word(text, word) is expected, (text, word)
+
+
+def test_the_loaded_modules_and_their_calls_follow_every_module_loaded(tmp_path: Path):
+    _write(
+        tmp_path,
+        {
+            "server.py": "from helpers import register\nmcp = object()\nregister(mcp)\n",
+            "helpers.py": "from tools import add\ndef register(server):\n    add(server)\n",
+            "tools.py": "def add(server): ...\n",
+        },
+    )
+    files = [tmp_path / "server.py"]
+    project = _project(files, tmp_path)
+    sources = project.sources
+    server = sources.facts(files[0])
+    assert server is not None
+    project.add(files[0], server)
+    names = ProjectNames(project.load, project.loaded, project.load_callers)
+
+    def fresh() -> tuple[ModuleFacts, ...]:
+        return tuple(facts for facts in project.by_path.values() if facts is not None)
+
+    def called(name: str) -> set[str]:
+        return {caller.module for caller, _ in names.calls_by_name.get(name, ())}
+
+    first = project.loaded()
+    assert first == fresh() and project.loaded() is first
+    names.index_calls(first)
+    names.index_calls(project.loaded())  # the same tuple: nothing to index
+    assert called("register") == {"server"} and called("add") == set()
+    helpers = project.load("helpers", server)  # loaded since: a new tuple holds it
+    assert helpers is not None and project.loaded() == fresh() == (server, helpers)
+    names.index_calls(project.loaded())
+    assert called("add") == {"helpers"}
+    project.parse_together([(tmp_path / "tools.py").resolve()])
+    assert project.loaded() == fresh() and len(fresh()) == 3

@@ -4,7 +4,7 @@ runs, and what each parameter's annotation admits once aliases in any module are
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import NamedTuple
 
@@ -49,7 +49,7 @@ class Linker:
     def __init__(
         self,
         load: ModuleLoader,
-        loaded: Callable[[], list[ModuleFacts]],
+        loaded: Callable[[], Sequence[ModuleFacts]],
         load_callers: CallerLoader,
         load_library: LibraryLoader | None = None,
         runtime_copy: str | None = None,

@@ -4,7 +4,7 @@ calls of a function, indexed by the name they call."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Protocol
 
 from mcp_codemod.analysis.facts import CallSite, Function, FunctionRef, ModuleFacts, RefKind
@@ -32,7 +32,7 @@ class ProjectNames:
     def __init__(
         self,
         load: ModuleLoader,
-        loaded: Callable[[], list[ModuleFacts]],
+        loaded: Callable[[], Sequence[ModuleFacts]],
         load_callers: CallerLoader,
         preload_modules: ModulePreloader | None = None,
     ) -> None:
@@ -47,6 +47,7 @@ class ProjectNames:
         # of one registrar does not resolve every call of every module.
         self.calls_by_name: dict[str, list[tuple[ModuleFacts, CallSite]]] = {}
         self.indexed: set[str] = set()
+        self.fully_indexed: tuple[ModuleFacts, ...] = ()  # the modules last indexed together
 
     def follow(
         self, qualified: str, near: ModuleFacts, has: Callable[[ModuleFacts, str], bool]
@@ -137,7 +138,7 @@ class ProjectNames:
         return self.calls_to_function[key]
 
     def calls_among(
-        self, callers: list[ModuleFacts], module: ModuleFacts, function: str
+        self, callers: Sequence[ModuleFacts], module: ModuleFacts, function: str
     ) -> list[tuple[ModuleFacts, CallSite, bool]]:
         self.index_calls(callers)
         found = []
@@ -149,7 +150,9 @@ class ProjectNames:
                     found.append((caller, call, bound))
         return found
 
-    def index_calls(self, callers: list[ModuleFacts]) -> None:
+    def index_calls(self, callers: Sequence[ModuleFacts]) -> None:
+        if callers is self.fully_indexed:  # `loaded()`'s tuple again: nothing loaded since
+            return
         by_name, indexed = self.calls_by_name, self.indexed
         for caller in callers:
             if caller.path not in indexed:
@@ -167,6 +170,8 @@ class ProjectNames:
                         by_name[name] = [(caller, call)]
                     else:
                         called.append((caller, call))
+        if isinstance(callers, tuple):  # a tuple cannot change: met again, it holds nothing new
+            self.fully_indexed = callers
 
     def alias(self, qualified: str, near: ModuleFacts) -> tuple[ModuleFacts, str] | None:
         return self.follow(qualified, near, lambda module, name: name in module.aliases)

@@ -4,6 +4,7 @@ which servers `guard()` or `install()` guard."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 from mcp_codemod.analysis.facades import FACADE_CLASSES
@@ -53,7 +54,7 @@ class ServerResolver:
 
     def server_passed_by(
         self,
-        callers: list[ModuleFacts],
+        callers: Sequence[ModuleFacts],
         module: ModuleFacts,
         function: str,
         argument: tuple[int, str],
@@ -160,7 +161,7 @@ class ServerResolver:
                     return framework, ServerSwap(module.path, base.span, framework)
         return None
 
-    def guarded_origins(self, modules: list[ModuleFacts]) -> set[tuple[str, int]] | bool:
+    def guarded_origins(self, modules: Sequence[ModuleFacts]) -> set[tuple[str, int]] | bool:
         """Servers passed to `guard()`; True when `install()` guards every server in the process."""
         copy = self.runtime_copy
         if any(is_install(name, copy) for module in modules for name in module.install_calls):
