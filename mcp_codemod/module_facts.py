@@ -316,6 +316,23 @@ class Sources:
             Entry(pending.stamp, pending.digest, pending.candidate, parsed, mentions),
         )
 
+    def mentioning(self, paths: list[str], name: str) -> list[str]:
+        """The paths whose file's text has the word `name`: `mentions`, of each in turn."""
+        if self.cache is not None or not name.isascii():
+            return [path for path in paths if self.mentions(path, name)]
+        # Without a cache most files were read for an earlier name, and their bytes lack this
+        # one: that test (`_text_mentions`'s first) is made here, not in two calls per file.
+        encoded = name.encode()
+        texts = self.caller_texts
+        found = []
+        for path in paths:
+            text = texts.get(path, _UNREAD)
+            if text is None or (isinstance(text, bytes) and encoded not in text):
+                continue
+            if self._text_mentions(path, name):
+                found.append(path)
+        return found
+
     def mentions(self, path: str, name: str) -> bool:
         """Whether the file's text has the word `name`. With a cache, the answer is kept per
         file and name: an unchanged file is not read again."""

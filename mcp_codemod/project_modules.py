@@ -194,12 +194,8 @@ class Project:
             self.sources.witness.saw(  # where project markers were looked for
                 directory / marker for directory in near_path.parents for marker in PROJECT_MARKERS
             )
-        loaded, mentions = self.by_path, self.sources.mentions  # asked of every file
-        paths = [
-            Path(path)
-            for path in self.files_of(root)
-            if path not in loaded and mentions(path, name)
-        ]
+        unloaded = [path for path in self.files_of(root) if path not in self.by_path]
+        paths = [Path(path) for path in self.sources.mentioning(unloaded, name)]
         return [facts for facts in self.parse_together(paths) if facts is not None]
 
     def project_root(self, resolved: Path) -> Path:

@@ -22,6 +22,7 @@ from mcp_codemod.project import find_module, project_root
 from mcp_codemod.project_modules import Discovery, Project
 from mcp_codemod.rules import select_rules
 from mcp_codemod.settings import DEFAULT_EXCLUDE
+from mcp_codemod.sources import SourceError, decode
 
 
 @pytest.fixture
@@ -252,3 +253,34 @@ def test_the_loaded_modules_and_their_calls_follow_every_module_loaded(tmp_path:
     assert called("add") == {"helpers"}
     project.parse_together([(tmp_path / "tools.py").resolve()])
     assert project.loaded() == fresh() and len(fresh()) == 3
+
+
+def test_the_files_that_mention_a_name_are_those_whose_text_has_the_word(tmp_path: Path):
+    texts = {
+        "caller.py": "from tools import register\nregister(mcp)\n",
+        "longer.py": "register_all(mcp)\n",
+        "comment.py": "# register\n",
+        "latin.py": "# -*- coding: latin-1 -*-\nregistré = 1\n".encode("latin-1"),
+        "undecodable.py": b"register = '\xff'\n",
+        "empty.py": "",
+    }
+    for name, text in texts.items():
+        data = text if isinstance(text, bytes) else text.encode()
+        (tmp_path / name).write_bytes(data)
+    paths = [str(tmp_path / name) for name in texts] + [str(tmp_path / "missing.py")]
+
+    def reference(name: str) -> list[str]:
+        found = []
+        for path in paths:
+            try:
+                text = decode(Path(path).read_bytes()).text
+            except (OSError, SourceError):
+                continue
+            if re.search(rf"\b{re.escape(name)}\b", text):
+                found.append(path)
+        return found
+
+    sources = Sources(None)
+    # Each name in turn: what earlier names read, decoded or found unreadable is kept.
+    for name in ("register_all", "register", "registré", "mcp", "register", "absent"):
+        assert sources.mentioning(paths, name) == reference(name), name
