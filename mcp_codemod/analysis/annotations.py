@@ -27,6 +27,7 @@ class Annotations:
         self.text = text
         self.names = names
         self.fix_sites = fix_sites
+        self.shared = SharedTypes()
 
     def parameters(
         self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, skip_first: bool
@@ -78,41 +79,109 @@ class Annotations:
         return isinstance(expr, TCall) and expr.strict and expr.function.endswith("Field")
 
     def type_expr(self, node: ast.expr, scope: Scope) -> TypeExpr:
+        shared = self.shared
         if isinstance(node, ast.Name | ast.Attribute):  # the most common: tested first
             qualified = self.names.qualify(node, scope)
             if qualified is not None and qualified[0] == "?" and isinstance(node, ast.Name):
                 qualified = _imported_binding(node, scope) or qualified
-            return TName(qualified) if qualified else TOpaque(self.text.text(node))
+            return shared.name(qualified) if qualified else shared.opaque(self.text.text(node))
         if isinstance(node, ast.Constant):
             if isinstance(node.value, str):
                 try:
                     inner = ast.parse(node.value.strip(), mode="eval").body
                 except SyntaxError:
-                    return TOpaque(node.value)
+                    return shared.opaque(node.value)
                 return self.type_expr(inner, scope)
-            return TConst(node.value)
+            return shared.constant(node.value)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
             members: list[TypeExpr] = []
             for side in (node.left, node.right):
                 expr = self.type_expr(side, scope)
                 members.extend(expr.members if isinstance(expr, TUnion) else (expr,))
-            return TUnion(tuple(members))
+            return shared.union(tuple(members))
         if isinstance(node, ast.Subscript):
             base = self.type_expr(node.value, scope)
             elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
             if isinstance(base, TName) and base.qualified in LITERAL:
                 args = tuple(
-                    TConst(e.value) if isinstance(e, ast.Constant) else TOpaque(self.text.text(e))
+                    shared.constant(e.value)
+                    if isinstance(e, ast.Constant)
+                    else shared.opaque(self.text.text(e))
                     for e in elements
                 )
             else:
                 args = tuple([self.type_expr(e, scope) for e in elements])
-            return TSubscript(base, args)
+            return shared.subscript(base, args)
         if isinstance(node, ast.Call):
             function = self.names.qualify(node.func, scope) or self.text.text(node.func)
             refuses = function in _PATTERN_CONSTRAINTS and _refuses_pre_parsed(node)
-            return TCall(function, _is_strict_call(node, function), refuses)
-        return TOpaque(self.text.text(node))
+            return shared.call(function, _is_strict_call(node, function), refuses)
+        return shared.opaque(self.text.text(node))
+
+
+class SharedTypes:
+    """One object per distinct type expression of a module: a module says `str` and
+    `Optional[str]` many times, and pickle writes (and reads) an object it has seen once.
+
+    Equal is not enough to share: `Literal[1]` and `Literal[True]` are equal dataclasses (`1 ==
+    True`), and so are `0.0` and `-0.0`. Names, texts and calls are keyed by their strings and
+    flags; a constant by its type and value, and only of the types whose equal values are the
+    same value; a subscript or union by the identities of its parts, which are shared (and kept
+    alive by the table) already.
+    """
+
+    _EXACT_CONSTANTS = frozenset((type(None), bool, int, str, bytes, type(...)))
+
+    def __init__(self) -> None:
+        self.names: dict[str, TName] = {}
+        self.opaques: dict[str, TOpaque] = {}
+        self.constants: dict[tuple[type, object], TConst] = {}
+        self.calls: dict[tuple[str, bool, bool], TCall] = {}
+        self.subscripts: dict[tuple[int, ...], TSubscript] = {}
+        self.unions: dict[tuple[int, ...], TUnion] = {}
+
+    def name(self, qualified: str) -> TName:
+        found = self.names.get(qualified)
+        if found is None:
+            found = self.names[qualified] = TName(qualified)
+        return found
+
+    def opaque(self, text: str) -> TOpaque:
+        found = self.opaques.get(text)
+        if found is None:
+            found = self.opaques[text] = TOpaque(text)
+        return found
+
+    def constant(self, value: str | int | float | bool | None) -> TConst:
+        kind = type(value)
+        if kind not in self._EXACT_CONSTANTS:
+            return TConst(value)
+        key = (kind, value)
+        found = self.constants.get(key)
+        if found is None:
+            found = self.constants[key] = TConst(value)
+        return found
+
+    def call(self, function: str, strict: bool, refuses_pre_parsed: bool) -> TCall:
+        key = (function, strict, refuses_pre_parsed)
+        found = self.calls.get(key)
+        if found is None:
+            found = self.calls[key] = TCall(function, strict, refuses_pre_parsed)
+        return found
+
+    def subscript(self, base: TypeExpr, args: tuple[TypeExpr, ...]) -> TSubscript:
+        key = (id(base), *map(id, args))
+        found = self.subscripts.get(key)
+        if found is None:
+            found = self.subscripts[key] = TSubscript(base, args)
+        return found
+
+    def union(self, members: tuple[TypeExpr, ...]) -> TUnion:
+        key = tuple(map(id, members))
+        found = self.unions.get(key)
+        if found is None:
+            found = self.unions[key] = TUnion(members)
+        return found
 
 
 # pydantic's constraints whose `pattern=` the field's validator applies to text.

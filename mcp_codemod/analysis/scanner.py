@@ -104,12 +104,15 @@ class _Scanner:
         self.aliases: dict[str, Alias] = {}
         self.loops = Loops(self.text, self.names)
         self.generated_signatures: list[FunctionRef] = []
-        # The lines that say `__signature__` (any line, in text that is not ASCII: NFKC may make
-        # the name of other characters), where a function's signature may be assigned.
+        # The lines that say `__signature__` (any line, in text not in NFKC form: normalizing
+        # may make the name of other characters), where a function's signature may be assigned.
         self.signature_lines = self.text.lines_with(("__signature__",))
         # The lines that say `return`, so that a function without one is not searched for its
-        # returns. (Only in ASCII text: elsewhere NFKC may make names of other characters.)
-        self.return_lines = self.text.lines_with(("return",)) if self.text.is_ascii else None
+        # returns. (Only in text in NFKC form: elsewhere normalizing may make names of other
+        # characters.)
+        self.return_lines = (
+            self.text.lines_with(("return",)) if self.text.names_as_written else None
+        )
         # The scopes `collect_attributes` bound for methods, for their walk: binding only reads
         # the enclosing scopes, which no longer change once the walk has begun.
         self.bound_methods: dict[ast.FunctionDef | ast.AsyncFunctionDef, Scope] = {}
@@ -385,7 +388,7 @@ class _Scanner:
 
     def may_sign(self, node: ast.stmt) -> bool:
         """Whether the node's text may assign a `__signature__`."""
-        return not self.text.is_ascii or any_line_within(self.signature_lines, node)
+        return not self.text.names_as_written or any_line_within(self.signature_lines, node)
 
     def def_position(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> Position:
         # `lineno` is the `def` line (decorators have their own); the column points at `def`/`async`.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import unicodedata
 from collections.abc import Iterable
 
 from mcp_codemod.analysis.facts import Position, Span
@@ -17,11 +18,14 @@ class SourceText:
         self.lines = split_lines(source)
         # Most modules: characters are bytes, and positions and slices need no encoding.
         self.is_ascii = source.isascii()
+        # Python reads identifiers in NFKC form: in text already in that form (any ASCII text,
+        # and most other: emoji and accented letters are) the names are those the text says.
+        self.names_as_written = self.is_ascii or unicodedata.is_normalized("NFKC", source)
 
     def may_name(self, word: str) -> bool:
         """Whether an identifier or attribute `word` (ASCII) may occur: the text has it, or has
         characters that NFKC may turn into it (Python normalizes identifiers)."""
-        return not self.is_ascii or word in self.source
+        return not self.names_as_written or word in self.source
 
     def lines_with(self, words: Iterable[str]) -> list[int]:
         """The numbers of the lines that hold any of `words` (which hold no line break), in
