@@ -244,6 +244,8 @@ def test_a_module_shares_one_object_per_type_expression_and_only_for_the_same_va
     facts = scan_module(SHARED_TYPES_MODULE, ast.parse(SHARED_TYPES_MODULE), "m", "m.py", False)
     a, b, c, d, e, f, g, h, i, j = (p.annotation for p in facts.functions["search"].parameters)
     assert a is b and a == TSubscript(TName("typing.Optional"), (TName("builtins.str"),))
+    texts = [p.annotation_text for p in facts.functions["search"].parameters]
+    assert texts[0] == texts[1] == "Optional[str]" and texts[0] is texts[1]
     assert g is h  # the same union, written as code and as a string
     # Equal dataclasses, yet other values: `1 == True == 1.0`, and `b"1"` is no `1`.
     literals = [expr.args[0].value for expr in (c, d, e, f)]

@@ -21,6 +21,7 @@ class SourceText:
         # Python reads identifiers in NFKC form: in text already in that form (any ASCII text,
         # and most other: emoji and accented letters are) the names are those the text says.
         self.names_as_written = self.is_ascii or unicodedata.is_normalized("NFKC", source)
+        self.texts: dict[str, str] = {}
 
     def may_name(self, word: str) -> bool:
         """Whether an identifier or attribute `word` (ASCII) may occur: the text has it, or has
@@ -86,10 +87,10 @@ class SourceText:
         return b"\n".join(lines).decode("utf-8", "replace")
 
     def text(self, node: ast.AST) -> str:
-        """The node's source as one line, for messages."""
-        if node.lineno == node.end_lineno:
-            return self.segment(node)
-        return unparse(node)
+        """The node's source as one line, for messages. The same text is one string object (a
+        module writes `str` and `mcp` many times over), which pickle writes and reads once."""
+        text = self.segment(node) if node.lineno == node.end_lineno else unparse(node)
+        return self.texts.setdefault(text, text)
 
     def label(self, node: ast.AST) -> str:
         """A short label of the node for messages: its first line (`ast.unparse` costs more than
