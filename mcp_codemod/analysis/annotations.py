@@ -47,29 +47,34 @@ class Annotations:
         if arguments.kwarg is not None:
             pairs.append((arguments.kwarg, None))
         parameters = []
+        text = self.text
         for arg, default in pairs:
+            strict = type(default) is ast.Call and self.is_strict_field(default, scope)
             annotation = arg.annotation
-            type_expr = self.type_expr(annotation, scope) if annotation is not None else None
+            if annotation is None:  # no type, text, site nor alias to find
+                parameters.append(
+                    Parameter(arg.arg, text.start(arg), None, None, None, strict, None)
+                )
+                continue
+            type_expr = self.type_expr(annotation, scope)
             if _is_context(type_expr):
                 continue
             alias = None
-            if isinstance(annotation, ast.Name | ast.Attribute):
-                # What `type_expr` made of a name: its qualified name, if it has one.
-                qualified = type_expr.qualified if isinstance(type_expr, TName) else None
-                symbol = scope.lookup(annotation.id) if isinstance(annotation, ast.Name) else None
-                if symbol is not None and symbol.kind == "alias":
-                    alias = qualified
-                elif symbol is not None and symbol.kind == "import":
-                    alias = qualified  # may be an alias in another module; the linker decides
+            if type(annotation) is ast.Name:
+                symbol = scope.lookup(annotation.id)
+                # An alias here, or an import (which may be an alias in another module: the
+                # linker decides): what `type_expr` made of the name, if it has a qualified one.
+                if symbol is not None and symbol.kind in ("alias", "import"):
+                    alias = type_expr.qualified if type(type_expr) is TName else None
             parameters.append(
                 Parameter(
-                    name=arg.arg,
-                    position=self.text.start(arg),
-                    annotation=type_expr,
-                    annotation_text=self.text.text(annotation) if annotation is not None else None,
-                    site=self.fix_sites.site(annotation, scope) if annotation is not None else None,
-                    default_is_strict=default is not None and self.is_strict_field(default, scope),
-                    alias=alias,
+                    arg.arg,
+                    text.start(arg),
+                    type_expr,
+                    text.text(annotation),
+                    self.fix_sites.site(annotation, scope),
+                    strict,
+                    alias,
                 )
             )
         return tuple(parameters)
@@ -215,11 +220,14 @@ def _is_strict_call(node: ast.Call, function: str) -> bool:
     return False
 
 
-def _is_context(expr: TypeExpr | None) -> bool:
+def _is_context(expr: TypeExpr) -> bool:
     """The SDKs inject `Context` parameters; they are not tool arguments."""
-    if isinstance(expr, TSubscript):
+    if type(expr) is TSubscript:
         expr = expr.base
-    return isinstance(expr, TName) and expr.qualified.rsplit(".", 1)[-1] == "Context"
+    if type(expr) is not TName:
+        return False
+    qualified = expr.qualified
+    return qualified == "Context" or qualified.endswith(".Context")
 
 
 def _imported_binding(node: ast.Name, scope: Scope) -> str | None:

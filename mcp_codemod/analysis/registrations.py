@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import sys
+from bisect import bisect_left
 from collections.abc import Iterable
 
 from mcp_codemod.analysis.facades import FACADE_CLASSES
@@ -23,7 +24,7 @@ from mcp_codemod.analysis.frameworks import (
 )
 from mcp_codemod.analysis.references import References
 from mcp_codemod.analysis.scope import ClassContext, Names, Scope
-from mcp_codemod.analysis.source_text import SourceText, any_line_within
+from mcp_codemod.analysis.source_text import SourceText
 from mcp_codemod.analysis.syntax import (
     calls_within,
     constant_keyword,
@@ -117,12 +118,18 @@ class Registrations:
             self.calls.append(CallSite(function, bound, (None,), (), (decorated,), line=line))
 
     def calls_in(self, node: ast.AST, scope: Scope, cls: ClassContext | None) -> None:
-        if self.may_write_privately and isinstance(node, ast.Assign):
+        if self.may_write_privately and type(node) is ast.Assign:
             self.private_write(node, scope, cls)
         # Where no registration or guard can be, only a call passing a server on
         # (`register_tools(mcp)`, `Handler(mcp)`) matters, and such a call is the statement
         # itself or its value. Walking every expression would cost more than parsing.
-        calls = calls_within(node) if self.may_register(node) else root_calls(node)
+        if type(node) is ast.withitem:  # no position of its own
+            may_register = True
+        else:  # `any_line_within`, asked of every statement: written out
+            lines = self.registering_lines
+            index = bisect_left(lines, node.lineno)
+            may_register = index < len(lines) and lines[index] <= node.end_lineno
+        calls = calls_within(node) if may_register else root_calls(node)
         if not calls:  # most statements
             return
         # In `server.tool(name)(fn)` the inner call is part of the outer registration.
@@ -154,11 +161,6 @@ class Registrations:
                     )
                 )
                 return
-
-    def may_register(self, node: ast.AST) -> bool:
-        if type(node) is ast.withitem:  # no position of its own
-            return True
-        return any_line_within(self.registering_lines, node)
 
     def call(
         self, node: ast.Call, scope: Scope, cls: ClassContext | None, returned_by: str = ""

@@ -85,16 +85,41 @@ def calls_within(node: ast.AST) -> list[ast.Call]:
 
 
 def nested_bodies(node: ast.stmt) -> list[list[ast.stmt]]:
-    kind = type(node)
-    fields = _BODIES.get(kind)
-    if fields is None:  # most statements: asked for every one
-        return []
-    if kind is ast.Match:
-        return [case.body for case in node.cases]  # type: ignore[attr-defined]
-    bodies = [body for name in fields if (body := getattr(node, name))]
-    if kind in _TRIES:
-        bodies += [handler.body for handler in node.handlers]  # type: ignore[attr-defined]
-    return bodies
+    bodies = _NESTED_BODIES.get(type(node))
+    return bodies(node) if bodies is not None else []  # most statements: none
+
+
+def _two_bodies(node: ast.If) -> list[list[ast.stmt]]:
+    # `orelse` is the field most often empty (a body never is)
+    return [node.body, node.orelse] if node.orelse else [node.body]
+
+
+def _one_body(node: ast.FunctionDef) -> list[list[ast.stmt]]:
+    return [node.body]
+
+
+def _match_bodies(node: ast.Match) -> list[list[ast.stmt]]:
+    return [case.body for case in node.cases]
+
+
+def _try_bodies(node: ast.Try) -> list[list[ast.stmt]]:
+    bodies = [body for body in (node.body, node.orelse, node.finalbody) if body]
+    return bodies + [handler.body for handler in node.handlers]
+
+
+# What `nested_bodies` reads of each compound statement: `_BODIES`' fields, as one function.
+_NESTED_BODIES = {
+    kind: (
+        _match_bodies
+        if kind is ast.Match
+        else _try_bodies
+        if kind in _TRIES
+        else _two_bodies
+        if fields == ("body", "orelse")
+        else _one_body
+    )
+    for kind, fields in _BODIES.items()
+}
 
 
 def header_expressions(node: ast.stmt) -> list[ast.AST]:
