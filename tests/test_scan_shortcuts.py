@@ -116,6 +116,7 @@ def test_ascii_text_and_positions_are_those_of_the_byte_arithmetic():
         assert fast.segment(node) == slow.segment(node)
         assert fast.label(node) == slow.label(node)
         assert fast.span(node) == slow.span(node)
+        assert fast.start(node) == slow.start(node)
 
 
 COMPOUND = textwrap.dedent(

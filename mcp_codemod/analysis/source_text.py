@@ -66,9 +66,14 @@ class SourceText:
         return Position(line, len(text.encode("utf-8")[:byte_column].decode("utf-8", "replace")))
 
     def start(self, node: ast.AST) -> Position:
+        if self.is_ascii:  # `position`'s first case, asked for every parameter: written out
+            return Position(node.lineno, node.col_offset)
         return self.position(node.lineno, node.col_offset)
 
     def span(self, node: ast.AST) -> Span:
+        if self.is_ascii:
+            start = Position(node.lineno, node.col_offset)
+            return Span(start, Position(node.end_lineno, node.end_col_offset))
         return Span(self.start(node), self.position(node.end_lineno, node.end_col_offset))
 
     def segment(self, node: ast.AST) -> str:
