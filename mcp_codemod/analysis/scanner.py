@@ -44,6 +44,10 @@ _ANYTHING = frozenset(("typing.Any", "typing_extensions.Any", "builtins.object")
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.I)
 _DEFINITIONS = frozenset((ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
 _ASSIGNMENTS = frozenset((ast.Assign, ast.AnnAssign))
+# Statements without an expression, so without a call: imports are a module's most common.
+_HOLDS_NO_EXPRESSION = frozenset(
+    (ast.Import, ast.ImportFrom, ast.Pass, ast.Break, ast.Continue, ast.Global, ast.Nonlocal)
+)
 # Statements that bind no name, nor hold statements that may.
 _BINDS_NOTHING = frozenset(
     (
@@ -300,7 +304,8 @@ class _Scanner:
             if kind not in COMPOUND_STATEMENTS:  # most statements
                 if kind is ast.Assign and self.may_sign(node):
                     self.signature_assignment(node, scope, cls)
-                self.registrations.calls_in(node, scope, cls)
+                if kind not in _HOLDS_NO_EXPRESSION:
+                    self.registrations.calls_in(node, scope, cls)
             elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
                 self.function(node, scope, cls)
             elif kind is ast.ClassDef:
