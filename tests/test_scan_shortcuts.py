@@ -16,7 +16,7 @@ from mcp_codemod.analysis import source_text
 from mcp_codemod.analysis.annotations import SharedTypes
 from mcp_codemod.analysis.scanner import noqa_lines, scan_module
 from mcp_codemod.analysis.source_text import SourceText
-from mcp_codemod.analysis.syntax import calls_within, nested_bodies
+from mcp_codemod.analysis.syntax import calls_within, header_expressions, nested_bodies
 from mcp_codemod.analysis.types import TName, TSubscript
 from mcp_codemod.analysis.unparse import unparse
 from mcp_codemod.sources import split_lines
@@ -179,6 +179,19 @@ def test_nested_bodies_are_every_body_of_a_compound_statement_in_order():
         [["aa"], ["bb"]],
     ]
     assert nested_bodies(ast.parse("x = 1").body[0]) == []
+
+
+def test_header_expressions_are_a_compound_statements_test_iter_items_or_subject():
+    tree = ast.parse(COMPOUND + "async def f():\n    async with a, b as c:\n        pass\n")
+    for statement in ast.walk(tree):
+        if isinstance(statement, ast.stmt):
+            expected = []
+            for name in ("test", "iter", "items", "subject"):
+                value = getattr(statement, name, None)
+                expected += value if isinstance(value, list) else [value] if value else []
+            assert header_expressions(statement) == expected
+    headers = [[ast.unparse(e) for e in header_expressions(s)] for s in tree.body]
+    assert headers[:6] == [["a"], ["g"], ["j"], ["l"], [], ["u"]]
 
 
 EXPRESSIONS = [

@@ -123,16 +123,18 @@ _NESTED_BODIES = {
 
 
 def header_expressions(node: ast.stmt) -> list[ast.AST]:
-    """The expressions of a compound statement outside its bodies (`with x.tool(...)`, `if ...`)."""
-    fields = ("test", "iter", "items", "subject")
-    found: list[ast.AST] = []
-    for name in fields:
-        value = getattr(node, name, None)
-        if isinstance(value, list):
-            found.extend(value)
-        elif isinstance(value, ast.AST):
-            found.append(value)
-    return found
+    """The expressions of a compound statement outside its bodies (`with x.tool(...)`, `if ...`):
+    its `test`, `iter`, `items` or `subject`."""
+    kind = type(node)
+    if kind is ast.If or kind is ast.While:
+        return [node.test]  # type: ignore[attr-defined]
+    if kind is ast.With or kind is ast.AsyncWith:
+        return list(node.items)  # type: ignore[attr-defined]
+    if kind is ast.For or kind is ast.AsyncFor:
+        return [node.iter]  # type: ignore[attr-defined]
+    if kind is ast.Match:
+        return [node.subject]  # type: ignore[attr-defined]
+    return []
 
 
 def keyword(call: ast.Call, *names: str) -> ast.expr | None:
