@@ -166,10 +166,11 @@ class Registrations:
         self, node: ast.Call, scope: Scope, cls: ClassContext | None, returned_by: str = ""
     ) -> None:
         func = node.func
+        kind = type(func)  # parsed nodes are of the exact classes
         # `server.tool(name=...)(fn)`: the call form used for methods and late registration.
         if (
-            isinstance(func, ast.Call)
-            and isinstance(func.func, ast.Attribute)
+            kind is ast.Call
+            and type(func.func) is ast.Attribute
             and func.func.attr in REGISTRATION_ATTRIBUTES
             and node.args
         ):
@@ -182,7 +183,7 @@ class Registrations:
                 cls,
                 self.name_argument(func, scope, cls),
             )
-        elif isinstance(func, ast.Attribute) and func.attr == "add_tool":
+        elif kind is ast.Attribute and func.attr == "add_tool":
             server = _tool_manager_of(func.value) or func.value
             target = node.args[0] if node.args else keyword(node, "fn", "tool")
             if target is not None:
@@ -192,12 +193,12 @@ class Registrations:
                     target = target.args[0] if target.args else keyword(target, "fn")
                 if target is not None:
                     self.register(server, target, name, node, scope, cls)
-        elif isinstance(func, ast.Attribute) and func.attr in REGISTRATION_ATTRIBUTES and node.args:
+        elif kind is ast.Attribute and func.attr in REGISTRATION_ATTRIBUTES and node.args:
             # fastmcp accepts `server.tool(fn)`; a first argument that is a string is a name.
             first = node.args[0]
             if not isinstance(first, ast.Constant):
                 self.register(func.value, first, _tool_name(node), node, scope, cls)
-        elif isinstance(func, ast.Attribute) and func.attr not in _GUARD_OR_INSTALL:
+        elif kind is ast.Attribute and func.attr not in _GUARD_OR_INSTALL:
             # Qualified, it would end with the attribute: neither a guard nor an install.
             self.call_site(node, scope, cls, returned_by)
         else:
