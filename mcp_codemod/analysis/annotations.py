@@ -85,12 +85,13 @@ class Annotations:
 
     def type_expr(self, node: ast.expr, scope: Scope) -> TypeExpr:
         shared = self.shared
-        if isinstance(node, ast.Name | ast.Attribute):  # the most common: tested first
+        kind = type(node)  # parsed nodes are of the exact classes
+        if kind is ast.Name or kind is ast.Attribute:  # the most common: tested first
             qualified = self.names.qualify(node, scope)
-            if qualified is not None and qualified[0] == "?" and isinstance(node, ast.Name):
+            if qualified is not None and qualified[0] == "?" and kind is ast.Name:
                 qualified = _imported_binding(node, scope) or qualified
             return shared.name(qualified) if qualified else shared.opaque(self.text.text(node))
-        if isinstance(node, ast.Constant):
+        if kind is ast.Constant:
             if isinstance(node.value, str):
                 try:
                     inner = ast.parse(node.value.strip(), mode="eval").body
@@ -98,16 +99,16 @@ class Annotations:
                     return shared.opaque(node.value)
                 return self.type_expr(inner, scope)
             return shared.constant(node.value)
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        if kind is ast.BinOp and type(node.op) is ast.BitOr:
             members: list[TypeExpr] = []
             for side in (node.left, node.right):
                 expr = self.type_expr(side, scope)
                 members.extend(expr.members if isinstance(expr, TUnion) else (expr,))
             return shared.union(tuple(members))
-        if isinstance(node, ast.Subscript):
+        if kind is ast.Subscript:
             base = self.type_expr(node.value, scope)
-            elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-            if isinstance(base, TName) and base.qualified in LITERAL:
+            elements = node.slice.elts if type(node.slice) is ast.Tuple else [node.slice]
+            if type(base) is TName and base.qualified in LITERAL:
                 args = tuple(
                     shared.constant(e.value)
                     if isinstance(e, ast.Constant)
@@ -117,7 +118,7 @@ class Annotations:
             else:
                 args = tuple([self.type_expr(e, scope) for e in elements])
             return shared.subscript(base, args)
-        if isinstance(node, ast.Call):
+        if kind is ast.Call:
             function = self.names.qualify(node.func, scope) or self.text.text(node.func)
             refuses = function in _PATTERN_CONSTRAINTS and _refuses_pre_parsed(node)
             return shared.call(function, _is_strict_call(node, function), refuses)

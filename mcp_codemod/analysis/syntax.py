@@ -41,12 +41,12 @@ def root_calls(node: ast.AST) -> list[ast.Call]:
     each call of a chain whose method is called on the result of another: `Handler(mcp)` in
     `Handler(mcp).register()` passes the server as surely as `handler = Handler(mcp)` does."""
     value = getattr(node, "value", node)
-    if isinstance(value, ast.Await):
+    if type(value) is ast.Await:  # parsed nodes are of the exact classes
         value = value.value
     calls = []
-    while isinstance(value, ast.Call):
+    while type(value) is ast.Call:
         calls.append(value)
-        value = value.func.value if isinstance(value.func, ast.Attribute) else None
+        value = value.func.value if type(value.func) is ast.Attribute else None
     return calls
 
 
