@@ -5,15 +5,19 @@ statements. (`bench/facts_equivalence.py` compares whole facts with another revi
 from __future__ import annotations
 
 import ast
+import math
 import re
 import textwrap
 
 import pytest
 from conftest import FIXTURES
 
-from mcp_codemod.analysis.scanner import noqa_lines
+from mcp_codemod.analysis import source_text
+from mcp_codemod.analysis.annotations import SharedTypes
+from mcp_codemod.analysis.scanner import noqa_lines, scan_module
 from mcp_codemod.analysis.source_text import SourceText
-from mcp_codemod.analysis.syntax import calls_within, nested_bodies
+from mcp_codemod.analysis.syntax import calls_within, header_expressions, nested_bodies
+from mcp_codemod.analysis.types import TName, TSubscript
 from mcp_codemod.analysis.unparse import unparse
 from mcp_codemod.sources import split_lines
 
@@ -112,6 +116,7 @@ def test_ascii_text_and_positions_are_those_of_the_byte_arithmetic():
         assert fast.segment(node) == slow.segment(node)
         assert fast.label(node) == slow.label(node)
         assert fast.span(node) == slow.span(node)
+        assert fast.start(node) == slow.start(node)
 
 
 COMPOUND = textwrap.dedent(
@@ -176,6 +181,19 @@ def test_nested_bodies_are_every_body_of_a_compound_statement_in_order():
     assert nested_bodies(ast.parse("x = 1").body[0]) == []
 
 
+def test_header_expressions_are_a_compound_statements_test_iter_items_or_subject():
+    tree = ast.parse(COMPOUND + "async def f():\n    async with a, b as c:\n        pass\n")
+    for statement in ast.walk(tree):
+        if isinstance(statement, ast.stmt):
+            expected = []
+            for name in ("test", "iter", "items", "subject"):
+                value = getattr(statement, name, None)
+                expected += value if isinstance(value, list) else [value] if value else []
+            assert header_expressions(statement) == expected
+    headers = [[ast.unparse(e) for e in header_expressions(s)] for s in tree.body]
+    assert headers[:6] == [["a"], ["g"], ["j"], ["l"], [], ["u"]]
+
+
 EXPRESSIONS = [
     "Annotated[\n    str, Field(description='a \"quoted\" text\\n', ge=1, **extra)\n]",
     "Optional[dict[str, list[int | None]]] | None",
@@ -219,3 +237,67 @@ def test_the_quick_unparse_writes_what_ast_unparse_writes_in_the_fixtures():
         for node in ast.walk(tree):
             if isinstance(node, ast.expr):
                 assert unparse(node) == ast.unparse(node), path
+
+
+SHARED_TYPES_MODULE = textwrap.dedent(
+    """
+    from typing import Literal, Optional
+    from pydantic import Field
+
+    def search(
+        a: Optional[str], b: Optional[str], c: Literal[1], d: Literal[True], e: Literal[1.0],
+        f: Literal[b"1"], g: int | None = Field(strict=True), h: "int | None" = Field(),
+        i: int | str = 1, j: str | int = 1,
+    ):
+        pass
+    """
+)
+
+
+def test_a_module_shares_one_object_per_type_expression_and_only_for_the_same_value():
+    facts = scan_module(SHARED_TYPES_MODULE, ast.parse(SHARED_TYPES_MODULE), "m", "m.py", False)
+    a, b, c, d, e, f, g, h, i, j = (p.annotation for p in facts.functions["search"].parameters)
+    assert a is b and a == TSubscript(TName("typing.Optional"), (TName("builtins.str"),))
+    texts = [p.annotation_text for p in facts.functions["search"].parameters]
+    assert texts[0] == texts[1] == "Optional[str]" and texts[0] is texts[1]
+    assert g is h  # the same union, written as code and as a string
+    # Equal dataclasses, yet other values: `1 == True == 1.0`, and `b"1"` is no `1`.
+    literals = [expr.args[0].value for expr in (c, d, e, f)]
+    assert literals == [1, True, 1.0, b"1"]
+    assert [type(value) for value in literals] == [int, bool, float, bytes]
+    assert c == d == e and c is not d and d is not e and c is not e
+    assert i != j and i is not j
+    assert i.members[0] is j.members[1] and i.members[1] is j.members[0]
+
+
+def test_floats_that_are_equal_but_other_values_are_never_shared():
+    shared = SharedTypes()
+    zero, negative_zero = shared.constant(0.0), shared.constant(-0.0)
+    assert zero == negative_zero and zero is not negative_zero
+    assert math.copysign(1, negative_zero.value) == -1
+    assert shared.constant(None) is shared.constant(None)
+    assert shared.constant(1) is not shared.constant(True)
+
+
+def test_text_in_nfkc_form_says_the_names_python_reads():
+    assert SourceText("x = 1\n").names_as_written
+    assert SourceText("café = '🙂'\n").names_as_written
+    assert not SourceText("mcp.ｔｏｏｌ()\n").names_as_written  # Python reads `mcp.tool()`
+    assert not SourceText("x = 'cafe\u0301'\n").names_as_written
+
+
+def test_a_module_in_nfkc_form_that_is_not_ascii_has_the_facts_of_the_long_way(monkeypatch):
+    """Text searches for names (`MCPApp`, `return`, `__signature__`, `_tool_manager`) are
+    trusted in such a module as in an ASCII one; the long way assumes nothing of its text."""
+    sources = {}
+    for path in sorted(FIXTURES.rglob("*.py")):
+        source = path.read_text(encoding="utf-8") + "\nnote = '🙂 café'\n"
+        try:
+            sources[path] = (source, ast.parse(source))
+        except SyntaxError:
+            continue  # `type X = ...` before Python 3.12
+    assert len(sources) > 40
+    fast = {path: scan_module(s, tree, "m", "m.py", False) for path, (s, tree) in sources.items()}
+    monkeypatch.setattr(source_text.unicodedata, "is_normalized", lambda form, text: False)
+    for path, (source, tree) in sources.items():
+        assert scan_module(source, tree, "m", "m.py", False) == fast[path], path

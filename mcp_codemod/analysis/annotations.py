@@ -27,6 +27,7 @@ class Annotations:
         self.text = text
         self.names = names
         self.fix_sites = fix_sites
+        self.shared = SharedTypes()
 
     def parameters(
         self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, skip_first: bool
@@ -46,29 +47,34 @@ class Annotations:
         if arguments.kwarg is not None:
             pairs.append((arguments.kwarg, None))
         parameters = []
+        text = self.text
         for arg, default in pairs:
+            strict = type(default) is ast.Call and self.is_strict_field(default, scope)
             annotation = arg.annotation
-            type_expr = self.type_expr(annotation, scope) if annotation is not None else None
+            if annotation is None:  # no type, text, site nor alias to find
+                parameters.append(
+                    Parameter(arg.arg, text.start(arg), None, None, None, strict, None)
+                )
+                continue
+            type_expr = self.type_expr(annotation, scope)
             if _is_context(type_expr):
                 continue
             alias = None
-            if isinstance(annotation, ast.Name | ast.Attribute):
-                # What `type_expr` made of a name: its qualified name, if it has one.
-                qualified = type_expr.qualified if isinstance(type_expr, TName) else None
-                symbol = scope.lookup(annotation.id) if isinstance(annotation, ast.Name) else None
-                if symbol is not None and symbol.kind == "alias":
-                    alias = qualified
-                elif symbol is not None and symbol.kind == "import":
-                    alias = qualified  # may be an alias in another module; the linker decides
+            if type(annotation) is ast.Name:
+                symbol = scope.lookup(annotation.id)
+                # An alias here, or an import (which may be an alias in another module: the
+                # linker decides): what `type_expr` made of the name, if it has a qualified one.
+                if symbol is not None and symbol.kind in ("alias", "import"):
+                    alias = type_expr.qualified if type(type_expr) is TName else None
             parameters.append(
                 Parameter(
-                    name=arg.arg,
-                    position=self.text.start(arg),
-                    annotation=type_expr,
-                    annotation_text=self.text.text(annotation) if annotation is not None else None,
-                    site=self.fix_sites.site(annotation, scope) if annotation is not None else None,
-                    default_is_strict=default is not None and self.is_strict_field(default, scope),
-                    alias=alias,
+                    arg.arg,
+                    text.start(arg),
+                    type_expr,
+                    text.text(annotation),
+                    self.fix_sites.site(annotation, scope),
+                    strict,
+                    alias,
                 )
             )
         return tuple(parameters)
@@ -78,41 +84,110 @@ class Annotations:
         return isinstance(expr, TCall) and expr.strict and expr.function.endswith("Field")
 
     def type_expr(self, node: ast.expr, scope: Scope) -> TypeExpr:
-        if isinstance(node, ast.Name | ast.Attribute):  # the most common: tested first
+        shared = self.shared
+        kind = type(node)  # parsed nodes are of the exact classes
+        if kind is ast.Name or kind is ast.Attribute:  # the most common: tested first
             qualified = self.names.qualify(node, scope)
-            if qualified is not None and qualified[0] == "?" and isinstance(node, ast.Name):
+            if qualified is not None and qualified[0] == "?" and kind is ast.Name:
                 qualified = _imported_binding(node, scope) or qualified
-            return TName(qualified) if qualified else TOpaque(self.text.text(node))
-        if isinstance(node, ast.Constant):
+            return shared.name(qualified) if qualified else shared.opaque(self.text.text(node))
+        if kind is ast.Constant:
             if isinstance(node.value, str):
                 try:
                     inner = ast.parse(node.value.strip(), mode="eval").body
                 except SyntaxError:
-                    return TOpaque(node.value)
+                    return shared.opaque(node.value)
                 return self.type_expr(inner, scope)
-            return TConst(node.value)
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            return shared.constant(node.value)
+        if kind is ast.BinOp and type(node.op) is ast.BitOr:
             members: list[TypeExpr] = []
             for side in (node.left, node.right):
                 expr = self.type_expr(side, scope)
                 members.extend(expr.members if isinstance(expr, TUnion) else (expr,))
-            return TUnion(tuple(members))
-        if isinstance(node, ast.Subscript):
+            return shared.union(tuple(members))
+        if kind is ast.Subscript:
             base = self.type_expr(node.value, scope)
-            elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-            if isinstance(base, TName) and base.qualified in LITERAL:
+            elements = node.slice.elts if type(node.slice) is ast.Tuple else [node.slice]
+            if type(base) is TName and base.qualified in LITERAL:
                 args = tuple(
-                    TConst(e.value) if isinstance(e, ast.Constant) else TOpaque(self.text.text(e))
+                    shared.constant(e.value)
+                    if isinstance(e, ast.Constant)
+                    else shared.opaque(self.text.text(e))
                     for e in elements
                 )
             else:
                 args = tuple([self.type_expr(e, scope) for e in elements])
-            return TSubscript(base, args)
-        if isinstance(node, ast.Call):
+            return shared.subscript(base, args)
+        if kind is ast.Call:
             function = self.names.qualify(node.func, scope) or self.text.text(node.func)
             refuses = function in _PATTERN_CONSTRAINTS and _refuses_pre_parsed(node)
-            return TCall(function, _is_strict_call(node, function), refuses)
-        return TOpaque(self.text.text(node))
+            return shared.call(function, _is_strict_call(node, function), refuses)
+        return shared.opaque(self.text.text(node))
+
+
+class SharedTypes:
+    """One object per distinct type expression of a module: a module says `str` and
+    `Optional[str]` many times, and pickle writes (and reads) an object it has seen once.
+
+    Equal is not enough to share: `Literal[1]` and `Literal[True]` are equal dataclasses (`1 ==
+    True`), and so are `0.0` and `-0.0`. Names, texts and calls are keyed by their strings and
+    flags; a constant by its type and value, and only of the types whose equal values are the
+    same value; a subscript or union by the identities of its parts, which are shared (and kept
+    alive by the table) already.
+    """
+
+    _EXACT_CONSTANTS = frozenset((type(None), bool, int, str, bytes, type(...)))
+
+    def __init__(self) -> None:
+        self.names: dict[str, TName] = {}
+        self.opaques: dict[str, TOpaque] = {}
+        self.constants: dict[tuple[type, object], TConst] = {}
+        self.calls: dict[tuple[str, bool, bool], TCall] = {}
+        self.subscripts: dict[tuple[int, ...], TSubscript] = {}
+        self.unions: dict[tuple[int, ...], TUnion] = {}
+
+    def name(self, qualified: str) -> TName:
+        found = self.names.get(qualified)
+        if found is None:
+            found = self.names[qualified] = TName(qualified)
+        return found
+
+    def opaque(self, text: str) -> TOpaque:
+        found = self.opaques.get(text)
+        if found is None:
+            found = self.opaques[text] = TOpaque(text)
+        return found
+
+    def constant(self, value: str | int | float | bool | None) -> TConst:
+        kind = type(value)
+        if kind not in self._EXACT_CONSTANTS:
+            return TConst(value)
+        key = (kind, value)
+        found = self.constants.get(key)
+        if found is None:
+            found = self.constants[key] = TConst(value)
+        return found
+
+    def call(self, function: str, strict: bool, refuses_pre_parsed: bool) -> TCall:
+        key = (function, strict, refuses_pre_parsed)
+        found = self.calls.get(key)
+        if found is None:
+            found = self.calls[key] = TCall(function, strict, refuses_pre_parsed)
+        return found
+
+    def subscript(self, base: TypeExpr, args: tuple[TypeExpr, ...]) -> TSubscript:
+        key = (id(base), *map(id, args))
+        found = self.subscripts.get(key)
+        if found is None:
+            found = self.subscripts[key] = TSubscript(base, args)
+        return found
+
+    def union(self, members: tuple[TypeExpr, ...]) -> TUnion:
+        key = tuple(map(id, members))
+        found = self.unions.get(key)
+        if found is None:
+            found = self.unions[key] = TUnion(members)
+        return found
 
 
 # pydantic's constraints whose `pattern=` the field's validator applies to text.
@@ -146,11 +221,14 @@ def _is_strict_call(node: ast.Call, function: str) -> bool:
     return False
 
 
-def _is_context(expr: TypeExpr | None) -> bool:
+def _is_context(expr: TypeExpr) -> bool:
     """The SDKs inject `Context` parameters; they are not tool arguments."""
-    if isinstance(expr, TSubscript):
+    if type(expr) is TSubscript:
         expr = expr.base
-    return isinstance(expr, TName) and expr.qualified.rsplit(".", 1)[-1] == "Context"
+    if type(expr) is not TName:
+        return False
+    qualified = expr.qualified
+    return qualified == "Context" or qualified.endswith(".Context")
 
 
 def _imported_binding(node: ast.Name, scope: Scope) -> str | None:

@@ -93,10 +93,11 @@ class Loops:
     def collection(self, node: ast.Name, scope: Scope) -> tuple[ast.expr, Scope] | None:
         """The literal a name is bound to, and the scope that binds it."""
         owner = scope.owner(node.id)
-        if owner is None or self.changed_in_place(node.id):
+        if owner is None:
             return None
         symbol = owner.names[node.id]
-        if symbol.kind != "collection" or symbol.node is None:
+        # The text is searched last: most loops are over names bound to no literal.
+        if symbol.kind != "collection" or symbol.node is None or self.changed_in_place(node.id):
             return None
         return symbol.node, owner
 

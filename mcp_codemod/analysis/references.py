@@ -31,7 +31,7 @@ class References:
 
     def server_from_value(self, value: ast.expr, scope: Scope) -> ServerRef | None:
         """The server an assigned value may be: a construction, a `guard(...)`, another name."""
-        if isinstance(value, ast.Call):
+        if type(value) is ast.Call:  # parsed nodes are of the exact classes
             function = self.names.qualify(value.func, scope)
             if function is not None and function.rpartition(".")[2] == "guard" and value.args:
                 inner = self.server_from_value(value.args[0], scope)
@@ -69,7 +69,7 @@ class References:
             return ServerRef(
                 RefKind.CONSTRUCT, function, strict, False, self.text.span(value.func), value.lineno
             )
-        if isinstance(value, ast.Name):
+        if type(value) is ast.Name:
             symbol = scope.lookup(value.id)
             if symbol is not None and symbol.kind == "expression":
                 return self.server_from_value(symbol.node, symbol.scope)
@@ -121,7 +121,8 @@ class References:
     def argument_server(
         self, node: ast.expr, scope: Scope, cls: ClassContext | None
     ) -> ServerRef | None:
-        if isinstance(node, ast.Name):
+        kind = type(node)  # parsed nodes are of the exact classes
+        if kind is ast.Name:
             symbol = scope.lookup(node.id)
             if symbol is None and self.names.star_imports:
                 return ServerRef(RefKind.IMPORT, f"{STAR}{node.id}")  # `from .app import *`
@@ -129,13 +130,13 @@ class References:
                 return self.argument_server(symbol.node, symbol.scope, cls)
             return symbol.server if symbol is not None else None
         if (
-            isinstance(node, ast.Attribute)
+            kind is ast.Attribute
             and cls is not None
-            and isinstance(node.value, ast.Name)
+            and type(node.value) is ast.Name
             and node.value.id == cls.self_name
         ):
             return cls.attributes.get(node.attr)
-        if isinstance(node, ast.Call):
+        if kind is ast.Call:
             return self.server_from_value(node, scope)
         return None
 
@@ -184,7 +185,8 @@ class References:
         self, node: ast.expr, scope: Scope, cls: ClassContext | None
     ) -> FunctionRef | None:
         """The function an expression refers to; None when it cannot be followed."""
-        if isinstance(node, ast.Name):
+        kind = type(node)  # parsed nodes are of the exact classes
+        if kind is ast.Name:
             symbol = scope.lookup(node.id)
             if symbol is None:
                 return (
@@ -192,19 +194,19 @@ class References:
                     if self.names.star_imports
                     else None
                 )
-            kind = symbol.kind
-            if kind == "function":
+            bound = symbol.kind
+            if bound == "function":
                 return FunctionRef(RefKind.LOCAL, symbol.target)
-            if kind in ("import", "class"):
+            if bound in ("import", "class"):
                 # A class is "called" through its `__init__`: `Handler(mcp)`.
                 return self.imported_function(symbol.target)
-            if kind == "method":
+            if bound == "method":
                 return FunctionRef(RefKind.METHOD, symbol.target, symbol.method)
-            if kind == "expression":
+            if bound == "expression":
                 return self.followed(symbol.node, symbol.scope, cls)  # type: ignore[arg-type]
-            if kind == "loop":
+            if bound == "loop":
                 return FunctionRef(RefKind.LOOP, symbol.target)
-            if isinstance(symbol.node, ast.Call) and kind in ("server", "other"):
+            if isinstance(symbol.node, ast.Call) and bound in ("server", "other"):
                 # `tool = factory(...)`: only the factory can tell what the tool is.
                 factory = self.factory(symbol.node, symbol.scope, cls)  # type: ignore[arg-type]
                 return FunctionRef(RefKind.UNKNOWN, node.id, factory=factory) if factory else None
@@ -213,12 +215,8 @@ class References:
                 server = symbol.server
                 return self.parameter_function(server)
             return None
-        if isinstance(node, ast.Attribute):
-            if (
-                cls is not None
-                and isinstance(node.value, ast.Name)
-                and node.value.id == cls.self_name
-            ):
+        if kind is ast.Attribute:
+            if cls is not None and type(node.value) is ast.Name and node.value.id == cls.self_name:
                 return FunctionRef(RefKind.LOCAL, f"{cls.qualname}.{node.attr}")
             method = self.bound_method(node, scope, cls)
             if method is not None:
@@ -227,7 +225,7 @@ class References:
             if qualified and not qualified.startswith("?"):
                 return self.imported_function(qualified)
             return None
-        if isinstance(node, ast.Call):
+        if kind is ast.Call:
             made = self.made(node, scope, cls)
             factory = self.factory(node, scope, cls)
             if factory is None:
@@ -267,9 +265,10 @@ class References:
     ) -> tuple[ServerRef | None, FunctionRef | None]:
         """An argument of a call: the server it may be, and the function it may be (see
         `function_argument`). Asked for every argument of every call that may matter."""
-        if isinstance(node, ast.Constant | ast.JoinedStr):
+        kind = type(node)  # parsed nodes are of the exact classes
+        if kind is ast.Constant or kind is ast.JoinedStr:
             return None, None
-        if isinstance(node, ast.Name):
+        if kind is ast.Name:
             symbol = scope.lookup(node.id)
             if symbol is not None and symbol.kind in ("other", "collection", "alias"):
                 return None, _OPAQUE
@@ -296,7 +295,8 @@ class References:
         """What an argument refers to, when it may be a function: None for constants, an
         UNKNOWN reference (without text: asked for every argument of every call that may
         matter) for what cannot be followed."""
-        if isinstance(node, ast.Constant | ast.JoinedStr):
+        kind = type(node)
+        if kind is ast.Constant or kind is ast.JoinedStr:
             return None
         found = self.followed(node, scope, cls)
         return found if found is not None else _OPAQUE

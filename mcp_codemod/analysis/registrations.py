@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import sys
+from bisect import bisect_left
 from collections.abc import Iterable
 
 from mcp_codemod.analysis.facades import FACADE_CLASSES
@@ -23,7 +24,7 @@ from mcp_codemod.analysis.frameworks import (
 )
 from mcp_codemod.analysis.references import References
 from mcp_codemod.analysis.scope import ClassContext, Names, Scope
-from mcp_codemod.analysis.source_text import SourceText, any_line_within
+from mcp_codemod.analysis.source_text import SourceText
 from mcp_codemod.analysis.syntax import (
     calls_within,
     constant_keyword,
@@ -117,12 +118,18 @@ class Registrations:
             self.calls.append(CallSite(function, bound, (None,), (), (decorated,), line=line))
 
     def calls_in(self, node: ast.AST, scope: Scope, cls: ClassContext | None) -> None:
-        if self.may_write_privately and isinstance(node, ast.Assign):
+        if self.may_write_privately and type(node) is ast.Assign:
             self.private_write(node, scope, cls)
         # Where no registration or guard can be, only a call passing a server on
         # (`register_tools(mcp)`, `Handler(mcp)`) matters, and such a call is the statement
         # itself or its value. Walking every expression would cost more than parsing.
-        calls = calls_within(node) if self.may_register(node) else root_calls(node)
+        if type(node) is ast.withitem:  # no position of its own
+            may_register = True
+        else:  # `any_line_within`, asked of every statement: written out
+            lines = self.registering_lines
+            index = bisect_left(lines, node.lineno)
+            may_register = index < len(lines) and lines[index] <= node.end_lineno
+        calls = calls_within(node) if may_register else root_calls(node)
         if not calls:  # most statements
             return
         # In `server.tool(name)(fn)` the inner call is part of the outer registration.
@@ -155,19 +162,15 @@ class Registrations:
                 )
                 return
 
-    def may_register(self, node: ast.AST) -> bool:
-        if type(node) is ast.withitem:  # no position of its own
-            return True
-        return any_line_within(self.registering_lines, node)
-
     def call(
         self, node: ast.Call, scope: Scope, cls: ClassContext | None, returned_by: str = ""
     ) -> None:
         func = node.func
+        kind = type(func)  # parsed nodes are of the exact classes
         # `server.tool(name=...)(fn)`: the call form used for methods and late registration.
         if (
-            isinstance(func, ast.Call)
-            and isinstance(func.func, ast.Attribute)
+            kind is ast.Call
+            and type(func.func) is ast.Attribute
             and func.func.attr in REGISTRATION_ATTRIBUTES
             and node.args
         ):
@@ -180,7 +183,7 @@ class Registrations:
                 cls,
                 self.name_argument(func, scope, cls),
             )
-        elif isinstance(func, ast.Attribute) and func.attr == "add_tool":
+        elif kind is ast.Attribute and func.attr == "add_tool":
             server = _tool_manager_of(func.value) or func.value
             target = node.args[0] if node.args else keyword(node, "fn", "tool")
             if target is not None:
@@ -190,12 +193,12 @@ class Registrations:
                     target = target.args[0] if target.args else keyword(target, "fn")
                 if target is not None:
                     self.register(server, target, name, node, scope, cls)
-        elif isinstance(func, ast.Attribute) and func.attr in REGISTRATION_ATTRIBUTES and node.args:
+        elif kind is ast.Attribute and func.attr in REGISTRATION_ATTRIBUTES and node.args:
             # fastmcp accepts `server.tool(fn)`; a first argument that is a string is a name.
             first = node.args[0]
             if not isinstance(first, ast.Constant):
                 self.register(func.value, first, _tool_name(node), node, scope, cls)
-        elif isinstance(func, ast.Attribute) and func.attr not in _GUARD_OR_INSTALL:
+        elif kind is ast.Attribute and func.attr not in _GUARD_OR_INSTALL:
             # Qualified, it would end with the attribute: neither a guard nor an install.
             self.call_site(node, scope, cls, returned_by)
         else:

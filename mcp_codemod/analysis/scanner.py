@@ -43,6 +43,11 @@ from mcp_codemod.analysis.types import TypeExpr
 _ANYTHING = frozenset(("typing.Any", "typing_extensions.Any", "builtins.object"))
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.I)
 _DEFINITIONS = frozenset((ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+_ASSIGNMENTS = frozenset((ast.Assign, ast.AnnAssign))
+# Statements without an expression, so without a call: imports are a module's most common.
+_HOLDS_NO_EXPRESSION = frozenset(
+    (ast.Import, ast.ImportFrom, ast.Pass, ast.Break, ast.Continue, ast.Global, ast.Nonlocal)
+)
 # Statements that bind no name, nor hold statements that may.
 _BINDS_NOTHING = frozenset(
     (
@@ -104,12 +109,15 @@ class _Scanner:
         self.aliases: dict[str, Alias] = {}
         self.loops = Loops(self.text, self.names)
         self.generated_signatures: list[FunctionRef] = []
-        # The lines that say `__signature__` (any line, in text that is not ASCII: NFKC may make
-        # the name of other characters), where a function's signature may be assigned.
+        # The lines that say `__signature__` (any line, in text not in NFKC form: normalizing
+        # may make the name of other characters), where a function's signature may be assigned.
         self.signature_lines = self.text.lines_with(("__signature__",))
         # The lines that say `return`, so that a function without one is not searched for its
-        # returns. (Only in ASCII text: elsewhere NFKC may make names of other characters.)
-        self.return_lines = self.text.lines_with(("return",)) if self.text.is_ascii else None
+        # returns. (Only in text in NFKC form: elsewhere normalizing may make names of other
+        # characters.)
+        self.return_lines = (
+            self.text.lines_with(("return",)) if self.text.names_as_written else None
+        )
         # The scopes `collect_attributes` bound for methods, for their walk: binding only reads
         # the enclosing scopes, which no longer change once the walk has begun.
         self.bound_methods: dict[ast.FunctionDef | ast.AsyncFunctionDef, Scope] = {}
@@ -157,36 +165,37 @@ class _Scanner:
 
     def bind_statement(self, node: ast.stmt, scope: Scope, module_level: bool) -> None:
         names = scope.names
-        if type(node) is ast.Assign:  # the most common: tested first
+        kind = type(node)  # parsed nodes are of the exact classes: no `isinstance` needed
+        if kind is ast.Assign:  # the most common: tested first
             for target in node.targets:
-                if isinstance(target, ast.Name):
+                if type(target) is ast.Name:
                     self.bind_value(target.id, node.value, None, scope, module_level)
-        elif isinstance(node, ast.Import):
+        elif kind is ast.Import:
             for alias in node.names:
                 if alias.asname:
                     names[alias.asname] = Symbol("import", alias.name)
                 else:
                     top = alias.name.split(".")[0]
                     names[top] = Symbol("import", top)
-        elif isinstance(node, ast.ImportFrom):
+        elif kind is ast.ImportFrom:
             base = self.names.absolute_module(node)
             for alias in node.names:
                 if alias.name != "*":
                     names[alias.asname or alias.name] = Symbol("import", f"{base}.{alias.name}")
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
             qualname = f"{scope.qualname}.{node.name}" if scope.qualname else node.name
             names[node.name] = Symbol("function", qualname)
-        elif isinstance(node, ast.ClassDef):
+        elif kind is ast.ClassDef:
             names[node.name] = Symbol("class", f"{self.module}.{node.name}")
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+        elif kind is ast.AnnAssign and type(node.target) is ast.Name:
             self.bind_value(node.target.id, node.value, node.annotation, scope, module_level)
-        elif module_level and type(node).__name__ == "TypeAlias":  # `type X = ...`, Python 3.12+
+        elif module_level and kind.__name__ == "TypeAlias":  # `type X = ...`, Python 3.12+
             name = node.name.id  # type: ignore[attr-defined]
             value = node.value  # type: ignore[attr-defined]
             names[name] = Symbol("alias", f"{self.module}.{name}")
             self.aliases[name] = self.alias(value, True, scope)
         else:
-            if isinstance(node, ast.With | ast.AsyncWith):
+            if kind is ast.With or kind is ast.AsyncWith:
                 self.bind_running_facades(node, scope)
             for child in nested_bodies(node):
                 self.bind_statements(child, scope, module_level)
@@ -295,7 +304,8 @@ class _Scanner:
             if kind not in COMPOUND_STATEMENTS:  # most statements
                 if kind is ast.Assign and self.may_sign(node):
                     self.signature_assignment(node, scope, cls)
-                self.registrations.calls_in(node, scope, cls)
+                if kind not in _HOLDS_NO_EXPRESSION:
+                    self.registrations.calls_in(node, scope, cls)
             elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
                 self.function(node, scope, cls)
             elif kind is ast.ClassDef:
@@ -323,7 +333,7 @@ class _Scanner:
         qualname = f"{scope.qualname}.{node.name}" if scope.qualname else node.name
         if is_method and cls is not None:
             qualname = f"{cls.qualname}.{node.name}"
-        is_static = any(
+        is_static = bool(node.decorator_list) and any(
             isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list
         )
         local = self.bound_methods.pop(node, None)
@@ -385,7 +395,7 @@ class _Scanner:
 
     def may_sign(self, node: ast.stmt) -> bool:
         """Whether the node's text may assign a `__signature__`."""
-        return not self.text.is_ascii or any_line_within(self.signature_lines, node)
+        return not self.text.names_as_written or any_line_within(self.signature_lines, node)
 
     def def_position(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> Position:
         # `lineno` is the `def` line (decorators have their own); the column points at `def`/`async`.
@@ -430,7 +440,7 @@ class _Scanner:
             assignments = [
                 statement
                 for statement in statements(method.body)
-                if _assigns_attribute_of(statement, self_name)
+                if type(statement) in _ASSIGNMENTS and _assigns_attribute_of(statement, self_name)
             ]
             if not assignments:  # most methods: nothing to bind, which costs as much as a walk
                 continue

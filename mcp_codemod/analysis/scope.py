@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 
 from mcp_codemod.analysis.facts import ServerRef
 
-_BUILTIN_NAMES = frozenset(dir(builtins))
+# Each builtin's qualified name, one string for all its uses.
+_BUILTIN_NAMES = {name: f"builtins.{name}" for name in dir(builtins)}
 STAR = "*"  # prefix of a name that no statement of the module binds, but a star import may
 
 
@@ -81,21 +82,27 @@ class Names:
 
     def qualify(self, node: ast.expr, scope: Scope) -> str | None:
         """The qualified name a Name or dotted Attribute refers to; None for other expressions."""
-        if isinstance(node, ast.Name):
-            symbol = scope.lookup(node.id)
-            if symbol is None:
-                if node.id in _BUILTIN_NAMES:
-                    return f"builtins.{node.id}"
+        kind = type(node)  # parsed nodes are of the exact classes
+        if kind is ast.Name:
+            name = node.id
+            for names in scope.chain:  # `scope.lookup`, the most asked: written out
+                symbol = names.get(name)
+                if symbol is not None:
+                    break
+            else:
+                builtin = _BUILTIN_NAMES.get(name)
+                if builtin is not None:
+                    return builtin
                 # A name a star import may bind: the linker looks in those modules.
-                return f"{STAR}{node.id}" if self.star_imports else f"?{node.id}"
+                return f"{STAR}{name}" if self.star_imports else f"?{name}"
             if symbol.kind == "expression":
                 return self.qualify(symbol.node, symbol.scope)
             if symbol.kind in ("import", "class", "alias"):
                 return symbol.target
             if symbol.kind == "function":
                 return f"{self.module}.{symbol.target}"
-            return f"?{node.id}"
-        if isinstance(node, ast.Attribute):
+            return f"?{name}"
+        if kind is ast.Attribute:
             base = self.qualify(node.value, scope)
             return None if base is None else f"{base}.{node.attr}"
         return None

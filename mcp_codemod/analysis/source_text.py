@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import unicodedata
 from collections.abc import Iterable
 
 from mcp_codemod.analysis.facts import Position, Span
@@ -17,11 +18,15 @@ class SourceText:
         self.lines = split_lines(source)
         # Most modules: characters are bytes, and positions and slices need no encoding.
         self.is_ascii = source.isascii()
+        # Python reads identifiers in NFKC form: in text already in that form (any ASCII text,
+        # and most other: emoji and accented letters are) the names are those the text says.
+        self.names_as_written = self.is_ascii or unicodedata.is_normalized("NFKC", source)
+        self.texts: dict[str, str] = {}
 
     def may_name(self, word: str) -> bool:
         """Whether an identifier or attribute `word` (ASCII) may occur: the text has it, or has
         characters that NFKC may turn into it (Python normalizes identifiers)."""
-        return not self.is_ascii or word in self.source
+        return not self.names_as_written or word in self.source
 
     def lines_with(self, words: Iterable[str]) -> list[int]:
         """The numbers of the lines that hold any of `words` (which hold no line break), in
@@ -61,9 +66,14 @@ class SourceText:
         return Position(line, len(text.encode("utf-8")[:byte_column].decode("utf-8", "replace")))
 
     def start(self, node: ast.AST) -> Position:
+        if self.is_ascii:  # `position`'s first case, asked for every parameter: written out
+            return Position(node.lineno, node.col_offset)
         return self.position(node.lineno, node.col_offset)
 
     def span(self, node: ast.AST) -> Span:
+        if self.is_ascii:
+            start = Position(node.lineno, node.col_offset)
+            return Span(start, Position(node.end_lineno, node.end_col_offset))
         return Span(self.start(node), self.position(node.end_lineno, node.end_col_offset))
 
     def segment(self, node: ast.AST) -> str:
@@ -82,10 +92,10 @@ class SourceText:
         return b"\n".join(lines).decode("utf-8", "replace")
 
     def text(self, node: ast.AST) -> str:
-        """The node's source as one line, for messages."""
-        if node.lineno == node.end_lineno:
-            return self.segment(node)
-        return unparse(node)
+        """The node's source as one line, for messages. The same text is one string object (a
+        module writes `str` and `mcp` many times over), which pickle writes and reads once."""
+        text = self.segment(node) if node.lineno == node.end_lineno else unparse(node)
+        return self.texts.setdefault(text, text)
 
     def label(self, node: ast.AST) -> str:
         """A short label of the node for messages: its first line (`ast.unparse` costs more than

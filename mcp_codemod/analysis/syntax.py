@@ -41,12 +41,12 @@ def root_calls(node: ast.AST) -> list[ast.Call]:
     each call of a chain whose method is called on the result of another: `Handler(mcp)` in
     `Handler(mcp).register()` passes the server as surely as `handler = Handler(mcp)` does."""
     value = getattr(node, "value", node)
-    if isinstance(value, ast.Await):
+    if type(value) is ast.Await:  # parsed nodes are of the exact classes
         value = value.value
     calls = []
-    while isinstance(value, ast.Call):
+    while type(value) is ast.Call:
         calls.append(value)
-        value = value.func.value if isinstance(value.func, ast.Attribute) else None
+        value = value.func.value if type(value.func) is ast.Attribute else None
     return calls
 
 
@@ -85,29 +85,56 @@ def calls_within(node: ast.AST) -> list[ast.Call]:
 
 
 def nested_bodies(node: ast.stmt) -> list[list[ast.stmt]]:
-    kind = type(node)
-    fields = _BODIES.get(kind)
-    if fields is None:  # most statements: asked for every one
-        return []
-    if kind is ast.Match:
-        return [case.body for case in node.cases]  # type: ignore[attr-defined]
-    bodies = [body for name in fields if (body := getattr(node, name))]
-    if kind in _TRIES:
-        bodies += [handler.body for handler in node.handlers]  # type: ignore[attr-defined]
-    return bodies
+    bodies = _NESTED_BODIES.get(type(node))
+    return bodies(node) if bodies is not None else []  # most statements: none
+
+
+def _two_bodies(node: ast.If) -> list[list[ast.stmt]]:
+    # `orelse` is the field most often empty (a body never is)
+    return [node.body, node.orelse] if node.orelse else [node.body]
+
+
+def _one_body(node: ast.FunctionDef) -> list[list[ast.stmt]]:
+    return [node.body]
+
+
+def _match_bodies(node: ast.Match) -> list[list[ast.stmt]]:
+    return [case.body for case in node.cases]
+
+
+def _try_bodies(node: ast.Try) -> list[list[ast.stmt]]:
+    bodies = [body for body in (node.body, node.orelse, node.finalbody) if body]
+    return bodies + [handler.body for handler in node.handlers]
+
+
+# What `nested_bodies` reads of each compound statement: `_BODIES`' fields, as one function.
+_NESTED_BODIES = {
+    kind: (
+        _match_bodies
+        if kind is ast.Match
+        else _try_bodies
+        if kind in _TRIES
+        else _two_bodies
+        if fields == ("body", "orelse")
+        else _one_body
+    )
+    for kind, fields in _BODIES.items()
+}
 
 
 def header_expressions(node: ast.stmt) -> list[ast.AST]:
-    """The expressions of a compound statement outside its bodies (`with x.tool(...)`, `if ...`)."""
-    fields = ("test", "iter", "items", "subject")
-    found: list[ast.AST] = []
-    for name in fields:
-        value = getattr(node, name, None)
-        if isinstance(value, list):
-            found.extend(value)
-        elif isinstance(value, ast.AST):
-            found.append(value)
-    return found
+    """The expressions of a compound statement outside its bodies (`with x.tool(...)`, `if ...`):
+    its `test`, `iter`, `items` or `subject`."""
+    kind = type(node)
+    if kind is ast.If or kind is ast.While:
+        return [node.test]  # type: ignore[attr-defined]
+    if kind is ast.With or kind is ast.AsyncWith:
+        return list(node.items)  # type: ignore[attr-defined]
+    if kind is ast.For or kind is ast.AsyncFor:
+        return [node.iter]  # type: ignore[attr-defined]
+    if kind is ast.Match:
+        return [node.subject]  # type: ignore[attr-defined]
+    return []
 
 
 def keyword(call: ast.Call, *names: str) -> ast.expr | None:
