@@ -203,18 +203,27 @@ class Sources:
         """Module name, the directory it is importable from, whether it is a package, and the
         path as findings show it."""
         if path not in self.located:
-            module, root, is_package = self.module_names.of(self.resolve(path))
-            self.located[path] = (module, root, is_package, display_path(path))
-            if self.witness is not None:
-                # The `__init__.py` files that make the name: from the file's directory up to
-                # the one it is importable from.
-                chain = []
-                for directory in self.resolve(path).parents:
-                    chain.append(directory / "__init__.py")
-                    if directory == root:
-                        break
-                self.witness.saw(chain)
+            self.located[path] = (*self._named(path), display_path(path))
         return self.located[path]
+
+    def import_root(self, path: Path) -> Path:
+        """The directory the module at `path` is importable from: `locate`'s second answer,
+        without the path as shown (asked for every directory of the run)."""
+        located = self.located.get(path)
+        return located[1] if located is not None else self._named(path)[1]
+
+    def _named(self, path: Path) -> tuple[str, Path, bool]:
+        module, root, is_package = self.module_names.of(self.resolve(path))
+        if self.witness is not None:
+            # The `__init__.py` files that make the name: from the file's directory up to the
+            # one it is importable from.
+            chain = []
+            for directory in self.resolve(path).parents:
+                chain.append(directory / "__init__.py")
+                if directory == root:
+                    break
+            self.witness.saw(chain)
+        return module, root, is_package
 
     def examine(self, path: Path, prefilter: bool, key: str | None = None) -> Outcome:
         """`key`: the absolute path, when the caller has it."""

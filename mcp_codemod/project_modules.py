@@ -65,13 +65,17 @@ class Project:
         """The directories the given files are importable from, in order: where imports are
         looked up. Every given file counts, parsed or not, so that what is found does not
         depend on which files the prefilter passed."""
-        roots: dict[Path, Path] = {}  # directory → the directory it is importable from
+        directories: set[str] = set()
+        known = set(self.roots)
         for path in files:
-            directory = path.parent
-            if directory not in roots:
-                roots[directory] = self.sources.locate(path)[1]
-                if roots[directory] not in self.roots:
-                    self.roots.append(roots[directory])
+            # As text: a `Path`'s parent is a new object, for each of thousands of files.
+            directory = os.path.dirname(path)
+            if directory not in directories:
+                directories.add(directory)
+                root = self.sources.import_root(path)
+                if root not in known:
+                    known.add(root)
+                    self.roots.append(root)
 
     def load(self, name: str, near: ModuleFacts) -> ModuleFacts | None:
         # The linker asks for the same modules from every module that imports them, and again
