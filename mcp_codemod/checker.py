@@ -21,6 +21,7 @@ from mcp_codemod.cache import FactsCache
 from mcp_codemod.cycle_collection import without_cycle_collection
 from mcp_codemod.findings import FileError, Finding
 from mcp_codemod.parallel import Workers
+from mcp_codemod.process_exit import keep
 from mcp_codemod.project_modules import Discovery, Project
 from mcp_codemod.rules.model import Rule
 from mcp_codemod.run_cache import RunCache, Witness
@@ -165,6 +166,7 @@ def _check(
     )
     if runs is not None and witness is not None:
         runs.save(witness, result)
+    keep(sources, project, linker, linked)
     return result
 
 

@@ -177,7 +177,10 @@ def run() -> NoReturn:
     written, the worker processes are joined, before the report). Nor does the process need
     the cycle collector: the analysis and the fixes run without it (`cycle_collection`), and
     turned on after them it would only go over their objects once more before the exit."""
+    from mcp_codemod import process_exit
+
     gc.disable()
+    process_exit.leave_to_exit()
     try:
         main()
         code = 0

@@ -11,6 +11,7 @@ import re
 import subprocess
 import sys
 import unicodedata
+import weakref
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,15 @@ from click.testing import CliRunner
 from conftest import FIXTURES, candidate_by_definition
 
 import mcp_codemod
-from mcp_codemod import api, checker, module_facts, parallel, prefilter, project_modules
+from mcp_codemod import (
+    api,
+    checker,
+    module_facts,
+    parallel,
+    prefilter,
+    process_exit,
+    project_modules,
+)
 from mcp_codemod import cache as cache_module
 from mcp_codemod.checker import check_files
 from mcp_codemod.cli import main
@@ -752,6 +761,28 @@ def test_a_batch_is_shared_out_by_size(sizes, parts, runs):
         shares.append(sizes[start:end])
         start = end
     assert shares == runs
+
+
+def test_a_run_is_freed_when_it_returns_unless_the_process_leaves_it_to_its_exit(
+    fixtures_copy: Path, monkeypatch
+):
+    # The console script ends with `os._exit` and keeps what a run made until then; a library
+    # caller, a long-lived process, gets its memory back when the run returns.
+    projects = []
+    made = project_modules.Project.__init__
+
+    def init(self, *arguments, **keywords):
+        projects.append(weakref.ref(self))
+        made(self, *arguments, **keywords)
+
+    monkeypatch.setattr(project_modules.Project, "__init__", init)
+    files = files_of(fixtures_copy)
+    check_files(files, ALL, jobs=1)
+    assert projects[0]() is None, "the run's objects outlived it"
+    monkeypatch.setattr(process_exit, "_kept", None)
+    process_exit.leave_to_exit()
+    check_files(files, ALL, jobs=1)
+    assert projects[1]() is not None, "left to the exit, the run's objects were freed"
 
 
 def test_check_never_imports_libcst(fixtures_copy: Path):
