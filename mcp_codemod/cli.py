@@ -170,6 +170,11 @@ class _Main(click.Group):
             _fail(f"cannot write the output: {error.strerror or error}")
 
 
+# Whether this process ends with `os._exit` (the console script, `run`), not in the hands of a
+# caller that goes on (`main` called from Python, the tests).
+_ends_with_exit = False
+
+
 def run() -> NoReturn:
     """The console script: `main`, then the process ends without the interpreter's teardown.
     Freeing a run's millions of objects one by one and unloading every module took longer
@@ -177,10 +182,9 @@ def run() -> NoReturn:
     written, the worker processes are joined, before the report). Nor does the process need
     the cycle collector: the analysis and the fixes run without it (`cycle_collection`), and
     turned on after them it would only go over their objects once more before the exit."""
-    from mcp_codemod import process_exit
-
+    global _ends_with_exit
+    _ends_with_exit = True
     gc.disable()
-    process_exit.leave_to_exit()
     try:
         main()
         code = 0
@@ -233,8 +237,12 @@ def check(
 
     PATHS default to the working directory; `-` reads one module from standard input.
     """
-    from mcp_codemod import api, report
+    from mcp_codemod import api, process_exit, report
 
+    if _ends_with_exit and not apply_fixes:
+        # The report is all that is left to do: the run's objects can wait for the exit. (Not
+        # when fixing first: the fixes' syntax trees would be made beside them.)
+        process_exit.leave_to_exit()
     if apply_fixes:
         if Path("-") in paths:
             _fail("--fix cannot rewrite standard input; run `mcp-codemod fix` on the file")
