@@ -66,7 +66,26 @@ PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 def project_root(path: Path) -> Path:
     """The directory of the project a file belongs to: the closest one above it with a
     pyproject.toml, setup.py, setup.cfg or .git; else the directory it is importable from."""
-    for directory in path.parents:
-        if any((directory / marker).exists() for marker in PROJECT_MARKERS):
-            return directory
-    return module_name(path)[1]
+    return ProjectRoots(ModuleNames()).of(path)
+
+
+class ProjectRoots:
+    """`project_root` of the files of one run: each directory's markers are looked for once,
+    not once per file below it."""
+
+    def __init__(self, module_names: ModuleNames) -> None:
+        self.module_names = module_names
+        self.marked_directories: dict[Path, Path | None] = {}
+
+    def of(self, path: Path) -> Path:
+        return self.marked(path.parent) or self.module_names.of(path.resolve())[1]
+
+    def marked(self, directory: Path) -> Path | None:
+        """The closest directory at or above this one with a project marker."""
+        if directory not in self.marked_directories:
+            if any((directory / marker).exists() for marker in PROJECT_MARKERS):
+                found: Path | None = directory
+            else:
+                found = self.marked(directory.parent) if directory.parent != directory else None
+            self.marked_directories[directory] = found
+        return self.marked_directories[directory]

@@ -14,6 +14,7 @@ from mcp_codemod.analysis.facts import ModuleFacts
 from mcp_codemod.discovery import discover
 from mcp_codemod.project import (
     PROJECT_MARKERS,
+    ProjectRoots,
     find_library_module,
     find_module,
 )
@@ -55,7 +56,7 @@ class Project:
         self.holding: dict[str, tuple[int, list[Path]]] = {}  # `roots_holding`, per root count
         self.resolved_files: list[str] | None = None  # `files_of`
         self.libraries: dict[str, ModuleFacts | None] = {}
-        self.marked_directories: dict[Path, Path | None] = {}  # `marked`
+        self.project_roots = ProjectRoots(sources.module_names)
 
     def add(self, path: Path, facts: ModuleFacts | None) -> None:
         self.by_path[str(self.sources.resolve(path))] = facts
@@ -193,7 +194,7 @@ class Project:
         prefilter says of it: `register(mcp)` with `mcp` imported, or `@tools.reader("Title")`,
         holds no word the prefilter looks for."""
         near_path = self.sources.resolve(Path(near.path))
-        root = self.project_root(near_path)
+        root = self.project_roots.of(near_path)
         if self.sources.witness is not None:
             self.sources.witness.saw(  # where project markers were looked for
                 directory / marker for directory in near_path.parents for marker in PROJECT_MARKERS
@@ -201,20 +202,6 @@ class Project:
         unloaded = [path for path in self.files_of(root) if path not in self.by_path]
         paths = [Path(path) for path in self.sources.mentioning(unloaded, name)]
         return [facts for facts in self.parse_together(paths) if facts is not None]
-
-    def project_root(self, resolved: Path) -> Path:
-        """`project.project_root`, with each directory's markers looked for once per run."""
-        return self.marked(resolved.parent) or self.sources.module_names.of(resolved)[1]
-
-    def marked(self, directory: Path) -> Path | None:
-        """The closest directory at or above this one (resolved) with a project marker."""
-        if directory not in self.marked_directories:
-            if any((directory / marker).exists() for marker in PROJECT_MARKERS):
-                found: Path | None = directory
-            else:
-                found = self.marked(directory.parent) if directory.parent != directory else None
-            self.marked_directories[directory] = found
-        return self.marked_directories[directory]
 
     def files_of(self, root: Path) -> list[str]:
         """The project's files (resolved): discovery runs once per run, not once per registrar."""

@@ -95,7 +95,7 @@ def test_a_projects_root_is_the_closest_marked_directory(tmp_path: Path):
     for _ in range(2):
         for file in files:
             resolved = file.resolve()
-            assert project.project_root(resolved) == project_root(resolved)
+            assert project.project_roots.of(resolved) == project_root(resolved)
 
 
 def _find_module_by_paths(name: str, roots: list[Path]) -> Path | None:
