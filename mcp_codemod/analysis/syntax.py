@@ -7,22 +7,6 @@ from collections import deque
 from collections.abc import Iterator
 
 _TRIES = (ast.Try, *([ast.TryStar] if hasattr(ast, "TryStar") else []))  # Python 3.11+
-# The fields of each compound statement that hold statements (besides a `try`'s handlers and a
-# `match`'s cases), in the order they are visited.
-_BODIES: dict[type[ast.stmt], tuple[str, ...]] = {
-    ast.If: ("body", "orelse"),
-    ast.For: ("body", "orelse"),
-    ast.AsyncFor: ("body", "orelse"),
-    ast.While: ("body", "orelse"),
-    ast.With: ("body",),
-    ast.AsyncWith: ("body",),
-    ast.Match: (),
-    ast.FunctionDef: ("body",),
-    ast.AsyncFunctionDef: ("body",),
-    ast.ClassDef: ("body",),
-    **dict.fromkeys(_TRIES, ("body", "orelse", "finalbody")),
-}
-COMPOUND_STATEMENTS = frozenset(_BODIES)
 
 
 def statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
@@ -90,7 +74,7 @@ def nested_bodies(node: ast.stmt) -> list[list[ast.stmt]]:
 
 
 def _two_bodies(node: ast.If) -> list[list[ast.stmt]]:
-    # `orelse` is the field most often empty (a body never is)
+    # `body` and `orelse`, the field most often empty (a body never is)
     return [node.body, node.orelse] if node.orelse else [node.body]
 
 
@@ -107,19 +91,21 @@ def _try_bodies(node: ast.Try) -> list[list[ast.stmt]]:
     return bodies + [handler.body for handler in node.handlers]
 
 
-# What `nested_bodies` reads of each compound statement: `_BODIES`' fields, as one function.
+# The statements that hold statements, and how `nested_bodies` reads each one's bodies.
 _NESTED_BODIES = {
-    kind: (
-        _match_bodies
-        if kind is ast.Match
-        else _try_bodies
-        if kind in _TRIES
-        else _two_bodies
-        if fields == ("body", "orelse")
-        else _one_body
-    )
-    for kind, fields in _BODIES.items()
+    ast.If: _two_bodies,
+    ast.For: _two_bodies,
+    ast.AsyncFor: _two_bodies,
+    ast.While: _two_bodies,
+    ast.With: _one_body,
+    ast.AsyncWith: _one_body,
+    ast.Match: _match_bodies,
+    ast.FunctionDef: _one_body,
+    ast.AsyncFunctionDef: _one_body,
+    ast.ClassDef: _one_body,
+    **dict.fromkeys(_TRIES, _try_bodies),
 }
+COMPOUND_STATEMENTS = frozenset(_NESTED_BODIES)
 
 
 def header_expressions(node: ast.stmt) -> list[ast.AST]:
