@@ -2,52 +2,54 @@
 
 Results come back in input order, whatever order the workers finish in, so output never depends
 on scheduling.
+
+On Linux the workers are forked from this process and fed through pipes (`ForkedPool`): they
+inherit the imported analysis, and starting them costs two `fork` calls. `ProcessPoolExecutor`
+did the same job, but importing it and what it needs (`multiprocessing`, `tempfile`, `socket`,
+`logging`...) took 13 to 20 ms, a fiftieth of a cold run on the MCP-heavy tree, spent while the
+other cores waited for the first work. Elsewhere (macOS, Windows) a process cannot be forked
+safely, and the executor's spawned processes do the work (`SpawnedPool`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import pickle
 import sys
+from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Generic, TypeVar
-
-if TYPE_CHECKING:
-    from concurrent.futures import Future
+from typing import Any, Generic, TypeVar
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
 
-# Below this much source text (bytes) one process is done before a pool is up and fed. On two
-# shared cores 2 processes broke even between 1 and 2 MB of parsing alone (bench/run.py, "Pool
-# threshold"); with reading overlapped, the pool won on the 3 MB trees of the benchmark and lost
-# on the 0.7 MB one (the MCP servers: 0.73 s against 0.65 s in one process).
-POOL_THRESHOLD_BYTES = 1_000_000
-# Forked workers start in about a millisecond with everything already imported; spawned ones
-# (macOS, Windows) import the analysis again, which costs as much as parsing a lot of files.
-_SPAWN_FACTOR = 8
+# Below this much source text (bytes) one process is done before a pool is up and fed. Forked
+# by hand, two workers beat one process from 250 KB of parsing on (bench/run.py, "Pool
+# threshold", 2 cores: 112 ms against 135 ms; even at 127 KB); the executor they replace broke
+# even only between 0.5 and 1 MB, so the threshold was 1 MB, and the MCP servers' tree (0.7 MB of
+# candidates) ran in one process. With the pool it now takes 11 % less time.
+POOL_THRESHOLD_BYTES = 250_000
+# Spawned workers (macOS, Windows) import the analysis again, which costs as much as parsing a
+# lot of files: eight times the executor's forked break-even.
+_SPAWN_THRESHOLD_BYTES = 8_000_000
 # Work handed to a worker at a time: enough that round trips do not add up over thousands of
 # small files, little enough that the workers finish together.
 _CHUNK_BYTES = 50_000
+# Chunks a forked worker holds at a time: one it works on and one waiting in its pipe, so that
+# it never waits for this process to notice that it finished; the rest wait here and go to
+# whichever worker finishes first (a busy machine slows one core more than another).
+_HELD_PER_WORKER = 2
+# Pipes this large take a whole chunk or result at once: neither side waits for the other to
+# read. (The system's default is 64 KB; 1 MB is the most an unprivileged process may ask.)
+_PIPE_BYTES = 1 << 20
+_HEADER_BYTES = 8
 
 
 def default_jobs() -> int:
     if hasattr(os, "sched_getaffinity"):
         return max(1, len(os.sched_getaffinity(0)))
     return os.cpu_count() or 1
-
-
-def _pool(jobs: int):
-    # Imported here: most runs are small or cached and never start a pool, and these modules take
-    # longer to import than such a run takes.
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    # Forked workers inherit the imported analysis; Python 3.14 no longer forks by default.
-    if sys.platform == "linux":
-        context = multiprocessing.get_context("fork")
-    else:
-        context = multiprocessing.get_context()
-    return ProcessPoolExecutor(max_workers=jobs, mp_context=context)
 
 
 class Workers:
@@ -58,22 +60,243 @@ class Workers:
 
     def __init__(self, jobs: int | None) -> None:
         self.jobs = default_jobs() if jobs is None else jobs
-        self.threshold = POOL_THRESHOLD_BYTES
-        if sys.platform != "linux":
-            self.threshold *= _SPAWN_FACTOR
-        self.pool = None
+        self.threshold = POOL_THRESHOLD_BYTES if sys.platform == "linux" else _SPAWN_THRESHOLD_BYTES
+        self.pool: ForkedPool | SpawnedPool | None = None
 
     def __enter__(self) -> Workers:
         return self
 
-    def __exit__(self, *exception: object) -> None:
+    def __exit__(self, kind: object, *exception: object) -> None:
         if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
+            # On an error (Ctrl-C included) the workers' work is of no use: they are stopped.
+            self.pool.shutdown(abandon=kind is not None)
             self.pool = None
 
     def start(self) -> None:
         if self.pool is None and self.jobs > 1:
-            self.pool = _pool(self.jobs)
+            self.pool = ForkedPool(self.jobs) if sys.platform == "linux" else SpawnedPool(self.jobs)
+
+
+class Job:
+    """The result of one chunk of items, once a worker sends it."""
+
+    def __init__(self, pool: ForkedPool) -> None:
+        self.pool = pool
+        self.done = False
+        self.value: Any = None
+        self.error: BaseException | None = None
+
+    def result(self) -> Any:
+        while not self.done:
+            self.pool.pump(wait=True)
+        if self.error is not None:
+            raise self.error
+        return self.value
+
+
+class _Worker:
+    """One forked worker as this process sees it: its pipes and the chunks it holds."""
+
+    def __init__(self, pid: int, tasks: int, results: int) -> None:
+        self.pid = pid
+        self.tasks = tasks  # this process writes chunks here (not blocking)
+        self.results = results  # and reads results here
+        self.outbox = bytearray()  # what is not written yet
+        self.inbox = bytearray()  # what is read, not yet a whole result
+        self.held: deque[tuple[Job, int]] = deque()  # in the order sent, with their sizes
+        self.load = 0  # bytes of source held
+
+
+class ForkedPool:
+    """Worker processes forked from this one, each fed through a pipe of its own."""
+
+    def __init__(self, jobs: int) -> None:
+        import select
+
+        self.readable, self.writable = select.POLLIN, select.POLLOUT
+        self.poll = select.poll
+        self.workers: list[_Worker] = []
+        self.waiting: deque[tuple[Job, bytes, int]] = deque()  # chunks no worker holds yet
+        try:
+            for _ in range(jobs):
+                self.workers.append(self._fork())
+        except BaseException:
+            self.shutdown(abandon=True)
+            raise
+
+    def _fork(self) -> _Worker:
+        import fcntl
+
+        tasks_read, tasks_write = os.pipe()
+        results_read, results_write = os.pipe()
+        for end in (tasks_write, results_write):
+            # Over a system limit the default size stays, which only costs more waits.
+            with contextlib.suppress(OSError):
+                fcntl.fcntl(end, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
+        try:
+            pid = os.fork()
+        except OSError:
+            for end in (tasks_read, tasks_write, results_read, results_write):
+                os.close(end)
+            raise
+        if pid == 0:  # the worker: it never returns into the caller's code
+            code = 1
+            try:
+                # The other workers' pipes: held open here, they would never see their end.
+                for worker in self.workers:
+                    os.close(worker.tasks)
+                    os.close(worker.results)
+                os.close(tasks_write)
+                os.close(results_read)
+                code = _serve(tasks_read, results_write)
+            finally:
+                os._exit(code)
+        os.close(tasks_read)
+        os.close(results_write)
+        os.set_blocking(tasks_write, False)
+        return _Worker(pid, tasks_write, results_read)
+
+    def submit(self, function: Callable[[Item], Result], items: list[Item], size: int) -> Job:
+        job = Job(self)
+        chunk = pickle.dumps((function, items), pickle.HIGHEST_PROTOCOL)
+        self.waiting.append((job, chunk, size))
+        self.pump()
+        return job
+
+    def pump(self, wait: bool = False) -> None:
+        """Move what can be moved: chunks out to the workers that have room for them, results
+        in. With `wait`, until at least one of them moved."""
+        self._hand_out()
+        poller = self.poll()
+        by_end: dict[int, _Worker] = {}
+        for worker in self.workers:
+            if worker.held:
+                poller.register(worker.results, self.readable)
+                by_end[worker.results] = worker
+            if worker.outbox:
+                poller.register(worker.tasks, self.writable)
+                by_end[worker.tasks] = worker
+        if not by_end:
+            return
+        for end, _event in poller.poll(None if wait else 0):
+            worker = by_end[end]
+            if end == worker.tasks:
+                self._send(worker)
+            else:
+                self._receive(worker)
+        self._hand_out()
+
+    def _hand_out(self) -> None:
+        """The waiting chunks, in order, each to the worker with room that holds the least."""
+        while self.waiting:
+            free = [worker for worker in self.workers if len(worker.held) < _HELD_PER_WORKER]
+            if not free:
+                return
+            worker = min(free, key=lambda free_worker: free_worker.load)
+            job, chunk, size = self.waiting.popleft()
+            idle = not worker.outbox
+            worker.outbox += len(chunk).to_bytes(_HEADER_BYTES, "little")
+            worker.outbox += chunk
+            worker.held.append((job, size))
+            worker.load += size
+            if idle:
+                self._send(worker)
+
+    def _send(self, worker: _Worker) -> None:
+        try:
+            written = os.write(worker.tasks, worker.outbox)
+        except BlockingIOError:  # the pipe is full: `pump` writes the rest when it drains
+            return
+        except BrokenPipeError:
+            raise _stopped(worker) from None
+        del worker.outbox[:written]
+
+    def _receive(self, worker: _Worker) -> None:
+        data = os.read(worker.results, _PIPE_BYTES)
+        if not data:
+            raise _stopped(worker)
+        inbox = worker.inbox
+        inbox += data
+        while len(inbox) >= _HEADER_BYTES:
+            end = _HEADER_BYTES + int.from_bytes(inbox[:_HEADER_BYTES], "little")
+            if len(inbox) < end:
+                return
+            ok, value = pickle.loads(inbox[_HEADER_BYTES:end])
+            del inbox[:end]
+            job, size = worker.held.popleft()
+            worker.load -= size
+            job.done = True
+            if ok:
+                job.value = value
+            else:
+                job.error = value
+
+    def shutdown(self, abandon: bool = False) -> None:
+        """Stop the workers: each exits when its pipe closes, having sent what it held; killed
+        at once when the work is abandoned."""
+        import signal
+
+        for worker in self.workers:
+            os.close(worker.tasks)
+            if abandon:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(worker.pid, signal.SIGKILL)
+        for worker in self.workers:
+            os.close(worker.results)
+            os.waitpid(worker.pid, 0)
+        self.workers = []
+
+
+def _stopped(worker: _Worker) -> RuntimeError:
+    return RuntimeError(f"a worker process (pid {worker.pid}) stopped unexpectedly")
+
+
+def _serve(tasks: int, results: int) -> int:
+    """A forked worker's life: chunks in, results out, until this process closes the pipe."""
+    import signal
+
+    # Ctrl-C reaches the whole process group: the main process stops the workers itself.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    incoming = os.fdopen(tasks, "rb")
+    while True:
+        header = incoming.read(_HEADER_BYTES)
+        if len(header) < _HEADER_BYTES:
+            return 0
+        function, items = pickle.loads(incoming.read(int.from_bytes(header, "little")))
+        try:
+            outcome = pickle.dumps((True, _map_chunk(function, items)), pickle.HIGHEST_PROTOCOL)
+        except BaseException as error:  # raised in the main process, where the result is asked
+            try:
+                outcome = pickle.dumps((False, error), pickle.HIGHEST_PROTOCOL)
+            except Exception:
+                failure = RuntimeError(f"{type(error).__name__}: {error}")
+                outcome = pickle.dumps((False, failure), pickle.HIGHEST_PROTOCOL)
+        message = memoryview(len(outcome).to_bytes(_HEADER_BYTES, "little") + outcome)
+        while message:
+            message = message[os.write(results, message) :]
+
+
+class SpawnedPool:
+    """The standard library's process pool, where processes are spawned (macOS, Windows)."""
+
+    def __init__(self, jobs: int) -> None:
+        # Imported here: most runs are small or cached and never start a pool, and these
+        # modules take longer to import than such a run takes.
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        self.executor = ProcessPoolExecutor(
+            max_workers=jobs, mp_context=multiprocessing.get_context()
+        )
+
+    def submit(self, function: Callable[[Item], Result], items: list[Item], size: int):
+        return self.executor.submit(_map_chunk, function, items)
+
+    def pump(self, wait: bool = False) -> None:
+        """Nothing to do: the executor's own threads move the work."""
+
+    def shutdown(self, abandon: bool = False) -> None:
+        self.executor.shutdown(wait=True, cancel_futures=True)
 
 
 class OrderedMap(Generic[Item, Result]):
@@ -89,7 +312,7 @@ class OrderedMap(Generic[Item, Result]):
         self.sizes: list[int] = []  # theirs
         self.waiting_size = 0
         self.given_size = 0
-        self.chunks: list[Future[list[Result]]] = []
+        self.chunks: list[Any] = []  # `Job`s or futures, in the order of their items
 
     def put(self, item: Item, size: int) -> None:
         """Give one item; `size` is the work it represents (bytes of source)."""
@@ -109,35 +332,44 @@ class OrderedMap(Generic[Item, Result]):
             for end, item_size in enumerate(self.sizes, start=1):
                 size += item_size
                 if size >= _CHUNK_BYTES:
-                    self._hand_over(self.waiting[start:end])
+                    self._hand_over(self.waiting[start:end], size)
                     start, size = end, 0
             del self.waiting[:start], self.sizes[:start]
             self.waiting_size = size
         elif (
             workers.pool is not None and len(self.waiting) > 1 and self.waiting_size >= _CHUNK_BYTES
         ):
-            self._hand_over(self.waiting)
+            self._hand_over(self.waiting, self.waiting_size)
             self.waiting, self.sizes, self.waiting_size = [], [], 0
+        elif workers.pool is not None:
+            # Between hand-overs a worker may finish: it gets its next chunk now, not when this
+            # process next has one to give.
+            workers.pool.pump()
 
     def results(self) -> list[Result]:
         """Every item's result, in the order the items were given."""
         left, sizes = self.waiting, self.sizes
         self.waiting, self.sizes = [], []
-        if self.workers.pool is not None and len(left) > 1:
+        pool = self.workers.pool
+        if pool is not None and len(left) > 1:
             # What is left is shared out between the workers and this process, which would
             # otherwise only wait: a small batch keeps every core busy. The shares are of equal
             # size, not of equal count: one large module among small ones is a share of its own.
             start = 0
             for end in _cuts(sizes, self.workers.jobs + 1):
-                self._hand_over(left[start:end])
+                self._hand_over(left[start:end], sum(sizes[start:end]))
                 start = end
             left = left[start:]
-        here = _map_chunk(self.function, left)
+        here = []
+        for item in left:
+            here.append(self.function(item))
+            if pool is not None:
+                pool.pump()  # the workers' next chunks go out while this process works
         return [result for chunk in self.chunks for result in chunk.result()] + here
 
-    def _hand_over(self, items: list[Item]) -> None:
+    def _hand_over(self, items: list[Item], size: int) -> None:
         assert self.workers.pool is not None
-        self.chunks.append(self.workers.pool.submit(_map_chunk, self.function, items))
+        self.chunks.append(self.workers.pool.submit(self.function, items, size))
 
 
 def _cuts(sizes: list[int], parts: int) -> list[int]:
