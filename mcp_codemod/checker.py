@@ -144,6 +144,7 @@ def _check(
             project.load_library,
             runtime_copy,
             project.preload,
+            project.parse_ahead,
         )
         linked = linker.link(candidates, framework)
     if sources.cache is not None:

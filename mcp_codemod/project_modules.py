@@ -46,6 +46,9 @@ class Project:
         # every file of a project for each registrar.
         self.by_path: dict[str, ModuleFacts | None] = {}
         self.loaded_modules: tuple[ModuleFacts, ...] | None = None  # `loaded`
+        # Modules parsed before they are asked for (`parse_ahead`), by resolved path: each joins
+        # `by_path` only when `load` asks for it.
+        self.parsed_ahead: dict[str, ModuleFacts | None] = {}
         self.roots: list[Path] = []
         self.project_files: dict[Path, list[str]] = {}
         self.found: dict[tuple[str, Path, int], Path | None] = {}
@@ -91,7 +94,10 @@ class Project:
                 key = str(path)
                 if key not in self.by_path:
                     # None when it cannot be parsed: reported only if the user asked to check it.
-                    self.by_path[key] = self.sources.facts(path)
+                    if key in self.parsed_ahead:
+                        self.by_path[key] = self.parsed_ahead.pop(key)
+                    else:
+                        self.by_path[key] = self.sources.facts(path)
                     self.loaded_modules = None
                 self.answers[answer] = self.by_path[key]
         return self.answers[answer]
@@ -108,10 +114,31 @@ class Project:
         if len(paths) > 1:  # one alone is parsed when it is loaded
             self.parse_together(paths)
 
+    def parse_ahead(self, modules: Iterable[tuple[str, ModuleFacts]]) -> None:
+        """Parse together modules `load` is about to be asked for, without loading them: each
+        is loaded when asked for, where it would have been had it been parsed then. While the
+        tools are being reached, which modules are loaded decides which callers a search sees,
+        and the order they were loaded in the order of what it finds."""
+        paths: list[Path] = []
+        for name, near in modules:
+            path = self.find(name, near)
+            if path is None or path in paths:
+                continue
+            key = str(path)
+            if key not in self.by_path and key not in self.parsed_ahead:
+                paths.append(path)
+        if len(paths) > 1:  # one alone is parsed when it is loaded
+            self.parsed_ahead.update(
+                zip(map(str, paths), self.sources.facts_of(paths), strict=True)
+            )
+
     def parse_together(self, paths: list[Path]) -> list[ModuleFacts | None]:
         """The facts of these modules, parsed together (over the workers when they are up), and
         kept; None for one that cannot be parsed."""
-        parsed = self.sources.facts_of(paths)
+        ahead = self.parsed_ahead
+        unparsed = [path for path in paths if str(path) not in ahead]
+        facts = iter(self.sources.facts_of(unparsed))
+        parsed = [ahead.pop(key) if (key := str(path)) in ahead else next(facts) for path in paths]
         self.by_path.update(zip(map(str, paths), parsed, strict=True))
         self.loaded_modules = None
         return parsed

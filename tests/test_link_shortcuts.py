@@ -255,6 +255,46 @@ def test_the_loaded_modules_and_their_calls_follow_every_module_loaded(tmp_path:
     assert project.loaded() == fresh() and len(fresh()) == 3
 
 
+def test_a_module_parsed_ahead_is_loaded_when_asked_for_and_parsed_once(
+    tmp_path: Path, monkeypatch
+):
+    _write(
+        tmp_path,
+        {
+            "server.py": "from tools import add\nfrom notes import note\nfrom more import shout\n",
+            "tools.py": "def add(server): ...\n",
+            "notes.py": "def note(text): ...\n",
+            "more.py": "def shout(words): ...\nadd(1)\n",
+        },
+    )
+    files = [tmp_path / name for name in ("server.py", "tools.py", "notes.py", "more.py")]
+    project = _project(files, tmp_path)
+    server = project.sources.facts(files[0])
+    assert server is not None
+    project.add(files[0], server)
+    parsed: list[str] = []
+    scan = module_facts.scan_source
+
+    def counted(task):
+        parsed.append(Path(task.display).name)
+        return scan(task)
+
+    monkeypatch.setattr(module_facts, "scan_source", counted)
+    project.parse_ahead(
+        [("tools", server), ("notes", server), ("more", server), ("absent", server)]
+    )
+    assert sorted(parsed) == ["more.py", "notes.py", "tools.py"]
+    assert project.loaded() == (server,), "loaded before it was asked for"
+    tools = project.load("tools", server)
+    assert tools is not None and project.loaded() == (server, tools)
+    project.parse_ahead([("tools", server), ("notes", server)])  # nothing new to parse
+    # A caller search loads what was parsed ahead as it loads what it parses.
+    assert [facts.module for facts in project.load_callers("add", server)] == ["more"]
+    assert project.load("notes", server) is not None
+    assert [facts.module for facts in project.loaded()] == ["server", "tools", "more", "notes"]
+    assert sorted(parsed) == ["more.py", "notes.py", "tools.py"] and not project.parsed_ahead
+
+
 def test_the_files_that_mention_a_name_are_those_whose_text_has_the_word(tmp_path: Path):
     texts = {
         "caller.py": "from tools import register\nregister(mcp)\n",

@@ -668,6 +668,84 @@ def test_loading_modules_in_batches_finds_what_loading_them_one_by_one_finds(
     same(batched, check_files(given, ALL, jobs=1))
 
 
+PARSED_AHEAD_PROJECT = {
+    # The helper's registration comes first: its callers are searched for before the tools'
+    # modules are loaded. Had the parse ahead loaded them, the callers in `notes` and `search`
+    # would be found among the loaded modules, and the search, which finds `more`'s, skipped.
+    "server.py": (
+        "from mcp.server.fastmcp import FastMCP\n"
+        "from .notes import add_note\n"
+        "from .search import Finder\n"
+        "mcp = FastMCP('ahead')\n"
+        "finder = Finder()\n\n"
+        "def register(fn, title):\n"
+        "    mcp.tool(name=title)(fn)\n\n"
+        "mcp.tool()(add_note)\n"
+        "mcp.tool()(finder.find)\n"
+    ),
+    "notes.py": (
+        "from .server import register\n\n"
+        "def add_note(text: str | None) -> str:\n"
+        "    return text\n\n"
+        "def tag(label: dict | str) -> str:\n"
+        "    return label\n\n"
+        "register(tag, 'tag')\n"
+    ),
+    "search.py": (
+        "from .server import register\n\n"
+        "class Finder:\n"
+        "    def find(self, query: str | None) -> str:\n"
+        "        return query\n\n"
+        "def count(items: list | str) -> int:\n"
+        "    return len(items)\n\n"
+        "register(count, 'count')\n"
+    ),
+    "more.py": (
+        "from .server import register\n\n"
+        "def shout(words: list | str) -> str:\n"
+        "    return str(words)\n\n"
+        "register(shout, 'shout')\n"
+    ),
+}
+
+
+def test_modules_parsed_ahead_are_loaded_where_they_would_be_without_it(
+    tmp_path: Path, monkeypatch
+):
+    package = tmp_path / "ahead"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    for name, text in PARSED_AHEAD_PROJECT.items():
+        (package / name).write_text(text)
+    given = files_of(package)  # only server.py is parsed upfront: the others on demand
+    parsed_ahead: list[list[str]] = []
+    parse_ahead = project_modules.Project.parse_ahead
+
+    def recorded(self, modules):
+        before = set(self.parsed_ahead)
+        parse_ahead(self, modules)
+        parsed_ahead.append(sorted(Path(path).name for path in set(self.parsed_ahead) - before))
+
+    projects: list[project_modules.Project] = []
+    monkeypatch.setattr(checker, "keep", lambda sources, project, *_: projects.append(project))
+    monkeypatch.setattr(project_modules.Project, "parse_ahead", recorded)
+    ahead = check_files(given, ALL, jobs=1)
+    assert parsed_ahead == [["notes.py", "search.py"]]
+    assert not projects[0].parsed_ahead, "parsed ahead and never loaded"
+    # Every caller of the helper is found: the search ran before the tools' modules were loaded.
+    assert {(Path(f.path).name, f.line) for f in ahead.findings} == {
+        ("notes.py", 3),
+        ("notes.py", 6),
+        ("search.py", 4),
+        ("search.py", 7),
+        ("more.py", 3),
+    }
+    monkeypatch.setattr(project_modules.Project, "parse_ahead", lambda self, modules: None)
+    one_by_one = check_files(given, ALL, jobs=1)
+    same(ahead, one_by_one)
+    assert list(projects[0].by_path) == list(projects[1].by_path)
+
+
 def test_results_keep_the_input_order(monkeypatch):
     monkeypatch.setattr(parallel, "POOL_THRESHOLD_BYTES", 0)
     monkeypatch.setattr(parallel, "_CHUNK_BYTES", 3)  # many chunks, finishing in any order

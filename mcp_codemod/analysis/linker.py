@@ -4,7 +4,7 @@ runs, and what each parameter's annotation admits once aliases in any module are
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import NamedTuple
 
@@ -12,6 +12,7 @@ from mcp_codemod.analysis.facts import (
     ExecFile,
     ExecText,
     Function,
+    FunctionRef,
     ModuleFacts,
     RefKind,
     Registration,
@@ -54,10 +55,11 @@ class Linker:
         load_library: LibraryLoader | None = None,
         runtime_copy: str | None = None,
         preload: ModulePreloader | None = None,
+        parse_ahead: ModulePreloader | None = None,
     ) -> None:
         self.load_library = load_library
         self.runtime_copy = runtime_copy  # the `runtime-module` setting
-        self.names = ProjectNames(load, loaded, load_callers, preload)
+        self.names = ProjectNames(load, loaded, load_callers, preload, parse_ahead)
         self.servers = ServerResolver(self.names, runtime_copy)
         # The files the checked modules exec, by normalised path (`analysis/exec_files.py`).
         self.executing: dict[str, tuple[ModuleFacts, ExecFile]] = {}
@@ -86,6 +88,14 @@ class Linker:
             unresolved.append(replace(tool, server=_served(tool.server, default, guarded)))
         # Made per run, not kept: it refers to this linker (no reference cycle, see checker).
         reach = ToolReach(self.names, self.load_library)
+        # The modules the registrations' functions are imported from, parsed together (over
+        # the workers) but loaded one by one as the tools are reached: a search for a helper's
+        # callers looks among the modules loaded before it.
+        self.names.parse_ahead(
+            (name, module)
+            for module, registration, _ in registrations
+            for name in _first_names(registration.function)
+        )
         # What each registration registers first, then the modules its tools' annotations name,
         # loaded together (over the workers), then the tools' parameters.
         planned = [
@@ -277,6 +287,18 @@ class _Plan(NamedTuple):
     executor: ModuleFacts | None = None
     exec_file: ExecFile | None = None
     unseen: UnresolvedTool | None = None  # why the registration's tools are not checked
+
+
+def _first_names(ref: FunctionRef) -> Iterator[str]:
+    """The qualified names whose modules reaching a function first loads: its factory's, its
+    own, a wrapper's candidates'."""
+    if ref.factory is not None:
+        yield from _first_names(ref.factory)
+    if ref.kind in (RefKind.IMPORT, RefKind.METHOD, RefKind.LOOP):
+        yield ref.target
+    elif ref.kind is RefKind.WRAPPED:
+        for candidate in ref.candidates:
+            yield from _first_names(candidate)
 
 
 def _annotation_names(function: Function) -> list[str]:

@@ -35,6 +35,7 @@ class ProjectNames:
         loaded: Callable[[], Sequence[ModuleFacts]],
         load_callers: CallerLoader,
         preload_modules: ModulePreloader | None = None,
+        parse_ahead_modules: ModulePreloader | None = None,
     ) -> None:
         self.calls_to_function: dict[
             tuple[str, str, bool], list[tuple[ModuleFacts, CallSite, bool]]
@@ -43,6 +44,7 @@ class ProjectNames:
         self.loaded = loaded
         self.load_callers = load_callers
         self.preload_modules = preload_modules
+        self.parse_ahead_modules = parse_ahead_modules
         # Calls that pass a possible server, by the name they call, so that finding the callers
         # of one registrar does not resolve every call of every module.
         self.calls_by_name: dict[str, list[tuple[ModuleFacts, CallSite]]] = {}
@@ -77,17 +79,14 @@ class ProjectNames:
     def preload(self, names: Iterable[tuple[str, ModuleFacts]]) -> None:
         """Load together the modules of these qualified names (the first module of each chain of
         re-exports), each as `near` imports it: what `follow` is about to be asked for."""
-        if self.preload_modules is None:
-            return
-        # Each module once per importing module (the same types recur in many tools), in the
-        # order first asked: the order in which they are parsed and kept.
-        modules: dict[tuple[str, str], ModuleFacts] = {}
-        for qualified, near in names:
-            if not qualified.startswith(STAR):
-                module = qualified.rpartition(".")[0]
-                if module and (module, near.path) not in modules:
-                    modules[module, near.path] = near
-        self.preload_modules([(module, near) for (module, _), near in modules.items()])
+        if self.preload_modules is not None:
+            self.preload_modules(_modules_of(names))
+
+    def parse_ahead(self, names: Iterable[tuple[str, ModuleFacts]]) -> None:
+        """As `preload`, but each module is loaded only when `follow` asks for it: the modules
+        loaded, and their order, are what they would be without it."""
+        if self.parse_ahead_modules is not None:
+            self.parse_ahead_modules(_modules_of(names))
 
     def unstarred(self, qualified: str, near: ModuleFacts, hops: int = 0) -> str | None:
         """The qualified name of `*name` (a name the module binds by no statement): what one of
@@ -273,6 +272,19 @@ class ProjectNames:
             if constructor is not None:
                 return constructor[0], constructor[1], True
         return None
+
+
+def _modules_of(names: Iterable[tuple[str, ModuleFacts]]) -> list[tuple[str, ModuleFacts]]:
+    """The first module of each qualified name's chain of re-exports, with the module importing
+    it: each once per importing module (the same types recur in many tools), in the order first
+    asked, the order in which they are parsed and kept."""
+    modules: dict[tuple[str, str], ModuleFacts] = {}
+    for qualified, near in names:
+        if not qualified.startswith(STAR):
+            module = qualified.rpartition(".")[0]
+            if module and (module, near.path) not in modules:
+                modules[module, near.path] = near
+    return [(module, near) for (module, _), near in modules.items()]
 
 
 def called_name(qualname: str) -> str:
