@@ -11,7 +11,7 @@ import ast
 import importlib
 import os
 import traceback
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -412,6 +412,20 @@ class Sources:
         outcomes = self._parsed(self.examine(path, prefilter=False) for path in paths)
         return [outcome if isinstance(outcome, ModuleFacts) else None for outcome in outcomes]
 
+    def facts_ahead(self, paths: list[Path]) -> Callable[[], list[ModuleFacts | None]]:
+        """`facts_of`, started now and given when the returned function is called (once): the
+        workers, when they are up, parse the modules while this process goes on."""
+        outcomes, pending, parses = self._started(
+            self.examine(path, prefilter=False) for path in paths
+        )
+        parses.hand_over_all()
+
+        def facts() -> list[ModuleFacts | None]:
+            parsed = self._finished(outcomes, pending, parses)
+            return [outcome if isinstance(outcome, ModuleFacts) else None for outcome in parsed]
+
+        return facts
+
     def outcomes(self, files: list[Path], keys: list[str], prefilter: bool) -> list[Outcome]:
         """Each file's outcome, none pending: the files to parse are handed to worker processes
         (when there are enough) as they are found, while the others are still being read."""
@@ -423,9 +437,15 @@ class Sources:
     def _parsed(self, examined: Iterable[Outcome]) -> list[Outcome]:
         """The outcomes, each pending one parsed (and recorded in the cache). `examined` is
         consumed lazily: a file is handed to the parse as soon as it is examined."""
+        return self._finished(*self._started(examined))
+
+    def _started(
+        self, examined: Iterable[Outcome]
+    ) -> tuple[list[Outcome], list[tuple[int, Pending]], OrderedMap[ScanTask, ModuleFacts | str]]:
+        """The outcomes, the pending ones with their index, and their parses, begun."""
         outcomes: list[Outcome] = []
         pending: list[tuple[int, Pending]] = []
-        parses = OrderedMap(scan_source, self.workers)
+        parses: OrderedMap[ScanTask, ModuleFacts | str] = OrderedMap(scan_source, self.workers)
         for outcome in examined:
             if isinstance(outcome, Pending):
                 if not pending:
@@ -435,6 +455,15 @@ class Sources:
                 pending.append((len(outcomes), outcome))
                 parses.put(outcome.task, len(outcome.task.text))
             outcomes.append(outcome)
+        return outcomes, pending, parses
+
+    def _finished(
+        self,
+        outcomes: list[Outcome],
+        pending: list[tuple[int, Pending]],
+        parses: OrderedMap[ScanTask, ModuleFacts | str],
+    ) -> list[Outcome]:
+        """The outcomes with the pending ones' results in their place, recorded in the cache."""
         results = parses.results()
         for (index, outcome), result in zip(pending, results, strict=True):
             self.record(outcome, result)

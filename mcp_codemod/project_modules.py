@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -47,8 +47,9 @@ class Project:
         self.by_path: dict[str, ModuleFacts | None] = {}
         self.loaded_modules: tuple[ModuleFacts, ...] | None = None  # `loaded`
         # Modules parsed before they are asked for (`parse_ahead`), by resolved path: each joins
-        # `by_path` only when `load` asks for it.
+        # `by_path` only when `load` asks for it. Those still being parsed wait on their batch.
         self.parsed_ahead: dict[str, ModuleFacts | None] = {}
+        self.parsing_ahead: dict[str, Callable[[], None]] = {}
         self.roots: list[Path] = []
         self.project_files: dict[Path, list[str]] = {}
         self.found: dict[tuple[str, Path, int], Path | None] = {}
@@ -94,7 +95,7 @@ class Project:
                 key = str(path)
                 if key not in self.by_path:
                     # None when it cannot be parsed: reported only if the user asked to check it.
-                    if key in self.parsed_ahead:
+                    if self.was_parsed_ahead(key):
                         self.by_path[key] = self.parsed_ahead.pop(key)
                     else:
                         self.by_path[key] = self.sources.facts(path)
@@ -115,30 +116,51 @@ class Project:
             self.parse_together(paths)
 
     def parse_ahead(self, modules: Iterable[tuple[str, ModuleFacts]]) -> None:
-        """Parse together modules `load` is about to be asked for, without loading them: each
-        is loaded when asked for, where it would have been had it been parsed then. While the
-        tools are being reached, which modules are loaded decides which callers a search sees,
-        and the order they were loaded in the order of what it finds."""
+        """Start parsing together modules `load` is about to be asked for, without loading them:
+        the workers parse them while the linker goes on, and each is loaded when asked for,
+        where it would have been had it been parsed then. While the tools are being reached,
+        which modules are loaded decides which callers a search sees, and the order they were
+        loaded in the order of what it finds."""
         paths: list[Path] = []
         for name, near in modules:
             path = self.find(name, near)
             if path is None or path in paths:
                 continue
             key = str(path)
-            if key not in self.by_path and key not in self.parsed_ahead:
+            if not (key in self.by_path or key in self.parsed_ahead or key in self.parsing_ahead):
                 paths.append(path)
-        if len(paths) > 1:  # one alone is parsed when it is loaded
-            self.parsed_ahead.update(
-                zip(map(str, paths), self.sources.facts_of(paths), strict=True)
-            )
+        if not paths:
+            return
+        keys = list(map(str, paths))
+        facts = self.sources.facts_ahead(paths)
+
+        def finish() -> None:
+            for key, found in zip(keys, facts(), strict=True):
+                del self.parsing_ahead[key]
+                self.parsed_ahead[key] = found
+
+        self.parsing_ahead.update(dict.fromkeys(keys, finish))
+
+    def was_parsed_ahead(self, key: str) -> bool:
+        """Whether the module is among those parsed ahead and not loaded yet (waiting for its
+        batch if it is still being parsed)."""
+        finish = self.parsing_ahead.get(key)
+        if finish is not None:
+            finish()
+        return key in self.parsed_ahead
 
     def parse_together(self, paths: list[Path]) -> list[ModuleFacts | None]:
         """The facts of these modules, parsed together (over the workers when they are up), and
         kept; None for one that cannot be parsed."""
-        ahead = self.parsed_ahead
-        unparsed = [path for path in paths if str(path) not in ahead]
+        ahead = [self.was_parsed_ahead(str(path)) for path in paths]
+        unparsed = [
+            path for path, parsed_ahead in zip(paths, ahead, strict=True) if not parsed_ahead
+        ]
         facts = iter(self.sources.facts_of(unparsed))
-        parsed = [ahead.pop(key) if (key := str(path)) in ahead else next(facts) for path in paths]
+        parsed = [
+            self.parsed_ahead.pop(str(path)) if parsed_ahead else next(facts)
+            for path, parsed_ahead in zip(paths, ahead, strict=True)
+        ]
         self.by_path.update(zip(map(str, paths), parsed, strict=True))
         self.loaded_modules = None
         return parsed

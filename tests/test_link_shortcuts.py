@@ -280,13 +280,14 @@ def test_a_module_parsed_ahead_is_loaded_when_asked_for_and_parsed_once(
         return scan(task)
 
     monkeypatch.setattr(module_facts, "scan_source", counted)
+    # Without workers the batch is parsed here, when the first of its modules is asked for.
     project.parse_ahead(
         [("tools", server), ("notes", server), ("more", server), ("absent", server)]
     )
-    assert sorted(parsed) == ["more.py", "notes.py", "tools.py"]
-    assert project.loaded() == (server,), "loaded before it was asked for"
+    assert project.loaded() == (server,) and not parsed, "loaded before it was asked for"
     tools = project.load("tools", server)
     assert tools is not None and project.loaded() == (server, tools)
+    assert sorted(parsed) == ["more.py", "notes.py", "tools.py"]
     project.parse_ahead([("tools", server), ("notes", server)])  # nothing new to parse
     # A caller search loads what was parsed ahead as it loads what it parses.
     assert [facts.module for facts in project.load_callers("add", server)] == ["more"]

@@ -722,16 +722,16 @@ def test_modules_parsed_ahead_are_loaded_where_they_would_be_without_it(
     parse_ahead = project_modules.Project.parse_ahead
 
     def recorded(self, modules):
-        before = set(self.parsed_ahead)
+        before = set(self.parsing_ahead)
         parse_ahead(self, modules)
-        parsed_ahead.append(sorted(Path(path).name for path in set(self.parsed_ahead) - before))
+        parsed_ahead.append(sorted(Path(path).name for path in set(self.parsing_ahead) - before))
 
     projects: list[project_modules.Project] = []
     monkeypatch.setattr(checker, "keep", lambda sources, project, *_: projects.append(project))
     monkeypatch.setattr(project_modules.Project, "parse_ahead", recorded)
     ahead = check_files(given, ALL, jobs=1)
     assert parsed_ahead == [["notes.py", "search.py"]]
-    assert not projects[0].parsed_ahead, "parsed ahead and never loaded"
+    assert not projects[0].parsed_ahead and not projects[0].parsing_ahead, "never loaded"
     # Every caller of the helper is found: the search ran before the tools' modules were loaded.
     assert {(Path(f.path).name, f.line) for f in ahead.findings} == {
         ("notes.py", 3),
@@ -756,6 +756,31 @@ def test_results_keep_the_input_order(monkeypatch):
             mapped.put(item, 1 + abs(item) % 2)
         assert workers.pool is not None
         assert mapped.results() == [abs(item) for item in items]
+
+
+def test_what_is_handed_over_whole_goes_to_the_workers_in_shares():
+    with parallel.Workers(2) as workers:
+        workers.start()
+        mapped = parallel.OrderedMap(abs, workers)
+        for item in range(-9, 0):
+            mapped.put(item, 10)
+        mapped.hand_over_all()
+        assert len(mapped.chunks) == 2 and not mapped.waiting
+        assert mapped.results() == list(range(9, 0, -1))
+    with parallel.Workers(1) as workers:  # no workers: they wait for the results
+        mapped = parallel.OrderedMap(abs, workers)
+        mapped.put(-1, 10)
+        mapped.hand_over_all()
+        assert not mapped.chunks and mapped.results() == [1]
+
+
+def test_modules_parsed_ahead_by_the_workers_are_those_parsed_here(fixtures_copy: Path):
+    paths = [path.resolve() for path in files_of(fixtures_copy)]
+    here = module_facts.Sources(None).facts_of(paths)
+    with parallel.Workers(2) as workers:
+        workers.start()
+        ahead = module_facts.Sources(None, workers=workers).facts_ahead(paths)
+        assert ahead() == here
 
 
 def test_what_was_given_before_the_workers_start_is_shared_out(monkeypatch):

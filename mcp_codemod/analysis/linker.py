@@ -71,6 +71,16 @@ class Linker:
     # ---- entry -----------------------------------------------------------------------------
     def link(self, modules: list[ModuleFacts], default: Framework | None) -> LinkResult:
         self.executing = _executing_modules(modules)
+        # The modules the registrations' functions are imported from, parsed by the workers
+        # while the servers are resolved and the tools reached, and loaded one by one as the
+        # tools are reached: a search for a helper's callers looks among the modules loaded
+        # before it.
+        self.names.parse_ahead(
+            (name, module)
+            for module in modules
+            for registration in module.registrations
+            for name in _first_names(registration.function)
+        )
         registrations = [
             (module, registration, self.server(module, registration.server))
             for module in modules
@@ -88,14 +98,6 @@ class Linker:
             unresolved.append(replace(tool, server=_served(tool.server, default, guarded)))
         # Made per run, not kept: it refers to this linker (no reference cycle, see checker).
         reach = ToolReach(self.names, self.load_library)
-        # The modules the registrations' functions are imported from, parsed together (over
-        # the workers) but loaded one by one as the tools are reached: a search for a helper's
-        # callers looks among the modules loaded before it.
-        self.names.parse_ahead(
-            (name, module)
-            for module, registration, _ in registrations
-            for name in _first_names(registration.function)
-        )
         # What each registration registers first, then the modules its tools' annotations name,
         # loaded together (over the workers), then the tools' parameters.
         planned = [
