@@ -11,7 +11,7 @@ import ast
 import importlib
 import os
 import traceback
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
@@ -147,6 +147,7 @@ class Sources:
         unsaved: dict[Path, bytes] | None = None,
         witness: Witness | None = None,
         workers: Workers | None = None,
+        real_paths: Mapping[str, str] | None = None,
     ) -> None:
         self.cache = cache
         self.workers = workers or Workers(1)  # the run's worker processes
@@ -156,6 +157,8 @@ class Sources:
         self.located: dict[Path, tuple[str, Path, bool, str]] = {}
         self.resolved: dict[Path, Path] = {}
         self.real_directories: dict[str, str] = {}
+        # The real paths of the files discovery found that are no links (`discover`).
+        self.known_real_paths = real_paths or {}
         self.module_names = ModuleNames()
         # What the caller search read of each file (by resolved path): bytes, the text of a
         # candidate, or None. Plain strings: it asks of every file of a project per registrar.
@@ -184,6 +187,9 @@ class Sources:
     def _real_path(self, path: str, links: dict[str, frozenset[str] | None] | None) -> str:
         """`links`: the names of the links in each real directory listed so far (None where it
         cannot be listed), or None to ask of each file."""
+        known = self.known_real_paths.get(path)
+        if known is not None:
+            return known
         directory, name = os.path.split(path)
         if name in ("", ".", ".."):
             return os.path.realpath(path)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -33,6 +33,8 @@ class Discovery:
     walked: tuple[Path, ...] = ()  # resolved
     excludes: tuple[str, ...] = DEFAULT_EXCLUDE
     respect_gitignore: bool = True
+    # The real path of each file the walk found that is no link, by the path as text.
+    real_paths: Mapping[str, str] = field(default_factory=dict, compare=False)
 
 
 class Project:

@@ -72,6 +72,22 @@ def test_the_real_paths_of_many_files_are_the_systems(linked_tree: Path, monkeyp
     assert Sources(None).real_paths(paths) == [os.path.realpath(path) for path in paths]
 
 
+@pytest.mark.parametrize("given", [".", "linked_dir", "real", "{root}", "{root}/linked_dir"])
+def test_the_real_paths_discovery_finds_are_the_systems(linked_tree: Path, given: str, monkeypatch):
+    # The walk knows each directory's real path and which entries are links.
+    monkeypatch.chdir(linked_tree)
+    (linked_tree / "real" / "pkg" / "dangling.py").symlink_to(linked_tree / "nowhere.py")
+    real_paths: dict[str, str] = {}
+    files = discover([Path(given.format(root=linked_tree))], (), False, real_paths=real_paths)
+    assert files and set(real_paths) <= {str(path) for path in files}
+    assert all(not os.path.islink(path) for path in real_paths)
+    paths = [str(path) for path in files] + LINKED_PATHS
+    known = Sources(None, real_paths=real_paths)
+    assert known.real_paths(paths) == [os.path.realpath(path) for path in paths]
+    for path in map(Path, paths):
+        assert known.resolve(path) == path.resolve()
+
+
 def _project(files: list[Path], walked: Path) -> Project:
     project = Project(Sources(None), files, Discovery((walked.resolve(),)))
     project.add_roots(files)
