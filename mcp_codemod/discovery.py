@@ -282,7 +282,8 @@ def discover(
     real_paths: dict[str, str] | None = None,
 ) -> list[Path]:
     """Python files under `paths`, sorted, without duplicates. `real_paths`: filled with the
-    real path of each file the walk found that is no link, by the path as text."""
+    real path of each file the walk found that is no link, by the path as found and by the real
+    path itself."""
     found: set[Path] = set()
     excluded = _exclusion(excludes).match
     for given in paths:
@@ -335,8 +336,10 @@ def discover(
                     path = here + name
                     found.add(Path(path))
                     if real_paths is not None and not entry.is_symlink():
-                        # Known here for the caller search, which asks for every file's.
-                        real_paths[path] = resolved_prefix + name
+                        # Known here for the caller search, which asks for every file's, and
+                        # for the modules the linker finds under the import roots (real paths).
+                        real = resolved_prefix + name
+                        real_paths[path] = real_paths[real] = real
     return sorted(found)
 
 

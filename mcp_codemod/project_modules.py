@@ -33,7 +33,8 @@ class Discovery:
     walked: tuple[Path, ...] = ()  # resolved
     excludes: tuple[str, ...] = DEFAULT_EXCLUDE
     respect_gitignore: bool = True
-    # The real path of each file the walk found that is no link, by the path as text.
+    # The real path of each file the walk found that is no link, by the path as found and by
+    # the real path itself (`discover`).
     real_paths: Mapping[str, str] = field(default_factory=dict, compare=False)
 
 
@@ -171,7 +172,7 @@ class Project:
         """The file (resolved) of module `name` as `near` imports it."""
         near_root = self.near_roots.get(near.path)
         if near_root is None:
-            near_root = self.near_roots[near.path] = self.sources.locate(Path(near.path))[1]
+            near_root = self.near_roots[near.path] = self.sources.import_root(Path(near.path))
         probe = (name, near_root, len(self.roots))
         if probe not in self.found:
             # Namespace packages (directories without `__init__.py`, as in `awslabs.x.tools`)

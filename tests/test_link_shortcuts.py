@@ -79,9 +79,10 @@ def test_the_real_paths_discovery_finds_are_the_systems(linked_tree: Path, given
     (linked_tree / "real" / "pkg" / "dangling.py").symlink_to(linked_tree / "nowhere.py")
     real_paths: dict[str, str] = {}
     files = discover([Path(given.format(root=linked_tree))], (), False, real_paths=real_paths)
-    assert files and set(real_paths) <= {str(path) for path in files}
+    found = {str(path) for path in files}
+    assert files and set(real_paths) <= found | set(map(os.path.realpath, found))
     assert all(not os.path.islink(path) for path in real_paths)
-    paths = [str(path) for path in files] + LINKED_PATHS
+    paths = [*found, *real_paths, *LINKED_PATHS]
     known = Sources(None, real_paths=real_paths)
     assert known.real_paths(paths) == [os.path.realpath(path) for path in paths]
     for path in map(Path, paths):
