@@ -145,6 +145,7 @@ def _check(
             runtime_copy,
             project.preload,
             project.parse_ahead,
+            project.load_parsed,
         )
         linked = linker.link(candidates, framework)
     if sources.cache is not None:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mcp_codemod.analysis.facts import ModuleFacts
+from mcp_codemod.analysis.names import NotParsed
 from mcp_codemod.discovery import discover
 from mcp_codemod.project import (
     PROJECT_MARKERS,
@@ -143,6 +144,19 @@ class Project:
                 self.parsed_ahead[key] = found
 
         self.parsing_ahead.update(dict.fromkeys(keys, finish))
+
+    def load_parsed(self, name: str, near: ModuleFacts) -> ModuleFacts | None:
+        """`load`, of a module loaded or parsed ahead already; raises NotParsed for a module
+        of the project that is neither. Loads nothing, waits for nothing."""
+        path = self.find(name, near)
+        if path is None:
+            return None
+        key = str(path)
+        if key in self.by_path:
+            return self.by_path[key]
+        if key in self.parsed_ahead:
+            return self.parsed_ahead[key]
+        raise NotParsed(name, near)
 
     def was_parsed_ahead(self, key: str) -> bool:
         """Whether the module is among those parsed ahead and not loaded yet (waiting for its

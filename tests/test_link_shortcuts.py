@@ -14,7 +14,15 @@ from mcp_codemod import module_facts
 from mcp_codemod.analysis import linker
 from mcp_codemod.analysis.facts import ModuleFacts
 from mcp_codemod.analysis.names import ProjectNames
-from mcp_codemod.analysis.types import TConst, TName, TSubscript, TUnion, type_names
+from mcp_codemod.analysis.types import (
+    KNOWN_NAMES,
+    TConst,
+    TName,
+    TSubscript,
+    TUnion,
+    classify,
+    type_names,
+)
 from mcp_codemod.checker import check_files
 from mcp_codemod.discovery import discover
 from mcp_codemod.module_facts import Sources
@@ -222,6 +230,23 @@ def test_an_annotation_is_classified_once_per_module_and_as_its_module_sees_it(
     assert len(classified) == 2 + 4
     assert fresh.findings == memoized.findings
     assert fresh.unresolved == memoized.unresolved
+
+
+def test_the_names_the_classifier_knows_are_never_asked_about():
+    # `parse_types_ahead` skips them: the classifier answers for each by itself, as a name or
+    # as the base of a subscript.
+    def asked(name: str) -> None:
+        raise AssertionError(name)
+
+    for name in sorted(KNOWN_NAMES):
+        answered = 0
+        for annotation in (TName(name), TSubscript(TName(name), (TName("builtins.int"),))):
+            try:
+                classify(annotation, asked, asked)
+                answered += 1
+            except AssertionError:
+                pass
+        assert answered, name
 
 
 def test_a_word_is_found_where_the_pattern_finds_it():

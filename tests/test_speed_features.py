@@ -730,7 +730,7 @@ def test_modules_parsed_ahead_are_loaded_where_they_would_be_without_it(
     monkeypatch.setattr(checker, "keep", lambda sources, project, *_: projects.append(project))
     monkeypatch.setattr(project_modules.Project, "parse_ahead", recorded)
     ahead = check_files(given, ALL, jobs=1)
-    assert parsed_ahead == [["notes.py", "search.py"]]
+    assert [batch for batch in parsed_ahead if batch] == [["notes.py", "search.py"]]
     assert not projects[0].parsed_ahead and not projects[0].parsing_ahead, "never loaded"
     # Every caller of the helper is found: the search ran before the tools' modules were loaded.
     assert {(Path(f.path).name, f.line) for f in ahead.findings} == {
@@ -740,6 +740,71 @@ def test_modules_parsed_ahead_are_loaded_where_they_would_be_without_it(
         ("search.py", 7),
         ("more.py", 3),
     }
+    monkeypatch.setattr(project_modules.Project, "parse_ahead", lambda self, modules: None)
+    one_by_one = check_files(given, ALL, jobs=1)
+    same(ahead, one_by_one)
+    assert list(projects[0].by_path) == list(projects[1].by_path)
+
+
+TYPED_PROJECT = {
+    "server.py": (
+        "from mcp.server.fastmcp import FastMCP\n"
+        "from .layout import Layout\n"
+        "from .notes import Note\n"
+        "mcp = FastMCP('typed')\n\n"
+        "@mcp.tool()\n"
+        "def arrange(layout: Layout, note: Note = None) -> str:\n"
+        "    return note or ''\n"
+    ),
+    # The tool's parameters' types: loaded together, as the tools' annotation modules are.
+    "notes.py": "Note = str | None\n",
+    "layout.py": (
+        "from .base import Model\n"
+        "from .filters import Filter\n"
+        "from .names import Title\n\n"
+        "class Layout(Model):\n"
+        "    filter: Filter | None = None\n"
+        "    title: Title = 'x'\n"
+    ),
+    # What classifying it follows: parsed ahead together.
+    "base.py": "from pydantic import BaseModel\n\nclass Model(BaseModel):\n    kind: int = 0\n",
+    "filters.py": ("from .criteria import Criteria\n\nclass Filter(Model):\n    where: Criteria\n"),
+    "names.py": "Title = str | list[str]\n",
+    # One step further: loaded when the classifier gets there. (A fixed tuple here would end
+    # its look at the fields before `title`: `names` would have been parsed for nothing.)
+    "criteria.py": "Criteria = list[int]\n",
+    # Named by no tool's annotation: never parsed.
+    "unused.py": "class Unused:\n    x: int\n",
+}
+
+
+def test_the_types_parsed_ahead_are_loaded_where_they_would_be_without_it(
+    tmp_path: Path, monkeypatch
+):
+    package = tmp_path / "typed"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    for name, text in TYPED_PROJECT.items():
+        (package / name).write_text(text)
+    given = files_of(package)
+    parsed_ahead: list[list[str]] = []
+    parse_ahead = project_modules.Project.parse_ahead
+
+    def recorded(self, modules):
+        before = set(self.parsing_ahead) | set(self.parsed_ahead)
+        parse_ahead(self, modules)
+        added = set(self.parsing_ahead) | set(self.parsed_ahead)
+        parsed_ahead.append(sorted(Path(path).name for path in added - before))
+
+    projects: list[project_modules.Project] = []
+    monkeypatch.setattr(checker, "keep", lambda sources, project, *_: projects.append(project))
+    monkeypatch.setattr(project_modules.Project, "parse_ahead", recorded)
+    ahead = check_files(given, ALL, jobs=1)
+    assert parsed_ahead[-1] == ["base.py", "filters.py", "names.py"]
+    loaded = {Path(path).name for path in projects[0].by_path}
+    assert {"criteria.py", "base.py"} <= loaded and "unused.py" not in loaded
+    assert not projects[0].parsed_ahead and not projects[0].parsing_ahead, "never loaded"
+    assert ahead.findings
     monkeypatch.setattr(project_modules.Project, "parse_ahead", lambda self, modules: None)
     one_by_one = check_files(given, ALL, jobs=1)
     same(ahead, one_by_one)

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import NamedTuple
 
+from mcp_codemod.analysis.facades import Facade
 from mcp_codemod.analysis.facts import (
     ExecFile,
     ExecText,
@@ -56,10 +57,11 @@ class Linker:
         runtime_copy: str | None = None,
         preload: ModulePreloader | None = None,
         parse_ahead: ModulePreloader | None = None,
+        load_parsed: ModuleLoader | None = None,
     ) -> None:
         self.load_library = load_library
         self.runtime_copy = runtime_copy  # the `runtime-module` setting
-        self.names = ProjectNames(load, loaded, load_callers, preload, parse_ahead)
+        self.names = ProjectNames(load, loaded, load_callers, preload, parse_ahead, load_parsed)
         self.servers = ServerResolver(self.names, runtime_copy)
         # The files the checked modules exec, by normalised path (`analysis/exec_files.py`).
         self.executing: dict[str, tuple[ModuleFacts, ExecFile]] = {}
@@ -104,13 +106,21 @@ class Linker:
             self.plan(reach, module, registration, server, default, guarded)
             for module, registration, server in registrations
         ]
-        self.names.preload(
-            (name, tool.owner)
-            for plan in planned
-            for tool in plan.reached
-            if isinstance(tool, Reached)
-            for name in _annotation_names(tool.function)
-        )
+        annotated: list[tuple[str, ModuleFacts]] = []
+        classified: list[tuple[str, ModuleFacts]] = []  # of the parameters a facade leaves
+        for plan in planned:
+            facade = plan.server.facade
+            for tool in plan.reached:
+                if isinstance(tool, Reached):
+                    names = _annotation_names(tool.function)
+                    annotated.extend((name, tool.owner) for name in names)
+                    if facade is not None:
+                        names = _annotation_names(tool.function, facade)
+                    classified.extend((name, tool.owner) for name in names)
+        self.names.preload(annotated)
+        # Then the modules of the aliases and classes they name, parsed by the workers while the
+        # first tools' parameters are classified.
+        self.names.parse_types_ahead(classified)
         for (module, registration, _), plan in zip(registrations, planned, strict=True):
             if plan.unseen is not None:
                 unresolved.append(plan.unseen)
@@ -303,11 +313,13 @@ def _first_names(ref: FunctionRef) -> Iterator[str]:
             yield from _first_names(candidate)
 
 
-def _annotation_names(function: Function) -> list[str]:
+def _annotation_names(function: Function, facade: Facade | None = None) -> list[str]:
     """The qualified names a function's parameter annotations use, each once: where its types
-    are."""
+    are. With a facade, of the parameters it leaves to the tool's callers only."""
     names = []
     for parameter in function.parameters:
+        if facade is not None and not facade.tool_parameter(parameter):
+            continue
         if parameter.alias is not None:
             names.append(parameter.alias)
         if parameter.annotation is not None:
