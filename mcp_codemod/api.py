@@ -82,8 +82,9 @@ def _check(
 ) -> tuple[Settings, list[Path], CheckResult]:
     """The settings, the files discovered (discovery runs once per command) and the result."""
     settings = settings_for(options)
+    real_paths: dict[str, str] = {}
     if stdin is None:
-        files = _discover(paths, settings)
+        files = _discover(paths, settings, real_paths)
     elif settings.force_exclude and force_excluded(
         stdin[0], settings.excludes, settings.respect_gitignore
     ):
@@ -105,7 +106,7 @@ def _check(
         cache_dir=cache,
         unsaved={stdin[0]: stdin[1]} if stdin is not None else None,
         runtime_copy=settings.runtime_module,
-        discovery=Discovery(walked, settings.excludes, settings.respect_gitignore),
+        discovery=Discovery(walked, settings.excludes, settings.respect_gitignore, real_paths),
     )
     return settings, files, result
 
@@ -116,13 +117,16 @@ def _walked(paths: Sequence[str | Path]) -> tuple[Path, ...]:
     return tuple(path.resolve() for path in given if path.is_dir())
 
 
-def _discover(paths: Sequence[str | Path], settings: Settings) -> list[Path]:
+def _discover(
+    paths: Sequence[str | Path], settings: Settings, real_paths: dict[str, str] | None = None
+) -> list[Path]:
     try:
         return discover(
             [Path(p) for p in paths] or [Path(".")],
             settings.excludes,
             settings.respect_gitignore,
             settings.force_exclude,
+            real_paths,
         )
     except PathError as error:
         raise UsageError(str(error)) from None

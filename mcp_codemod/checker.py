@@ -125,7 +125,7 @@ def _check(
     witness = Witness(cache_dir) if runs is not None and cache_dir is not None else None
     with Workers(jobs) as workers:
         cache = FactsCache(cache_dir) if cache_dir is not None else None
-        sources = Sources(cache, unsaved, witness, workers)
+        sources = Sources(cache, unsaved, witness, workers, discovery.real_paths)
         outcomes = sources.outcomes(files, keys, prefilter)
         project = Project(sources, files, discovery)
         project.add_roots(files)
@@ -144,6 +144,8 @@ def _check(
             project.load_library,
             runtime_copy,
             project.preload,
+            project.parse_ahead,
+            project.load_parsed,
         )
         linked = linker.link(candidates, framework)
     if sources.cache is not None:

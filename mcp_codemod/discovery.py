@@ -279,8 +279,11 @@ def discover(
     excludes: tuple[str, ...],
     respect_gitignore: bool,
     force_exclude: bool = False,
+    real_paths: dict[str, str] | None = None,
 ) -> list[Path]:
-    """Python files under `paths`, sorted, without duplicates."""
+    """Python files under `paths`, sorted, without duplicates. `real_paths`: filled with the
+    real path of each file the walk found that is no link, by the path as found and by the real
+    path itself."""
     found: set[Path] = set()
     excluded = _exclusion(excludes).match
     for given in paths:
@@ -314,6 +317,7 @@ def discover(
                 continue  # unreadable, or gone since it was listed: as os.walk does
             if respect_gitignore and any(entry.name == ".gitignore" for entry in entries):
                 layers = _with_gitignore(layers, Path(resolved))
+            resolved_prefix = os.path.join(resolved, "")
             for entry in entries:
                 name = entry.name
                 # Links to directories are not followed, as os.walk does not.
@@ -329,7 +333,13 @@ def discover(
                     below = os.path.join(resolved, name)
                     stack.append((here + name + os.sep, layers, below, relative + "/"))
                 elif entry.is_file():  # a regular file or a link to one: not a FIFO or a socket
-                    found.add(Path(here + name))
+                    path = here + name
+                    found.add(Path(path))
+                    if real_paths is not None and not entry.is_symlink():
+                        # Known here for the caller search, which asks for every file's, and
+                        # for the modules the linker finds under the import roots (real paths).
+                        real = resolved_prefix + name
+                        real_paths[path] = real_paths[real] = real
     return sorted(found)
 
 

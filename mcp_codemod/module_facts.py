@@ -11,7 +11,7 @@ import ast
 import importlib
 import os
 import traceback
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
@@ -147,6 +147,7 @@ class Sources:
         unsaved: dict[Path, bytes] | None = None,
         witness: Witness | None = None,
         workers: Workers | None = None,
+        real_paths: Mapping[str, str] | None = None,
     ) -> None:
         self.cache = cache
         self.workers = workers or Workers(1)  # the run's worker processes
@@ -156,6 +157,8 @@ class Sources:
         self.located: dict[Path, tuple[str, Path, bool, str]] = {}
         self.resolved: dict[Path, Path] = {}
         self.real_directories: dict[str, str] = {}
+        # The real paths of the files discovery found that are no links (`discover`).
+        self.known_real_paths = real_paths or {}
         self.module_names = ModuleNames()
         # What the caller search read of each file (by resolved path): bytes, the text of a
         # candidate, or None. Plain strings: it asks of every file of a project per registrar.
@@ -184,6 +187,9 @@ class Sources:
     def _real_path(self, path: str, links: dict[str, frozenset[str] | None] | None) -> str:
         """`links`: the names of the links in each real directory listed so far (None where it
         cannot be listed), or None to ask of each file."""
+        known = self.known_real_paths.get(path)
+        if known is not None:
+            return known
         directory, name = os.path.split(path)
         if name in ("", ".", ".."):
             return os.path.realpath(path)
@@ -412,6 +418,20 @@ class Sources:
         outcomes = self._parsed(self.examine(path, prefilter=False) for path in paths)
         return [outcome if isinstance(outcome, ModuleFacts) else None for outcome in outcomes]
 
+    def facts_ahead(self, paths: list[Path]) -> Callable[[], list[ModuleFacts | None]]:
+        """`facts_of`, started now and given when the returned function is called (once): the
+        workers, when they are up, parse the modules while this process goes on."""
+        outcomes, pending, parses = self._started(
+            self.examine(path, prefilter=False) for path in paths
+        )
+        parses.hand_over_all()
+
+        def facts() -> list[ModuleFacts | None]:
+            parsed = self._finished(outcomes, pending, parses)
+            return [outcome if isinstance(outcome, ModuleFacts) else None for outcome in parsed]
+
+        return facts
+
     def outcomes(self, files: list[Path], keys: list[str], prefilter: bool) -> list[Outcome]:
         """Each file's outcome, none pending: the files to parse are handed to worker processes
         (when there are enough) as they are found, while the others are still being read."""
@@ -423,9 +443,15 @@ class Sources:
     def _parsed(self, examined: Iterable[Outcome]) -> list[Outcome]:
         """The outcomes, each pending one parsed (and recorded in the cache). `examined` is
         consumed lazily: a file is handed to the parse as soon as it is examined."""
+        return self._finished(*self._started(examined))
+
+    def _started(
+        self, examined: Iterable[Outcome]
+    ) -> tuple[list[Outcome], list[tuple[int, Pending]], OrderedMap[ScanTask, ModuleFacts | str]]:
+        """The outcomes, the pending ones with their index, and their parses, begun."""
         outcomes: list[Outcome] = []
         pending: list[tuple[int, Pending]] = []
-        parses = OrderedMap(scan_source, self.workers)
+        parses: OrderedMap[ScanTask, ModuleFacts | str] = OrderedMap(scan_source, self.workers)
         for outcome in examined:
             if isinstance(outcome, Pending):
                 if not pending:
@@ -435,6 +461,15 @@ class Sources:
                 pending.append((len(outcomes), outcome))
                 parses.put(outcome.task, len(outcome.task.text))
             outcomes.append(outcome)
+        return outcomes, pending, parses
+
+    def _finished(
+        self,
+        outcomes: list[Outcome],
+        pending: list[tuple[int, Pending]],
+        parses: OrderedMap[ScanTask, ModuleFacts | str],
+    ) -> list[Outcome]:
+        """The outcomes with the pending ones' results in their place, recorded in the cache."""
         results = parses.results()
         for (index, outcome), result in zip(pending, results, strict=True):
             self.record(outcome, result)

@@ -367,6 +367,19 @@ class OrderedMap(Generic[Item, Result]):
                 pool.pump()  # the workers' next chunks go out while this process works
         return [result for chunk in self.chunks for result in chunk.result()] + here
 
+    def hand_over_all(self) -> None:
+        """Hand every item given so far to the workers, in shares of about equal size, none
+        kept for this process: it has other work to do meanwhile. Without workers they wait
+        for `results`."""
+        left, sizes = self.waiting, self.sizes
+        if self.workers.pool is None or not left:
+            return
+        start = 0
+        for end in [*_cuts(sizes, self.workers.jobs), len(left)]:
+            self._hand_over(left[start:end], sum(sizes[start:end]))
+            start = end
+        self.waiting, self.sizes, self.waiting_size = [], [], 0
+
     def _hand_over(self, items: list[Item], size: int) -> None:
         assert self.workers.pool is not None
         self.chunks.append(self.workers.pool.submit(self.function, items, size))

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mcp_codemod.analysis.facts import ModuleFacts
+from mcp_codemod.analysis.names import NotParsed
 from mcp_codemod.discovery import discover
 from mcp_codemod.project import (
     PROJECT_MARKERS,
@@ -33,6 +34,9 @@ class Discovery:
     walked: tuple[Path, ...] = ()  # resolved
     excludes: tuple[str, ...] = DEFAULT_EXCLUDE
     respect_gitignore: bool = True
+    # The real path of each file the walk found that is no link, by the path as found and by
+    # the real path itself (`discover`).
+    real_paths: Mapping[str, str] = field(default_factory=dict, compare=False)
 
 
 class Project:
@@ -46,6 +50,10 @@ class Project:
         # every file of a project for each registrar.
         self.by_path: dict[str, ModuleFacts | None] = {}
         self.loaded_modules: tuple[ModuleFacts, ...] | None = None  # `loaded`
+        # Modules parsed before they are asked for (`parse_ahead`), by resolved path: each joins
+        # `by_path` only when `load` asks for it. Those still being parsed wait on their batch.
+        self.parsed_ahead: dict[str, ModuleFacts | None] = {}
+        self.parsing_ahead: dict[str, Callable[[], None]] = {}
         self.roots: list[Path] = []
         self.project_files: dict[Path, list[str]] = {}
         self.found: dict[tuple[str, Path, int], Path | None] = {}
@@ -91,7 +99,10 @@ class Project:
                 key = str(path)
                 if key not in self.by_path:
                     # None when it cannot be parsed: reported only if the user asked to check it.
-                    self.by_path[key] = self.sources.facts(path)
+                    if self.was_parsed_ahead(key):
+                        self.by_path[key] = self.parsed_ahead.pop(key)
+                    else:
+                        self.by_path[key] = self.sources.facts(path)
                     self.loaded_modules = None
                 self.answers[answer] = self.by_path[key]
         return self.answers[answer]
@@ -108,10 +119,65 @@ class Project:
         if len(paths) > 1:  # one alone is parsed when it is loaded
             self.parse_together(paths)
 
+    def parse_ahead(self, modules: Iterable[tuple[str, ModuleFacts]]) -> None:
+        """Start parsing together modules `load` is about to be asked for, without loading them:
+        the workers parse them while the linker goes on, and each is loaded when asked for,
+        where it would have been had it been parsed then. While the tools are being reached,
+        which modules are loaded decides which callers a search sees, and the order they were
+        loaded in the order of what it finds."""
+        paths: list[Path] = []
+        for name, near in modules:
+            path = self.find(name, near)
+            if path is None or path in paths:
+                continue
+            key = str(path)
+            if not (key in self.by_path or key in self.parsed_ahead or key in self.parsing_ahead):
+                paths.append(path)
+        if not paths:
+            return
+        keys = list(map(str, paths))
+        facts = self.sources.facts_ahead(paths)
+
+        def finish() -> None:
+            for key, found in zip(keys, facts(), strict=True):
+                del self.parsing_ahead[key]
+                self.parsed_ahead[key] = found
+
+        self.parsing_ahead.update(dict.fromkeys(keys, finish))
+
+    def load_parsed(self, name: str, near: ModuleFacts) -> ModuleFacts | None:
+        """`load`, of a module loaded or parsed ahead already; raises NotParsed for a module
+        of the project that is neither. Loads nothing, waits for nothing."""
+        path = self.find(name, near)
+        if path is None:
+            return None
+        key = str(path)
+        if key in self.by_path:
+            return self.by_path[key]
+        if key in self.parsed_ahead:
+            return self.parsed_ahead[key]
+        raise NotParsed(name, near)
+
+    def was_parsed_ahead(self, key: str) -> bool:
+        """Whether the module is among those parsed ahead and not loaded yet (waiting for its
+        batch if it is still being parsed)."""
+        finish = self.parsing_ahead.get(key)
+        if finish is not None:
+            finish()
+        return key in self.parsed_ahead
+
     def parse_together(self, paths: list[Path]) -> list[ModuleFacts | None]:
         """The facts of these modules, parsed together (over the workers when they are up), and
         kept; None for one that cannot be parsed."""
-        parsed = self.sources.facts_of(paths)
+        ahead = [self.was_parsed_ahead(str(path)) for path in paths]
+        unparsed = [
+            path for path, parsed_ahead in zip(paths, ahead, strict=True) if not parsed_ahead
+        ]
+        facts = iter(self.sources.facts_of(unparsed))
+        parsed = [
+            self.parsed_ahead.pop(str(path)) if parsed_ahead else next(facts)
+            for path, parsed_ahead in zip(paths, ahead, strict=True)
+        ]
         self.by_path.update(zip(map(str, paths), parsed, strict=True))
         self.loaded_modules = None
         return parsed
@@ -120,7 +186,7 @@ class Project:
         """The file (resolved) of module `name` as `near` imports it."""
         near_root = self.near_roots.get(near.path)
         if near_root is None:
-            near_root = self.near_roots[near.path] = self.sources.locate(Path(near.path))[1]
+            near_root = self.near_roots[near.path] = self.sources.import_root(Path(near.path))
         probe = (name, near_root, len(self.roots))
         if probe not in self.found:
             # Namespace packages (directories without `__init__.py`, as in `awslabs.x.tools`)

@@ -14,7 +14,15 @@ from mcp_codemod import module_facts
 from mcp_codemod.analysis import linker
 from mcp_codemod.analysis.facts import ModuleFacts
 from mcp_codemod.analysis.names import ProjectNames
-from mcp_codemod.analysis.types import TConst, TName, TSubscript, TUnion, type_names
+from mcp_codemod.analysis.types import (
+    KNOWN_NAMES,
+    TConst,
+    TName,
+    TSubscript,
+    TUnion,
+    classify,
+    type_names,
+)
 from mcp_codemod.checker import check_files
 from mcp_codemod.discovery import discover
 from mcp_codemod.module_facts import Sources
@@ -70,6 +78,23 @@ def test_the_real_paths_of_many_files_are_the_systems(linked_tree: Path, monkeyp
     monkeypatch.chdir(linked_tree)
     paths = [*LINKED_PATHS, *(str(linked_tree / relative) for relative in LINKED_PATHS)]
     assert Sources(None).real_paths(paths) == [os.path.realpath(path) for path in paths]
+
+
+@pytest.mark.parametrize("given", [".", "linked_dir", "real", "{root}", "{root}/linked_dir"])
+def test_the_real_paths_discovery_finds_are_the_systems(linked_tree: Path, given: str, monkeypatch):
+    # The walk knows each directory's real path and which entries are links.
+    monkeypatch.chdir(linked_tree)
+    (linked_tree / "real" / "pkg" / "dangling.py").symlink_to(linked_tree / "nowhere.py")
+    real_paths: dict[str, str] = {}
+    files = discover([Path(given.format(root=linked_tree))], (), False, real_paths=real_paths)
+    found = {str(path) for path in files}
+    assert files and set(real_paths) <= found | set(map(os.path.realpath, found))
+    assert all(not os.path.islink(path) for path in real_paths)
+    paths = [*found, *real_paths, *LINKED_PATHS]
+    known = Sources(None, real_paths=real_paths)
+    assert known.real_paths(paths) == [os.path.realpath(path) for path in paths]
+    for path in map(Path, paths):
+        assert known.resolve(path) == path.resolve()
 
 
 def _project(files: list[Path], walked: Path) -> Project:
@@ -207,6 +232,23 @@ def test_an_annotation_is_classified_once_per_module_and_as_its_module_sees_it(
     assert fresh.unresolved == memoized.unresolved
 
 
+def test_the_names_the_classifier_knows_are_never_asked_about():
+    # `parse_types_ahead` skips them: the classifier answers for each by itself, as a name or
+    # as the base of a subscript.
+    def asked(name: str) -> None:
+        raise AssertionError(name)
+
+    for name in sorted(KNOWN_NAMES):
+        answered = 0
+        for annotation in (TName(name), TSubscript(TName(name), (TName("builtins.int"),))):
+            try:
+                classify(annotation, asked, asked)
+                answered += 1
+            except AssertionError:
+                pass
+        assert answered, name
+
+
 def test_a_word_is_found_where_the_pattern_finds_it():
     # Words and texts of letters (ASCII and not), digits, `_` and other characters, overlapping
     # occurrences and words that are not identifiers included.
@@ -253,6 +295,47 @@ def test_the_loaded_modules_and_their_calls_follow_every_module_loaded(tmp_path:
     assert called("add") == {"helpers"}
     project.parse_together([(tmp_path / "tools.py").resolve()])
     assert project.loaded() == fresh() and len(fresh()) == 3
+
+
+def test_a_module_parsed_ahead_is_loaded_when_asked_for_and_parsed_once(
+    tmp_path: Path, monkeypatch
+):
+    _write(
+        tmp_path,
+        {
+            "server.py": "from tools import add\nfrom notes import note\nfrom more import shout\n",
+            "tools.py": "def add(server): ...\n",
+            "notes.py": "def note(text): ...\n",
+            "more.py": "def shout(words): ...\nadd(1)\n",
+        },
+    )
+    files = [tmp_path / name for name in ("server.py", "tools.py", "notes.py", "more.py")]
+    project = _project(files, tmp_path)
+    server = project.sources.facts(files[0])
+    assert server is not None
+    project.add(files[0], server)
+    parsed: list[str] = []
+    scan = module_facts.scan_source
+
+    def counted(task):
+        parsed.append(Path(task.display).name)
+        return scan(task)
+
+    monkeypatch.setattr(module_facts, "scan_source", counted)
+    # Without workers the batch is parsed here, when the first of its modules is asked for.
+    project.parse_ahead(
+        [("tools", server), ("notes", server), ("more", server), ("absent", server)]
+    )
+    assert project.loaded() == (server,) and not parsed, "loaded before it was asked for"
+    tools = project.load("tools", server)
+    assert tools is not None and project.loaded() == (server, tools)
+    assert sorted(parsed) == ["more.py", "notes.py", "tools.py"]
+    project.parse_ahead([("tools", server), ("notes", server)])  # nothing new to parse
+    # A caller search loads what was parsed ahead as it loads what it parses.
+    assert [facts.module for facts in project.load_callers("add", server)] == ["more"]
+    assert project.load("notes", server) is not None
+    assert [facts.module for facts in project.loaded()] == ["server", "tools", "more", "notes"]
+    assert sorted(parsed) == ["more.py", "notes.py", "tools.py"] and not project.parsed_ahead
 
 
 def test_the_files_that_mention_a_name_are_those_whose_text_has_the_word(tmp_path: Path):

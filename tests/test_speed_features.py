@@ -668,6 +668,149 @@ def test_loading_modules_in_batches_finds_what_loading_them_one_by_one_finds(
     same(batched, check_files(given, ALL, jobs=1))
 
 
+PARSED_AHEAD_PROJECT = {
+    # The helper's registration comes first: its callers are searched for before the tools'
+    # modules are loaded. Had the parse ahead loaded them, the callers in `notes` and `search`
+    # would be found among the loaded modules, and the search, which finds `more`'s, skipped.
+    "server.py": (
+        "from mcp.server.fastmcp import FastMCP\n"
+        "from .notes import add_note\n"
+        "from .search import Finder\n"
+        "mcp = FastMCP('ahead')\n"
+        "finder = Finder()\n\n"
+        "def register(fn, title):\n"
+        "    mcp.tool(name=title)(fn)\n\n"
+        "mcp.tool()(add_note)\n"
+        "mcp.tool()(finder.find)\n"
+    ),
+    "notes.py": (
+        "from .server import register\n\n"
+        "def add_note(text: str | None) -> str:\n"
+        "    return text\n\n"
+        "def tag(label: dict | str) -> str:\n"
+        "    return label\n\n"
+        "register(tag, 'tag')\n"
+    ),
+    "search.py": (
+        "from .server import register\n\n"
+        "class Finder:\n"
+        "    def find(self, query: str | None) -> str:\n"
+        "        return query\n\n"
+        "def count(items: list | str) -> int:\n"
+        "    return len(items)\n\n"
+        "register(count, 'count')\n"
+    ),
+    "more.py": (
+        "from .server import register\n\n"
+        "def shout(words: list | str) -> str:\n"
+        "    return str(words)\n\n"
+        "register(shout, 'shout')\n"
+    ),
+}
+
+
+def test_modules_parsed_ahead_are_loaded_where_they_would_be_without_it(
+    tmp_path: Path, monkeypatch
+):
+    package = tmp_path / "ahead"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    for name, text in PARSED_AHEAD_PROJECT.items():
+        (package / name).write_text(text)
+    given = files_of(package)  # only server.py is parsed upfront: the others on demand
+    parsed_ahead: list[list[str]] = []
+    parse_ahead = project_modules.Project.parse_ahead
+
+    def recorded(self, modules):
+        before = set(self.parsing_ahead)
+        parse_ahead(self, modules)
+        parsed_ahead.append(sorted(Path(path).name for path in set(self.parsing_ahead) - before))
+
+    projects: list[project_modules.Project] = []
+    monkeypatch.setattr(checker, "keep", lambda sources, project, *_: projects.append(project))
+    monkeypatch.setattr(project_modules.Project, "parse_ahead", recorded)
+    ahead = check_files(given, ALL, jobs=1)
+    assert [batch for batch in parsed_ahead if batch] == [["notes.py", "search.py"]]
+    assert not projects[0].parsed_ahead and not projects[0].parsing_ahead, "never loaded"
+    # Every caller of the helper is found: the search ran before the tools' modules were loaded.
+    assert {(Path(f.path).name, f.line) for f in ahead.findings} == {
+        ("notes.py", 3),
+        ("notes.py", 6),
+        ("search.py", 4),
+        ("search.py", 7),
+        ("more.py", 3),
+    }
+    monkeypatch.setattr(project_modules.Project, "parse_ahead", lambda self, modules: None)
+    one_by_one = check_files(given, ALL, jobs=1)
+    same(ahead, one_by_one)
+    assert list(projects[0].by_path) == list(projects[1].by_path)
+
+
+TYPED_PROJECT = {
+    "server.py": (
+        "from mcp.server.fastmcp import FastMCP\n"
+        "from .layout import Layout\n"
+        "from .notes import Note\n"
+        "mcp = FastMCP('typed')\n\n"
+        "@mcp.tool()\n"
+        "def arrange(layout: Layout, note: Note = None) -> str:\n"
+        "    return note or ''\n"
+    ),
+    # The tool's parameters' types: loaded together, as the tools' annotation modules are.
+    "notes.py": "Note = str | None\n",
+    "layout.py": (
+        "from .base import Model\n"
+        "from .filters import Filter\n"
+        "from .names import Title\n\n"
+        "class Layout(Model):\n"
+        "    filter: Filter | None = None\n"
+        "    title: Title = 'x'\n"
+    ),
+    # What classifying it follows: parsed ahead together.
+    "base.py": "from pydantic import BaseModel\n\nclass Model(BaseModel):\n    kind: int = 0\n",
+    "filters.py": ("from .criteria import Criteria\n\nclass Filter(Model):\n    where: Criteria\n"),
+    "names.py": "Title = str | list[str]\n",
+    # One step further: loaded when the classifier gets there. (A fixed tuple here would end
+    # its look at the fields before `title`: `names` would have been parsed for nothing.)
+    "criteria.py": "Criteria = list[int]\n",
+    # Named by no tool's annotation: never parsed.
+    "unused.py": "class Unused:\n    x: int\n",
+}
+
+
+def test_the_types_parsed_ahead_are_loaded_where_they_would_be_without_it(
+    tmp_path: Path, monkeypatch
+):
+    package = tmp_path / "typed"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    for name, text in TYPED_PROJECT.items():
+        (package / name).write_text(text)
+    given = files_of(package)
+    parsed_ahead: list[list[str]] = []
+    parse_ahead = project_modules.Project.parse_ahead
+
+    def recorded(self, modules):
+        before = set(self.parsing_ahead) | set(self.parsed_ahead)
+        parse_ahead(self, modules)
+        added = set(self.parsing_ahead) | set(self.parsed_ahead)
+        parsed_ahead.append(sorted(Path(path).name for path in added - before))
+
+    projects: list[project_modules.Project] = []
+    monkeypatch.setattr(checker, "keep", lambda sources, project, *_: projects.append(project))
+    monkeypatch.setattr(project_modules.Project, "parse_ahead", recorded)
+    ahead = check_files(given, ALL, jobs=1)
+    assert parsed_ahead[-1] == ["base.py", "filters.py", "names.py"]
+    loaded = {Path(path).name for path in projects[0].by_path}
+    assert {"criteria.py", "base.py"} <= loaded and "unused.py" not in loaded
+    assert not projects[0].parsed_ahead and not projects[0].parsing_ahead, "never loaded"
+    assert ahead.findings
+    monkeypatch.setattr(project_modules.Project, "parse_ahead", lambda self, modules: None)
+    one_by_one = check_files(given, ALL, jobs=1)
+    same(ahead, one_by_one)
+    assert list(projects[0].by_path) == list(projects[1].by_path)
+
+
 def test_results_keep_the_input_order(monkeypatch):
     monkeypatch.setattr(parallel, "POOL_THRESHOLD_BYTES", 0)
     monkeypatch.setattr(parallel, "_CHUNK_BYTES", 3)  # many chunks, finishing in any order
@@ -678,6 +821,31 @@ def test_results_keep_the_input_order(monkeypatch):
             mapped.put(item, 1 + abs(item) % 2)
         assert workers.pool is not None
         assert mapped.results() == [abs(item) for item in items]
+
+
+def test_what_is_handed_over_whole_goes_to_the_workers_in_shares():
+    with parallel.Workers(2) as workers:
+        workers.start()
+        mapped = parallel.OrderedMap(abs, workers)
+        for item in range(-9, 0):
+            mapped.put(item, 10)
+        mapped.hand_over_all()
+        assert len(mapped.chunks) == 2 and not mapped.waiting
+        assert mapped.results() == list(range(9, 0, -1))
+    with parallel.Workers(1) as workers:  # no workers: they wait for the results
+        mapped = parallel.OrderedMap(abs, workers)
+        mapped.put(-1, 10)
+        mapped.hand_over_all()
+        assert not mapped.chunks and mapped.results() == [1]
+
+
+def test_modules_parsed_ahead_by_the_workers_are_those_parsed_here(fixtures_copy: Path):
+    paths = [path.resolve() for path in files_of(fixtures_copy)]
+    here = module_facts.Sources(None).facts_of(paths)
+    with parallel.Workers(2) as workers:
+        workers.start()
+        ahead = module_facts.Sources(None, workers=workers).facts_ahead(paths)
+        assert ahead() == here
 
 
 def test_what_was_given_before_the_workers_start_is_shared_out(monkeypatch):

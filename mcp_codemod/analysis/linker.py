@@ -4,14 +4,16 @@ runs, and what each parameter's annotation admits once aliases in any module are
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import NamedTuple
 
+from mcp_codemod.analysis.facades import Facade
 from mcp_codemod.analysis.facts import (
     ExecFile,
     ExecText,
     Function,
+    FunctionRef,
     ModuleFacts,
     RefKind,
     Registration,
@@ -54,10 +56,12 @@ class Linker:
         load_library: LibraryLoader | None = None,
         runtime_copy: str | None = None,
         preload: ModulePreloader | None = None,
+        parse_ahead: ModulePreloader | None = None,
+        load_parsed: ModuleLoader | None = None,
     ) -> None:
         self.load_library = load_library
         self.runtime_copy = runtime_copy  # the `runtime-module` setting
-        self.names = ProjectNames(load, loaded, load_callers, preload)
+        self.names = ProjectNames(load, loaded, load_callers, preload, parse_ahead, load_parsed)
         self.servers = ServerResolver(self.names, runtime_copy)
         # The files the checked modules exec, by normalised path (`analysis/exec_files.py`).
         self.executing: dict[str, tuple[ModuleFacts, ExecFile]] = {}
@@ -69,6 +73,16 @@ class Linker:
     # ---- entry -----------------------------------------------------------------------------
     def link(self, modules: list[ModuleFacts], default: Framework | None) -> LinkResult:
         self.executing = _executing_modules(modules)
+        # The modules the registrations' functions are imported from, parsed by the workers
+        # while the servers are resolved and the tools reached, and loaded one by one as the
+        # tools are reached: a search for a helper's callers looks among the modules loaded
+        # before it.
+        self.names.parse_ahead(
+            (name, module)
+            for module in modules
+            for registration in module.registrations
+            for name in _first_names(registration.function)
+        )
         registrations = [
             (module, registration, self.server(module, registration.server))
             for module in modules
@@ -92,13 +106,21 @@ class Linker:
             self.plan(reach, module, registration, server, default, guarded)
             for module, registration, server in registrations
         ]
-        self.names.preload(
-            (name, tool.owner)
-            for plan in planned
-            for tool in plan.reached
-            if isinstance(tool, Reached)
-            for name in _annotation_names(tool.function)
-        )
+        annotated: list[tuple[str, ModuleFacts]] = []
+        classified: list[tuple[str, ModuleFacts]] = []  # of the parameters a facade leaves
+        for plan in planned:
+            facade = plan.server.facade
+            for tool in plan.reached:
+                if isinstance(tool, Reached):
+                    names = _annotation_names(tool.function)
+                    annotated.extend((name, tool.owner) for name in names)
+                    if facade is not None:
+                        names = _annotation_names(tool.function, facade)
+                    classified.extend((name, tool.owner) for name in names)
+        self.names.preload(annotated)
+        # Then the modules of the aliases and classes they name, parsed by the workers while the
+        # first tools' parameters are classified.
+        self.names.parse_types_ahead(classified)
         for (module, registration, _), plan in zip(registrations, planned, strict=True):
             if plan.unseen is not None:
                 unresolved.append(plan.unseen)
@@ -279,11 +301,25 @@ class _Plan(NamedTuple):
     unseen: UnresolvedTool | None = None  # why the registration's tools are not checked
 
 
-def _annotation_names(function: Function) -> list[str]:
+def _first_names(ref: FunctionRef) -> Iterator[str]:
+    """The qualified names whose modules reaching a function first loads: its factory's, its
+    own, a wrapper's candidates'."""
+    if ref.factory is not None:
+        yield from _first_names(ref.factory)
+    if ref.kind in (RefKind.IMPORT, RefKind.METHOD, RefKind.LOOP):
+        yield ref.target
+    elif ref.kind is RefKind.WRAPPED:
+        for candidate in ref.candidates:
+            yield from _first_names(candidate)
+
+
+def _annotation_names(function: Function, facade: Facade | None = None) -> list[str]:
     """The qualified names a function's parameter annotations use, each once: where its types
-    are."""
+    are. With a facade, of the parameters it leaves to the tool's callers only."""
     names = []
     for parameter in function.parameters:
+        if facade is not None and not facade.tool_parameter(parameter):
+            continue
         if parameter.alias is not None:
             names.append(parameter.alias)
         if parameter.annotation is not None:

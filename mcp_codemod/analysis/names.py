@@ -9,7 +9,7 @@ from typing import Protocol
 
 from mcp_codemod.analysis.facts import CallSite, Function, FunctionRef, ModuleFacts, RefKind
 from mcp_codemod.analysis.scope import STAR
-from mcp_codemod.analysis.types import TypeExpr
+from mcp_codemod.analysis.types import KNOWN_NAMES, TypeExpr, type_names
 
 ModuleLoader = Callable[[str, "ModuleFacts"], "ModuleFacts | None"]
 """Loads a module by name, looking first beside the module that imports it."""
@@ -17,6 +17,16 @@ ModuleLoader = Callable[[str, "ModuleFacts"], "ModuleFacts | None"]
 
 ModulePreloader = Callable[[Iterable[tuple[str, "ModuleFacts"]]], None]
 """Loads modules together (each name with the module that imports it), before they are asked for."""
+
+
+class NotParsed(Exception):
+    """Raised by a loader of parsed modules only (`ProjectNames.parse_types_ahead`): the module
+    of the project that `name` names, as `near` imports it, is not parsed yet."""
+
+    def __init__(self, name: str, near: ModuleFacts) -> None:
+        super().__init__(name, near)
+        self.name = name
+        self.near = near
 
 
 class CallerLoader(Protocol):
@@ -35,6 +45,8 @@ class ProjectNames:
         loaded: Callable[[], Sequence[ModuleFacts]],
         load_callers: CallerLoader,
         preload_modules: ModulePreloader | None = None,
+        parse_ahead_modules: ModulePreloader | None = None,
+        load_parsed: ModuleLoader | None = None,
     ) -> None:
         self.calls_to_function: dict[
             tuple[str, str, bool], list[tuple[ModuleFacts, CallSite, bool]]
@@ -43,6 +55,8 @@ class ProjectNames:
         self.loaded = loaded
         self.load_callers = load_callers
         self.preload_modules = preload_modules
+        self.parse_ahead_modules = parse_ahead_modules
+        self.load_parsed = load_parsed  # as `load`, of a module parsed already; else NotParsed
         # Calls that pass a possible server, by the name they call, so that finding the callers
         # of one registrar does not resolve every call of every module.
         self.calls_by_name: dict[str, list[tuple[ModuleFacts, CallSite]]] = {}
@@ -77,17 +91,59 @@ class ProjectNames:
     def preload(self, names: Iterable[tuple[str, ModuleFacts]]) -> None:
         """Load together the modules of these qualified names (the first module of each chain of
         re-exports), each as `near` imports it: what `follow` is about to be asked for."""
-        if self.preload_modules is None:
+        if self.preload_modules is not None:
+            self.preload_modules(_modules_of(names))
+
+    def parse_ahead(self, names: Iterable[tuple[str, ModuleFacts]]) -> None:
+        """As `preload`, but each module is loaded only when `follow` asks for it: the modules
+        loaded, and their order, are what they would be without it."""
+        if self.parse_ahead_modules is not None:
+            self.parse_ahead_modules(_modules_of(names))
+
+    def parse_types_ahead(self, names: Sequence[tuple[str, ModuleFacts]]) -> None:
+        """Start parsing the modules that classifying annotations which use these names will
+        load first: followed through aliases (`Text = str | None`) and the fields and first
+        bases of project classes over the modules parsed already, the first module of each way
+        that is not."""
+        if self.parse_ahead_modules is None or self.load_parsed is None:
             return
-        # Each module once per importing module (the same types recur in many tools), in the
-        # order first asked: the order in which they are parsed and kept.
-        modules: dict[tuple[str, str], ModuleFacts] = {}
-        for qualified, near in names:
-            if not qualified.startswith(STAR):
-                module = qualified.rpartition(".")[0]
-                if module and (module, near.path) not in modules:
-                    modules[module, near.path] = near
-        self.preload_modules([(module, near) for (module, _), near in modules.items()])
+        parsed = ProjectNames(self.load_parsed, self.loaded, self.load_callers)
+        followed: set[tuple[str, str]] = set()
+        unparsed: list[tuple[str, ModuleFacts]] = []
+        pending = list(names)
+        while pending:
+            qualified, near = pending.pop()
+            key = (qualified, near.path)
+            if key in followed or qualified in KNOWN_NAMES:
+                continue
+            followed.add(key)
+            try:
+                pending.extend(parsed.types_used_by(qualified, near))
+            except NotParsed as missing:
+                unparsed.append((missing.name, missing.near))
+        self.parse_ahead_modules(unparsed)
+
+    def types_used_by(self, qualified: str, near: ModuleFacts) -> list[tuple[str, ModuleFacts]]:
+        """The names that classifying `qualified` goes on to (`_Classifier.name`): the value's,
+        if it is an alias, else the fields' of the project class, and its first base (whose
+        fields `class_fields` adds)."""
+        found = self.alias(qualified, near)
+        if found is not None:
+            module, name = found
+            return [(used, module) for used in type_names(module.aliases[name].value)]
+        found = self.follow(qualified, near, lambda module, name: name in module.classes)
+        if found is None:
+            return []
+        module, name = found
+        used = [
+            (used, module)
+            for field in module.class_fields.get(name, ())
+            for used in type_names(field)
+        ]
+        bases = module.classes[name]
+        if bases:
+            used.append((bases[0].qualified, module))
+        return used
 
     def unstarred(self, qualified: str, near: ModuleFacts, hops: int = 0) -> str | None:
         """The qualified name of `*name` (a name the module binds by no statement): what one of
@@ -273,6 +329,19 @@ class ProjectNames:
             if constructor is not None:
                 return constructor[0], constructor[1], True
         return None
+
+
+def _modules_of(names: Iterable[tuple[str, ModuleFacts]]) -> list[tuple[str, ModuleFacts]]:
+    """The first module of each qualified name's chain of re-exports, with the module importing
+    it: each once per importing module (the same types recur in many tools), in the order first
+    asked, the order in which they are parsed and kept."""
+    modules: dict[tuple[str, str], ModuleFacts] = {}
+    for qualified, near in names:
+        if not qualified.startswith(STAR):
+            module = qualified.rpartition(".")[0]
+            if module and (module, near.path) not in modules:
+                modules[module, near.path] = near
+    return [(module, near) for (module, _), near in modules.items()]
 
 
 def called_name(qualname: str) -> str:

@@ -145,6 +145,22 @@ _STRUCTURED = {f"builtins.{name}" for name in ("list", "dict", "set", "tuple", "
         "MutableSet",
     )
 }
+# The names the classifier answers for by themselves, as a name or as the base of a subscript,
+# without asking whether they are an alias or a project class: a lookahead along its way skips
+# them (`ProjectNames.parse_types_ahead`).
+KNOWN_NAMES = frozenset().union(
+    ANNOTATED,
+    _OPTIONAL,
+    _UNION,
+    LITERAL,
+    _ANY,
+    _NONE,
+    _EXACT_STR,
+    _LAX_INT,
+    _STRICT_INT,
+    _KNOWN_NON_STR,
+    _STRUCTURED,
+)
 _STRICT_MARKERS = {
     "pydantic.Field",
     "pydantic.fields.Field",
