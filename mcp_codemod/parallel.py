@@ -26,9 +26,9 @@ Result = TypeVar("Result")
 
 # Below this much source text (bytes) one process is done before a pool is up and fed. Forked
 # by hand, two workers beat one process from 250 KB of parsing on (bench/run.py, "Pool
-# threshold", 2 cores: 112 ms against 135 ms; even at 127 KB); the executor they replace broke
-# even only between 0.5 and 1 MB, so the threshold was 1 MB, and the MCP servers' tree (0.7 MB of
-# candidates) ran in one process. With the pool it now takes 11 % less time.
+# threshold", 2 cores, fresh processes: 93 to 112 ms against 110 to 135 ms; at 127 KB 53 ms
+# against 48). The executor they replace broke even only between 0.5 and 1 MB, so the threshold
+# was 1 MB, and the MCP servers' tree (0.7 MB of candidates) ran in one process, 11 % slower.
 POOL_THRESHOLD_BYTES = 250_000
 # Spawned workers (macOS, Windows) import the analysis again, which costs as much as parsing a
 # lot of files: eight times the executor's forked break-even.
