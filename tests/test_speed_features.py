@@ -43,6 +43,15 @@ def files_of(*paths: Path) -> list[Path]:
     return discover(list(paths), DEFAULT_EXCLUDE, respect_gitignore=True)
 
 
+def package_of(directory: Path, modules: dict[str, str]) -> Path:
+    """A package of these modules (name → text) at `directory`."""
+    directory.mkdir()
+    (directory / "__init__.py").write_text("")
+    for name, text in modules.items():
+        (directory / name).write_text(text)
+    return directory
+
+
 def same(first: checker.CheckResult, second: checker.CheckResult) -> None:
     assert first.findings == second.findings
     assert [f.fix for f in first.findings] == [f.fix for f in second.findings]
@@ -646,11 +655,7 @@ BATCHED_PROJECT = {
 def test_loading_modules_in_batches_finds_what_loading_them_one_by_one_finds(
     tmp_path: Path, monkeypatch
 ):
-    package = tmp_path / "batched"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    for name, text in BATCHED_PROJECT.items():
-        (package / name).write_text(text)
+    package = package_of(tmp_path / "batched", BATCHED_PROJECT)
     given = files_of(package)  # only server.py is parsed upfront: the others on demand
     batches: list[int] = []
     preload = project_modules.Project.preload
@@ -712,11 +717,7 @@ PARSED_AHEAD_PROJECT = {
 def test_modules_parsed_ahead_are_loaded_where_they_would_be_without_it(
     tmp_path: Path, monkeypatch
 ):
-    package = tmp_path / "ahead"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    for name, text in PARSED_AHEAD_PROJECT.items():
-        (package / name).write_text(text)
+    package = package_of(tmp_path / "ahead", PARSED_AHEAD_PROJECT)
     given = files_of(package)  # only server.py is parsed upfront: the others on demand
     parsed_ahead: list[list[str]] = []
     parse_ahead = project_modules.Project.parse_ahead
@@ -781,11 +782,7 @@ TYPED_PROJECT = {
 def test_the_types_parsed_ahead_are_loaded_where_they_would_be_without_it(
     tmp_path: Path, monkeypatch
 ):
-    package = tmp_path / "typed"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    for name, text in TYPED_PROJECT.items():
-        (package / name).write_text(text)
+    package = package_of(tmp_path / "typed", TYPED_PROJECT)
     given = files_of(package)
     parsed_ahead: list[list[str]] = []
     parse_ahead = project_modules.Project.parse_ahead
