@@ -177,6 +177,8 @@ class ForkedPool:
                 poller.register(worker.tasks, self.writable)
                 by_end[worker.tasks] = worker
         if not by_end:
+            if wait:  # a job neither held nor waiting would be waited for forever
+                raise RuntimeError("waiting for a result no worker holds")
             return
         for end, _event in poller.poll(None if wait else 0):
             worker = by_end[end]

@@ -106,6 +106,15 @@ def test_an_interrupted_run_stops_its_workers_at_once(small_chunks):
 
 
 @forked_only
+def test_a_result_of_stopped_workers_is_an_error_not_a_wait():
+    pool = parallel.ForkedPool(2)
+    job = pool.submit(time.sleep, [30], 1)
+    pool.shutdown(abandon=True)
+    with pytest.raises(RuntimeError, match="no worker holds"):
+        job.result()
+
+
+@forked_only
 def test_starting_the_workers_imports_no_process_pool_machinery():
     # The reason the workers are forked by hand: these imports took 13 to 20 ms of a cold run.
     script = (
