@@ -350,18 +350,13 @@ class OrderedMap(Generic[Item, Result]):
 
     def results(self) -> list[Result]:
         """Every item's result, in the order the items were given."""
-        left, sizes = self.waiting, self.sizes
-        self.waiting, self.sizes = [], []
         pool = self.workers.pool
-        if pool is not None and len(left) > 1:
+        if pool is not None and len(self.waiting) > 1:
             # What is left is shared out between the workers and this process, which would
-            # otherwise only wait: a small batch keeps every core busy. The shares are of equal
-            # size, not of equal count: one large module among small ones is a share of its own.
-            start = 0
-            for end in _cuts(sizes, self.workers.jobs + 1):
-                self._hand_over(left[start:end], sum(sizes[start:end]))
-                start = end
-            left = left[start:]
+            # otherwise only wait: a small batch keeps every core busy.
+            left = self._share_out(self.workers.jobs + 1, keep_last=True)
+        else:
+            left, self.waiting, self.sizes = self.waiting, [], []
         here = []
         for item in left:
             here.append(self.function(item))
@@ -373,14 +368,23 @@ class OrderedMap(Generic[Item, Result]):
         """Hand every item given so far to the workers, in shares of about equal size, none
         kept for this process: it has other work to do meanwhile. Without workers they wait
         for `results`."""
+        if self.workers.pool is not None and self.waiting:
+            self._share_out(self.workers.jobs, keep_last=False)
+
+    def _share_out(self, parts: int, keep_last: bool) -> list[Item]:
+        """Cut what waits into `parts` shares of about equal size (not of equal count: one large
+        module among small ones is a share of its own) and hand them to the workers, the last
+        one too unless it is kept; returns what is kept."""
         left, sizes = self.waiting, self.sizes
-        if self.workers.pool is None or not left:
-            return
+        self.waiting, self.sizes, self.waiting_size = [], [], 0
         start = 0
-        for end in [*_cuts(sizes, self.workers.jobs), len(left)]:
+        for end in _cuts(sizes, parts):
             self._hand_over(left[start:end], sum(sizes[start:end]))
             start = end
-        self.waiting, self.sizes, self.waiting_size = [], [], 0
+        if keep_last:
+            return left[start:]
+        self._hand_over(left[start:], sum(sizes[start:]))
+        return []
 
     def _hand_over(self, items: list[Item], size: int) -> None:
         assert self.workers.pool is not None
