@@ -111,11 +111,7 @@ class Project:
         """Parse together the modules `load` is about to be asked for (each name with the module
         that imports it), so that the workers share them: loaded one by one, they were parsed
         one after the other while the other cores stood idle."""
-        paths: list[Path] = []
-        for name, near in modules:
-            path = self.find(name, near)
-            if path is not None and str(path) not in self.by_path and path not in paths:
-                paths.append(path)
+        paths = self._paths_of(modules, self.by_path.__contains__)
         if len(paths) > 1:  # one alone is parsed when it is loaded
             self.parse_together(paths)
 
@@ -125,14 +121,12 @@ class Project:
         where it would have been had it been parsed then. While the tools are being reached,
         which modules are loaded decides which callers a search sees, and the order they were
         loaded in the order of what it finds."""
-        paths: list[Path] = []
-        for name, near in modules:
-            path = self.find(name, near)
-            if path is None or path in paths:
-                continue
-            key = str(path)
-            if not (key in self.by_path or key in self.parsed_ahead or key in self.parsing_ahead):
-                paths.append(path)
+        paths = self._paths_of(
+            modules,
+            lambda key: (
+                key in self.by_path or key in self.parsed_ahead or key in self.parsing_ahead
+            ),
+        )
         if not paths:
             return
         keys = list(map(str, paths))
@@ -144,6 +138,18 @@ class Project:
                 self.parsed_ahead[key] = found
 
         self.parsing_ahead.update(dict.fromkeys(keys, finish))
+
+    def _paths_of(
+        self, modules: Iterable[tuple[str, ModuleFacts]], known: Callable[[str], bool]
+    ) -> list[Path]:
+        """The files (resolved) of these modules, each as `near` imports it, once each and in
+        order, without those whose path `known` accepts (loaded, or parsed already)."""
+        paths: list[Path] = []
+        for name, near in modules:
+            path = self.find(name, near)
+            if path is not None and path not in paths and not known(str(path)):
+                paths.append(path)
+        return paths
 
     def load_parsed(self, name: str, near: ModuleFacts) -> ModuleFacts | None:
         """`load`, of a module loaded or parsed ahead already; raises NotParsed for a module
