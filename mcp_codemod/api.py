@@ -13,16 +13,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mcp_codemod.cache import default_cache_dir
-from mcp_codemod.checker import CheckResult, check_files
-from mcp_codemod.discovery import PathError, discover, force_excluded, writable_files
-from mcp_codemod.project_modules import Discovery
+from mcp_codemod.engine.checker import CheckResult, check_files
+from mcp_codemod.engine.discovery import PathError, discover, force_excluded, writable_files
+from mcp_codemod.engine.facts_cache import default_cache_dir
+from mcp_codemod.engine.project import Discovery
+from mcp_codemod.engine.settings import ConfigError, Settings, load_settings
+from mcp_codemod.engine.source_files import SourceError
 from mcp_codemod.rules import select_rules
-from mcp_codemod.settings import ConfigError, Settings, load_settings
-from mcp_codemod.sources import SourceError
 
 if TYPE_CHECKING:
-    from mcp_codemod.fixer import FixResult
+    from mcp_codemod.fix.apply import FixResult
 
 __all__ = ["CheckResult", "FixOutcome", "UsageError", "check_paths", "fix_paths"]
 
@@ -149,9 +149,9 @@ def fix_paths(
     elsewhere: an edit there is a note in the result."""
     # The fixer is imported only when fixing: `check`'s start-up (a warm run is mostly start-up)
     # does not pay for it.
-    from mcp_codemod.fix_imports import RUNTIME
-    from mcp_codemod.fixer import fix_findings
-    from mcp_codemod.vendor import guard_module_change
+    from mcp_codemod.fix.apply import fix_findings
+    from mcp_codemod.fix.guard_module import guard_module_change
+    from mcp_codemod.fix.imports import RUNTIME
 
     settings, files, result = _check(paths, options or Options(), None)
     given = [Path(p) for p in paths] or [Path(".")]

@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, NoReturn
 import click
 
 from mcp_codemod import __version__
-from mcp_codemod.settings import OUTPUT_FORMATS
+from mcp_codemod.engine.settings import OUTPUT_FORMATS
 
 if TYPE_CHECKING:
     from mcp_codemod import api
-    from mcp_codemod.checker import CheckResult
+    from mcp_codemod.engine.checker import CheckResult
 
 DEBUG_VARIABLE = "MCP_CODEMOD_DEBUG"
 
@@ -237,7 +237,9 @@ def check(
 
     PATHS default to the working directory; `-` reads one module from standard input.
     """
-    from mcp_codemod import api, process_exit, report
+    from mcp_codemod import api
+    from mcp_codemod.engine import process_exit
+    from mcp_codemod.report import check_output as report
 
     if _ends_with_exit and not apply_fixes:
         # The report is all that is left to do: the run's objects can wait for the exit. (Not
@@ -305,8 +307,11 @@ def fix(paths, write: bool, show_diff: bool, unsafe_fixes: bool, **options) -> N
 
 
 def _run_fix(paths, write: bool, show_diff: bool, unsafe_fixes: bool, options) -> NoReturn:
-    from mcp_codemod import api, fixer, report  # fixer: only when fixing, `check` does without it
-    from mcp_codemod.sources import SourceError
+    from mcp_codemod import api
+    from mcp_codemod.engine.source_files import SourceError
+    from mcp_codemod.fix import apply as fixer  # fixer: only when fixing, `check` does without it
+    from mcp_codemod.report import check_output as report
+    from mcp_codemod.report import plural
 
     try:
         outcome = api.fix_paths(paths, _options(**options), unsafe_fixes=unsafe_fixes)
@@ -340,7 +345,7 @@ def _run_fix(paths, write: bool, show_diff: bool, unsafe_fixes: bool, options) -
     left = sum(not finding.applies(unsafe_fixes) for finding in result.findings)
     hidden = sum(f.fixable and not f.applies(unsafe_fixes) for f in result.findings)
     verb = "Fixed" if write else "Would fix"
-    message = f"{verb} {report.plural(fixed, 'issue')} in {report.plural(len(changed), 'file')}."
+    message = f"{verb} {plural(fixed, 'issue')} in {plural(len(changed), 'file')}."
     if not changed:
         message = "Nothing to fix."
     if fixes.incomplete:
@@ -349,8 +354,7 @@ def _run_fix(paths, write: bool, show_diff: bool, unsafe_fixes: bool, options) -
         message += f" {left} not fixed: see `mcp-codemod check`."
     if hidden:
         message += (
-            f" {report.plural(hidden, 'hidden fix', 'hidden fixes')} can be enabled with "
-            "`--unsafe-fixes`."
+            f" {plural(hidden, 'hidden fix', 'hidden fixes')} can be enabled with `--unsafe-fixes`."
         )
     click.echo(message, err=True)
     if result.unchecked:
@@ -377,13 +381,13 @@ def list_rules() -> None:
 @click.argument("code")
 def explain_rule(code: str) -> None:
     """Explain one rule: what it finds, why it matters, an example and the fix."""
-    from mcp_codemod import report
+    from mcp_codemod.report.rule_docs import rule_documentation
     from mcp_codemod.rules import RULES_BY_CODE
 
     rule = RULES_BY_CODE.get(code.strip().upper())
     if rule is None:
         _fail(f"unknown rule {code!r}; `mcp-codemod rules` lists them")
-    _echo(report.rule_documentation(rule))
+    _echo(rule_documentation(rule))
 
 
 @main.command(name="probe")
@@ -406,15 +410,21 @@ def probe_command(target: str, output_format: str) -> None:
     Exit 1 when an argument arrives changed or is rejected or a schema has such an array, 2
     when TARGET cannot be loaded.
     """
-    from mcp_codemod import probe, probe_frameworks, probe_targets, report
+    from mcp_codemod.probe import argument_handling, targets
+    from mcp_codemod.probe.server_probe import probe_server
+    from mcp_codemod.report import probe_output
 
     try:
-        result = probe.probe_server(probe_targets.load_target(target))
-    except (probe_targets.TargetError, probe_frameworks.NotAServerError) as error:
+        result = probe_server(targets.load_target(target))
+    except (targets.TargetError, argument_handling.NotAServerError) as error:
         _fail(str(error))
     for tool, reason in result.not_probed:
         click.echo(f"mcp-codemod: tool {tool!r} not probed: {reason}", err=True)
     if not result.tools and not result.not_probed:
         click.echo(f"mcp-codemod: {result.server!r} has no tools registered", err=True)
-    click.echo(report.probe_json(result) if output_format == "json" else report.probe_text(result))
+    click.echo(
+        probe_output.probe_json(result)
+        if output_format == "json"
+        else probe_output.probe_text(result)
+    )
     sys.exit(1 if result.failed else 0)

@@ -15,8 +15,8 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from mcp_codemod.probe import probe_server
-from mcp_codemod.probe_results import JSON_TEXT, TEXT, WHOLE_FLOAT, ProbeReport
+from mcp_codemod.probe.results import JSON_TEXT, TEXT, WHOLE_FLOAT, ProbeReport
+from mcp_codemod.probe.server_probe import probe_server
 
 __all__ = ["assert_tools_keep_arguments"]
 

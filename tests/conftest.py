@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from mcp_codemod import prefilter
 from mcp_codemod.cli import main
-from mcp_codemod.sources import decode
+from mcp_codemod.engine import prefilter
+from mcp_codemod.engine.source_files import decode
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"

@@ -69,3 +69,44 @@ def test_rule_codes_are_spelled_only_by_their_rules():
     }
     rules = {p.relative_to(PACKAGE).as_posix() for p in (PACKAGE / "rules").glob("*.py")}
     assert spelled <= rules - {"rules/__init__.py", "rules/model.py", "rules/fixes.py"}
+
+
+# Each layer and the layers it may import. The root modules (the CLI, the library API, the pytest
+# helper, `__main__`) sit above them all.
+LAYERS = {
+    "runtime": set(),
+    "analysis": set(),
+    "rules": {"analysis", "runtime"},
+    "engine": {"analysis", "rules"},
+    "fix": {"analysis", "rules", "engine", "runtime"},
+    "probe": {"engine"},
+    "report": {"analysis", "rules", "engine", "probe"},
+}
+ROOT_MODULES = {"__init__", "__main__", "api", "cli", "testing"}
+
+
+def layer_of(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in LAYERS else None
+
+
+def test_the_package_root_holds_only_the_entry_points_and_the_layers():
+    modules = {path.stem for path in PACKAGE.glob("*.py")}
+    folders = {path.name for path in PACKAGE.iterdir() if (path / "__init__.py").exists()}
+    assert modules == ROOT_MODULES
+    assert folders == set(LAYERS)
+
+
+def test_each_layer_imports_only_the_layers_below_it():
+    crossings = []
+    for path in PACKAGE.rglob("*.py"):
+        layer = layer_of(module_of(path))
+        if layer is None:
+            continue
+        for other in imported(path):
+            target = layer_of(other)
+            if target is None and other not in ("mcp_codemod", "mcp_codemod.__version__"):
+                crossings.append(f"{module_of(path)} → {other} (the root)")
+            elif target not in (None, layer) and target not in LAYERS[layer]:
+                crossings.append(f"{module_of(path)} → {other}")
+    assert crossings == []

@@ -7,10 +7,10 @@ import pytest
 from conftest import FIXTURES, expected_findings
 
 from mcp_codemod.analysis.frameworks import Framework
-from mcp_codemod.checker import check_files
-from mcp_codemod.discovery import discover
+from mcp_codemod.engine.checker import check_files
+from mcp_codemod.engine.discovery import discover
+from mcp_codemod.engine.settings import DEFAULT_EXCLUDE
 from mcp_codemod.rules import RULES, select_rules
-from mcp_codemod.settings import DEFAULT_EXCLUDE
 
 
 def run(paths: list[Path], rules=None, framework=None):

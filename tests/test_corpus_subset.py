@@ -21,12 +21,12 @@ from pathlib import Path
 import pytest
 from conftest import candidate_by_definition
 
-from mcp_codemod.checker import check_files
-from mcp_codemod.discovery import discover
-from mcp_codemod.prefilter import is_candidate
+from mcp_codemod.engine.checker import check_files
+from mcp_codemod.engine.discovery import discover
+from mcp_codemod.engine.prefilter import is_candidate
+from mcp_codemod.engine.settings import DEFAULT_EXCLUDE
+from mcp_codemod.engine.source_files import SourceError
 from mcp_codemod.rules import select_rules
-from mcp_codemod.settings import DEFAULT_EXCLUDE
-from mcp_codemod.sources import SourceError
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from mcp_codemod.cli import main
-from mcp_codemod.discovery import PathError, discover
+from mcp_codemod.engine.discovery import PathError, discover
 
 FILES = [
     "a.py",

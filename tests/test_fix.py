@@ -12,8 +12,8 @@ from textwrap import dedent
 
 from conftest import run_cli
 
-from mcp_codemod.checker import check_files
-from mcp_codemod.fixer import fix_findings
+from mcp_codemod.engine.checker import check_files
+from mcp_codemod.fix.apply import fix_findings
 from mcp_codemod.rules import select_rules
 
 

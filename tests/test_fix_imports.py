@@ -18,8 +18,8 @@ from textwrap import dedent
 import pytest
 from conftest import FIXTURES, run_cli
 
-from mcp_codemod.checker import check_files
-from mcp_codemod.fixer import fix_findings, write
+from mcp_codemod.engine.checker import check_files
+from mcp_codemod.fix.apply import fix_findings, write
 from mcp_codemod.rules import RULES, select_rules
 from mcp_codemod.rules.model import Invalid
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import mcp_codemod.fixer
+import mcp_codemod.fix.apply
 from mcp_codemod.cli import main
 
 SERVER = """\
@@ -75,15 +75,15 @@ def test_an_edit_made_while_fixing_survives(tmp_path, monkeypatch, moment):
     write_files(tmp_path, {"a.py": SERVER, "b.py": SERVER})
     b = tmp_path / "b.py"
     if moment == "after the analysis":
-        plan = mcp_codemod.fixer.plan
+        plan = mcp_codemod.fix.apply.plan
 
         def plan_then_edit(*args):
             append_to(b)
             return plan(*args)
 
-        monkeypatch.setattr(mcp_codemod.fixer, "plan", plan_then_edit)
+        monkeypatch.setattr(mcp_codemod.fix.apply, "plan", plan_then_edit)
     elif moment == "while transforming":
-        apply = mcp_codemod.fixer.apply
+        apply = mcp_codemod.fix.apply.apply
         calls = []
 
         def apply_and_edit(text, file_plan, **options):
@@ -92,7 +92,7 @@ def test_an_edit_made_while_fixing_survives(tmp_path, monkeypatch, moment):
                 append_to(b)
             return apply(text, file_plan, **options)
 
-        monkeypatch.setattr(mcp_codemod.fixer, "apply", apply_and_edit)
+        monkeypatch.setattr(mcp_codemod.fix.apply, "apply", apply_and_edit)
     else:
         mkstemp = tempfile.mkstemp
 
@@ -131,7 +131,7 @@ def test_a_concurrent_writer_thread_never_loses_its_edit(tmp_path, monkeypatch):
     write_files(tmp_path, {"server.py": SERVER})
     path = tmp_path / "server.py"
     read_done, edit_done = threading.Barrier(2), threading.Barrier(2)
-    apply = mcp_codemod.fixer.apply
+    apply = mcp_codemod.fix.apply.apply
 
     def apply_between(text, file_plan, **options):
         read_done.wait(timeout=30)
@@ -143,7 +143,7 @@ def test_a_concurrent_writer_thread_never_loses_its_edit(tmp_path, monkeypatch):
         path.write_text(SERVER.replace("demo", "renamed"), encoding="utf-8")
         edit_done.wait(timeout=30)
 
-    monkeypatch.setattr(mcp_codemod.fixer, "apply", apply_between)
+    monkeypatch.setattr(mcp_codemod.fix.apply, "apply", apply_between)
     thread = threading.Thread(target=editor)
     thread.start()
     result = fix(tmp_path, "server.py")
@@ -198,13 +198,13 @@ def test_a_link_found_in_a_directory_to_a_file_outside_it_is_not_written(tmp_pat
 
 def test_a_file_deleted_before_the_fixer_reads_it(tmp_path, monkeypatch):
     write_files(tmp_path, {"a.py": SERVER, "b.py": SERVER})
-    plan = mcp_codemod.fixer.plan
+    plan = mcp_codemod.fix.apply.plan
 
     def plan_then_delete(*args):
         (tmp_path / "a.py").unlink()
         return plan(*args)
 
-    monkeypatch.setattr(mcp_codemod.fixer, "plan", plan_then_delete)
+    monkeypatch.setattr(mcp_codemod.fix.apply, "plan", plan_then_delete)
     result = fix(tmp_path, ".")
 
     assert result.exit_code == 1
@@ -214,14 +214,14 @@ def test_a_file_deleted_before_the_fixer_reads_it(tmp_path, monkeypatch):
 
 def test_a_file_deleted_before_it_is_written(tmp_path, monkeypatch):
     write_files(tmp_path, {"a.py": SERVER, "b.py": SERVER})
-    write = mcp_codemod.fixer.write
+    write = mcp_codemod.fix.apply.write
 
     def delete_then_write(change):
         if change.path == "a.py":
             (tmp_path / "a.py").unlink()
         write(change)
 
-    monkeypatch.setattr(mcp_codemod.fixer, "write", delete_then_write)
+    monkeypatch.setattr(mcp_codemod.fix.apply, "write", delete_then_write)
     result = fix(tmp_path, ".")
 
     assert result.exit_code == 1

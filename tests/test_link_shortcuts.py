@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from mcp_codemod import module_facts
 from mcp_codemod.analysis import linker
 from mcp_codemod.analysis.facts import ModuleFacts
 from mcp_codemod.analysis.names import ProjectNames
@@ -23,14 +22,15 @@ from mcp_codemod.analysis.types import (
     classify,
     type_names,
 )
-from mcp_codemod.checker import check_files
-from mcp_codemod.discovery import discover
-from mcp_codemod.module_facts import Sources
-from mcp_codemod.project import find_module, project_root
-from mcp_codemod.project_modules import Discovery, Project
+from mcp_codemod.engine import scanned_files as module_facts
+from mcp_codemod.engine.checker import check_files
+from mcp_codemod.engine.discovery import discover
+from mcp_codemod.engine.module_paths import find_module, project_root
+from mcp_codemod.engine.project import Discovery, Project
+from mcp_codemod.engine.scanned_files import Sources
+from mcp_codemod.engine.settings import DEFAULT_EXCLUDE
+from mcp_codemod.engine.source_files import SourceError, decode
 from mcp_codemod.rules import select_rules
-from mcp_codemod.settings import DEFAULT_EXCLUDE
-from mcp_codemod.sources import SourceError, decode
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from conftest import run_cli
 
 from mcp_codemod.analysis.frameworks import Framework
 from mcp_codemod.analysis.unseen import Unseen
-from mcp_codemod.checker import check_files
+from mcp_codemod.engine.checker import check_files
 from mcp_codemod.rules import select_rules
 
 APP = """\

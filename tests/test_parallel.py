@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from mcp_codemod import parallel
+from mcp_codemod.engine import parallel
 
 forked_only = pytest.mark.skipif(sys.platform != "linux", reason="workers are forked on Linux")
 
@@ -119,7 +119,7 @@ def test_starting_the_workers_imports_no_process_pool_machinery():
     # The reason the workers are forked by hand: these imports took 13 to 20 ms of a cold run.
     script = (
         "import sys\n"
-        "from mcp_codemod import parallel\n"
+        "from mcp_codemod.engine import parallel\n"
         "parallel.POOL_THRESHOLD_BYTES = 0\n"
         "with parallel.Workers(2) as workers:\n"
         "    mapped = parallel.OrderedMap(abs, workers)\n"

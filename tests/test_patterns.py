@@ -12,8 +12,8 @@ import sys
 import pytest
 from probe.servers import MCP_MAJOR
 
-from mcp_codemod.checker import check_files
-from mcp_codemod.probe import probe_server
+from mcp_codemod.engine.checker import check_files
+from mcp_codemod.probe.server_probe import probe_server
 from mcp_codemod.rules import select_rules
 
 SERVER = (

@@ -16,12 +16,12 @@ from conftest import FIXTURES
 from probe.servers import MCP_MAJOR
 
 from mcp_codemod.analysis.unseen import Unseen
-from mcp_codemod.checker import check_files
 from mcp_codemod.cli import main
-from mcp_codemod.discovery import discover
-from mcp_codemod.probe import probe_server
+from mcp_codemod.engine.checker import check_files
+from mcp_codemod.engine.discovery import discover
+from mcp_codemod.engine.settings import DEFAULT_EXCLUDE
+from mcp_codemod.probe.server_probe import probe_server
 from mcp_codemod.rules import select_rules
-from mcp_codemod.settings import DEFAULT_EXCLUDE
 
 # What `check` reports, by the shape the tool is registered in (fixtures/reach_app/tools.py).
 FOLLOWED = {

@@ -10,7 +10,7 @@ from textwrap import dedent
 import pytest
 
 from mcp_codemod.analysis.unseen import Unseen
-from mcp_codemod.checker import check_files
+from mcp_codemod.engine.checker import check_files
 from mcp_codemod.rules import select_rules
 
 SERVER = 'import os\n\nfrom mcp.server.fastmcp import FastMCP\n\nmcp = FastMCP("x")\n'

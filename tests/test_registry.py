@@ -17,12 +17,12 @@ from click.testing import CliRunner
 from conftest import FIXTURES
 from probe.servers import MCP_MAJOR
 
-from mcp_codemod.checker import check_files
 from mcp_codemod.cli import main
-from mcp_codemod.discovery import discover
-from mcp_codemod.probe import probe_server
+from mcp_codemod.engine.checker import check_files
+from mcp_codemod.engine.discovery import discover
+from mcp_codemod.engine.settings import DEFAULT_EXCLUDE
+from mcp_codemod.probe.server_probe import probe_server
 from mcp_codemod.rules import select_rules
-from mcp_codemod.settings import DEFAULT_EXCLUDE
 
 FOUND = {
     ("read_range", "sheet"),  # `@tools.reader(...)`, `tools` imported from server.py

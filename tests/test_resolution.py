@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from textwrap import dedent
 
-from mcp_codemod.checker import check_files
-from mcp_codemod.fixer import fix_findings
+from mcp_codemod.engine.checker import check_files
+from mcp_codemod.fix.apply import fix_findings
 from mcp_codemod.rules import select_rules
 
 

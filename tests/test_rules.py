@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from mcp_codemod.checker import check_files
-from mcp_codemod.fixer import fix_findings
+from mcp_codemod.engine.checker import check_files
+from mcp_codemod.fix.apply import fix_findings
 from mcp_codemod.rules import RULES
 from mcp_codemod.rules.model import Invalid, Rule, Valid
 

@@ -15,11 +15,10 @@ from conftest import FIXTURES
 from mcp_codemod.analysis import source_text
 from mcp_codemod.analysis.annotations import SharedTypes
 from mcp_codemod.analysis.scanner import noqa_lines, scan_module
-from mcp_codemod.analysis.source_text import SourceText
+from mcp_codemod.analysis.source_text import SourceText, split_lines
 from mcp_codemod.analysis.syntax import calls_within, header_expressions, nested_bodies
 from mcp_codemod.analysis.types import TName, TSubscript
 from mcp_codemod.analysis.unparse import unparse
-from mcp_codemod.sources import split_lines
 
 WORDS = ("tool", "guard", "install")
 

@@ -19,22 +19,17 @@ from click.testing import CliRunner
 from conftest import FIXTURES, candidate_by_definition
 
 import mcp_codemod
-from mcp_codemod import (
-    api,
-    checker,
-    module_facts,
-    parallel,
-    prefilter,
-    process_exit,
-    project_modules,
-)
-from mcp_codemod import cache as cache_module
-from mcp_codemod.checker import check_files
+from mcp_codemod import api
 from mcp_codemod.cli import main
-from mcp_codemod.discovery import discover
-from mcp_codemod.prefilter import is_candidate
+from mcp_codemod.engine import checker, parallel, prefilter, process_exit
+from mcp_codemod.engine import facts_cache as cache_module
+from mcp_codemod.engine import project as project_modules
+from mcp_codemod.engine import scanned_files as module_facts
+from mcp_codemod.engine.checker import check_files
+from mcp_codemod.engine.discovery import discover
+from mcp_codemod.engine.prefilter import is_candidate
+from mcp_codemod.engine.settings import DEFAULT_EXCLUDE
 from mcp_codemod.rules import select_rules
-from mcp_codemod.settings import DEFAULT_EXCLUDE
 
 ALL = select_rules(["ALL"], [])
 
@@ -990,7 +985,8 @@ def test_the_version_and_the_help_start_without_the_analysis():
         "mcp_codemod.analysis",
         "mcp_codemod.analysis.frameworks",
         "mcp_codemod.cli",
-        "mcp_codemod.settings",
+        "mcp_codemod.engine",
+        "mcp_codemod.engine.settings",
     ]
     assert others == "False False"
 

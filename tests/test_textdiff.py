@@ -6,7 +6,7 @@ from __future__ import annotations
 import difflib
 import re
 
-from mcp_codemod.textdiff import unified_diff
+from mcp_codemod.fix.textdiff import unified_diff
 
 
 def patched(old: str, diff: str) -> str:

@@ -11,7 +11,7 @@ import pytest
 from conftest import run_cli
 
 from mcp_codemod import __version__
-from mcp_codemod.vendor import guard_module_text, guard_module_version
+from mcp_codemod.fix.guard_module import guard_module_text, guard_module_version
 
 SERVER = """\
     from mcp.server.fastmcp import FastMCP

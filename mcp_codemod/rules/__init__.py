@@ -1,4 +1,7 @@
-"""The rules, one module each (see `model` for what a rule declares), and their selection."""
+"""The rules, one module each (see `model` for what a rule declares), and their selection; the
+findings they produce (`findings`).
+
+May import `analysis` and `runtime` (a rule declares its run-time marker); nothing above."""
 
 from __future__ import annotations
 

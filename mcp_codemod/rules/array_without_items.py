@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mcp_codemod.analysis.subjects import ToolParameter
 from mcp_codemod.analysis.types import ARRAY_ITEMS_SCHEMA
-from mcp_codemod.findings import Fix, Safety
+from mcp_codemod.rules.findings import Fix, Safety
 from mcp_codemod.rules.fixes import add_marker, describe
 from mcp_codemod.rules.model import FixAvailability, Invalid, Report, Rule, Valid
 

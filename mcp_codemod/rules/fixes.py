@@ -6,7 +6,7 @@ from __future__ import annotations
 from mcp_codemod.analysis.facts import ServerSwap
 from mcp_codemod.analysis.frameworks import GUARDED_CLASS_NAME
 from mcp_codemod.analysis.subjects import ResolvedServer, ToolParameter
-from mcp_codemod.findings import MarkerEdit
+from mcp_codemod.rules.findings import MarkerEdit
 
 
 def add_marker(parameter: ToolParameter, marker: str) -> tuple[MarkerEdit, ...]:

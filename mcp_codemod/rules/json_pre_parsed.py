@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mcp_codemod.analysis.subjects import ToolParameter
 from mcp_codemod.analysis.types import NO_PRE_PARSE, Text
-from mcp_codemod.findings import Fix, Safety
+from mcp_codemod.rules.findings import Fix, Safety
 from mcp_codemod.rules.fixes import add_marker, describe, guard_server, guarded_class
 from mcp_codemod.rules.model import FixAvailability, Invalid, Report, Rule, Valid
 

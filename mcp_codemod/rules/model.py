@@ -3,7 +3,7 @@
 A rule judges one kind of subject (`ToolParameter`: one argument of one tool; `ServerTools`: one
 server with the registrations the analysis could not follow) and returns a `Report`: the message
 and, where it can, the `Fix` with its edits and whether applying it is safe. The engine
-(`mcp_codemod.checker`) turns reports into findings; the fixer applies their fixes. A rule carries
+(`mcp_codemod.engine.checker`) turns reports into findings; the fixer applies their fixes. A rule carries
 its own cases (`Valid`, `Invalid`), from which the tests are generated and the first example of
 `mcp-codemod rule CODE` is taken, as Fixit rules do.
 """
@@ -16,7 +16,7 @@ from enum import Enum
 from typing import Generic, TypeVar
 
 from mcp_codemod.analysis.subjects import ServerTools, ToolParameter
-from mcp_codemod.findings import Fix
+from mcp_codemod.rules.findings import Fix
 
 Subject = TypeVar("Subject", ToolParameter, ServerTools)
 

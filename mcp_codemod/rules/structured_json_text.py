@@ -5,7 +5,7 @@ from __future__ import annotations
 from mcp_codemod.analysis.frameworks import Framework
 from mcp_codemod.analysis.subjects import ToolParameter
 from mcp_codemod.analysis.types import DECODE_JSON_TEXT, Text
-from mcp_codemod.findings import Fix, Safety
+from mcp_codemod.rules.findings import Fix, Safety
 from mcp_codemod.rules.fixes import add_marker, describe
 from mcp_codemod.rules.model import FixAvailability, Invalid, Report, Rule, Valid
 

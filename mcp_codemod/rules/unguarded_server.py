@@ -6,7 +6,7 @@ from collections import Counter
 
 from mcp_codemod.analysis.subjects import ServerTools
 from mcp_codemod.analysis.unseen import Unseen
-from mcp_codemod.findings import Fix, Safety
+from mcp_codemod.rules.findings import Fix, Safety
 from mcp_codemod.rules.fixes import guard_server, guarded_class
 from mcp_codemod.rules.model import FixAvailability, Invalid, Report, Rule, Valid
 

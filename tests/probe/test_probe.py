@@ -15,8 +15,8 @@ from click.testing import CliRunner
 from pydantic import Field, StrictInt
 
 from mcp_codemod.cli import main
-from mcp_codemod.probe import probe_server
-from mcp_codemod.probe_frameworks import NotAServerError
+from mcp_codemod.probe.argument_handling import NotAServerError
+from mcp_codemod.probe.server_probe import probe_server
 from mcp_codemod.runtime import AcceptWholeFloat, guard, install, uninstall
 
 from .servers import FASTMCP_MAJOR, MCP_FRAMEWORK, NOTES, NOTES_FASTMCP, load
@@ -197,7 +197,7 @@ def test_importing_needs_neither_libcst_nor_pydantic():
     # cli.py imports the command, and the pre-commit hooks' environment has no pydantic.
     code = (
         "import sys; sys.modules.update(libcst=None, pydantic=None, pydantic_core=None); "
-        "import mcp_codemod.probe, mcp_codemod.probe_targets, mcp_codemod.testing"
+        "import mcp_codemod.probe.server_probe, mcp_codemod.probe.targets, mcp_codemod.testing"
     )
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
 

@@ -12,8 +12,8 @@ from click.testing import CliRunner
 from pydantic import BaseModel
 
 from mcp_codemod.cli import main
-from mcp_codemod.probe import probe_server
-from mcp_codemod.probe_results import JSON_TEXT
+from mcp_codemod.probe.results import JSON_TEXT
+from mcp_codemod.probe.server_probe import probe_server
 from mcp_codemod.runtime import ArrayItemsSchema, DecodeJsonText
 from mcp_codemod.testing import assert_tools_keep_arguments
 

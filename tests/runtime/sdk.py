@@ -38,7 +38,7 @@ def copy_for_installed_sdk(source: Path, target: Path) -> Path:
 
 def probe_module(module: str) -> Any:
     """The probe's report on `module`'s `mcp` server, the module imported afresh."""
-    from mcp_codemod.probe import probe_server
+    from mcp_codemod.probe.server_probe import probe_server
 
     sys.modules.pop(module, None)
     report = probe_server(importlib.import_module(module).mcp)

@@ -20,12 +20,12 @@ import fastmcp
 import pytest
 from click.testing import CliRunner
 
-from mcp_codemod.checker import check_files
 from mcp_codemod.cli import main
-from mcp_codemod.discovery import discover
+from mcp_codemod.engine.checker import check_files
+from mcp_codemod.engine.discovery import discover
+from mcp_codemod.engine.settings import DEFAULT_EXCLUDE
 from mcp_codemod.rules import select_rules
 from mcp_codemod.runtime import guard
-from mcp_codemod.settings import DEFAULT_EXCLUDE
 
 from . import sdk
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import run_cli
 
-from mcp_codemod.probe import WHOLE_FLOAT
+from mcp_codemod.probe.server_probe import WHOLE_FLOAT
 
 from . import sdk
 

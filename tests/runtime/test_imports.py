@@ -2,7 +2,7 @@ import ast
 import subprocess
 import sys
 
-from mcp_codemod.vendor import RUNTIME_DIRECTORY, guard_module_text
+from mcp_codemod.fix.guard_module import RUNTIME_DIRECTORY, guard_module_text
 
 
 def test_runtime_imports_without_libcst_or_click() -> None:

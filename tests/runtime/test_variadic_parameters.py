@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from mcp_codemod.checker import check_files
 from mcp_codemod.cli import main
+from mcp_codemod.engine.checker import check_files
 from mcp_codemod.rules import select_rules
 
 from . import sdk

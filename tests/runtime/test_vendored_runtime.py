@@ -17,7 +17,7 @@ from pydantic import StrictInt
 
 import mcp_codemod.runtime
 from mcp_codemod.cli import main
-from mcp_codemod.vendor import guard_module_text
+from mcp_codemod.fix.guard_module import guard_module_text
 
 from . import sdk
 

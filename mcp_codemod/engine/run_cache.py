@@ -28,16 +28,16 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import mcp_codemod
-from mcp_codemod import cache
-from mcp_codemod.cache import RestrictedUnpickler, Stamp, stamp
+from mcp_codemod.engine import facts_cache as cache
+from mcp_codemod.engine.facts_cache import RestrictedUnpickler, Stamp, stamp
 
 _FORMAT = 2
 _KEPT = 8  # results of this many distinct runs (file sets, settings) are kept
 # The result's classes, besides the facts' (a planted cache file must not run code).
 _RESULT_MODULES = frozenset(
     {
-        "mcp_codemod.checker",
-        "mcp_codemod.findings",
+        "mcp_codemod.engine.checker",
+        "mcp_codemod.rules.findings",
         "mcp_codemod.analysis.subjects",
         "mcp_codemod.analysis.unseen",
         "mcp_codemod.analysis.facades",  # a server's facade (an unseen registration's server)
@@ -93,7 +93,7 @@ def _code_stamps() -> tuple:
     (an editable install under development changes without a new version number)."""
     package = Path(mcp_codemod.__file__).parent
     stamps = []
-    for directory in (package, package / "analysis", package / "rules"):
+    for directory in (package, *(package / layer for layer in ("analysis", "engine", "rules"))):
         with contextlib.suppress(OSError), os.scandir(directory) as entries:
             stamps += sorted(
                 (entry.name, stamp(entry.stat())) for entry in entries if entry.name.endswith(".py")

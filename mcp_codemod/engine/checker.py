@@ -17,14 +17,14 @@ from typing import NamedTuple
 from mcp_codemod.analysis.facts import ModuleFacts
 from mcp_codemod.analysis.frameworks import Framework
 from mcp_codemod.analysis.subjects import LinkResult, ServerTools, ToolParameter, UnresolvedTool
-from mcp_codemod.cache import FactsCache
-from mcp_codemod.cycle_collection import without_cycle_collection
-from mcp_codemod.findings import FileError, Finding
-from mcp_codemod.parallel import Workers
-from mcp_codemod.process_exit import keep
-from mcp_codemod.project_modules import Discovery, Project
+from mcp_codemod.engine.cycle_collection import without_cycle_collection
+from mcp_codemod.engine.facts_cache import FactsCache
+from mcp_codemod.engine.parallel import Workers
+from mcp_codemod.engine.process_exit import keep
+from mcp_codemod.engine.project import Discovery, Project
+from mcp_codemod.engine.run_cache import RunCache, Witness
+from mcp_codemod.rules.findings import FileError, Finding
 from mcp_codemod.rules.model import Rule
-from mcp_codemod.run_cache import RunCache, Witness
 
 
 @dataclass(frozen=True)
@@ -120,7 +120,7 @@ def _check(
             return stored
     # Imported here: a run answered by the run cache reads, prefilters, parses and links nothing.
     from mcp_codemod.analysis.linker import Linker
-    from mcp_codemod.module_facts import Sources, display_path
+    from mcp_codemod.engine.scanned_files import Sources, display_path
 
     witness = Witness(cache_dir) if runs is not None and cache_dir is not None else None
     with Workers(jobs) as workers:

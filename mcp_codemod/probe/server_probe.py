@@ -20,8 +20,13 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
-from mcp_codemod.probe_frameworks import NotProbed, ProbedParameter, SchemaRefused, inspect_server
-from mcp_codemod.probe_results import (
+from mcp_codemod.probe.argument_handling import (
+    NotProbed,
+    ProbedParameter,
+    SchemaRefused,
+    inspect_server,
+)
+from mcp_codemod.probe.results import (
     JSON_TEXT,
     TEXT,
     WHOLE_FLOAT,

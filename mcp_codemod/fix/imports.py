@@ -17,17 +17,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from mcp_codemod.import_bindings import free_name, module_bindings, reusable
-from mcp_codemod.import_placement import (
+from mcp_codemod.analysis.source_text import line_offsets
+from mcp_codemod.engine.module_paths import module_name, project_root
+from mcp_codemod.fix.import_bindings import free_name, module_bindings, reusable
+from mcp_codemod.fix.import_placement import (
     Edit,
     LeadingBlock,
     line_ending,
     member_key,
     new_statement_key,
 )
-from mcp_codemod.import_usage import occurrences_outside, still_used
-from mcp_codemod.project import module_name, project_root
-from mcp_codemod.sources import line_offsets
+from mcp_codemod.fix.import_usage import occurrences_outside, still_used
 
 RUNTIME = "mcp_codemod.runtime"
 ANNOTATED = "Annotated"

@@ -10,8 +10,8 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from mcp_codemod.import_bindings import bound_by, char_offset, import_statements
-from mcp_codemod.sources import split_lines
+from mcp_codemod.analysis.source_text import split_lines
+from mcp_codemod.fix.import_bindings import bound_by, char_offset, import_statements
 
 LINE_LENGTH = 88  # ruff's and isort's default: a longer import is wrapped, one name a line
 _INDENT = "    "

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from mcp_codemod.analysis.facts import ModuleFacts
-from mcp_codemod.cache import (
+from mcp_codemod.engine.facts_cache import (
     Entry,
     FactsCache,
     Parsed,
@@ -27,11 +27,11 @@ from mcp_codemod.cache import (
     stamp,
     trusted_stamp,
 )
-from mcp_codemod.parallel import OrderedMap, Workers
-from mcp_codemod.prefilter import is_candidate
-from mcp_codemod.project import ModuleNames
-from mcp_codemod.run_cache import Witness
-from mcp_codemod.sources import SourceError, decode
+from mcp_codemod.engine.module_paths import ModuleNames
+from mcp_codemod.engine.parallel import OrderedMap, Workers
+from mcp_codemod.engine.prefilter import is_candidate
+from mcp_codemod.engine.run_cache import Witness
+from mcp_codemod.engine.source_files import SourceError, decode
 
 
 def display_path(path: Path) -> str:

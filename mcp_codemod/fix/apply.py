@@ -19,12 +19,13 @@ from pathlib import Path
 
 from mcp_codemod.analysis.facts import AnnotationSite, Position, Span
 from mcp_codemod.analysis.frameworks import GUARDED_CLASS_NAME
-from mcp_codemod.cache import digest
-from mcp_codemod.cycle_collection import without_cycle_collection
-from mcp_codemod.findings import Finding
-from mcp_codemod.fix_imports import ANNOTATED, RUNTIME, first_party_names, plan_imports
-from mcp_codemod.sources import CHANGED, SourceError, line_offsets, read_for_rewrite, write_source
-from mcp_codemod.textdiff import unified_diff
+from mcp_codemod.analysis.source_text import line_offsets
+from mcp_codemod.engine.cycle_collection import without_cycle_collection
+from mcp_codemod.engine.facts_cache import digest
+from mcp_codemod.engine.source_files import CHANGED, SourceError, read_for_rewrite, write_source
+from mcp_codemod.fix.imports import ANNOTATED, RUNTIME, first_party_names, plan_imports
+from mcp_codemod.fix.textdiff import unified_diff
+from mcp_codemod.rules.findings import Finding
 
 
 class FixError(Exception):

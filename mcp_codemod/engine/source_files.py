@@ -6,27 +6,10 @@ import codecs
 import functools
 import io
 import os
-import re
 import stat
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
-
-# Python ends lines at \r\n, \r or \n only; str.splitlines() also splits at \x0c, \x1c, \u2028…
-# which would shift every line number after them.
-_NEWLINE = re.compile(r"\r\n|\r|\n")
-
-
-def split_lines(text: str) -> list[str]:
-    """The lines of `text` as Python numbers them, without their endings."""
-    if "\r" not in text:  # most files: str.split is ten times faster than the pattern
-        return text.split("\n")
-    return _NEWLINE.split(text)
-
-
-def line_offsets(text: str) -> list[int]:
-    """The offset in `text` where each line starts; index 0 is line 1."""
-    return [0, *(match.end() for match in _NEWLINE.finditer(text))]
 
 
 class SourceError(Exception):

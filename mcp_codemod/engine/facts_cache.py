@@ -94,8 +94,14 @@ def _analysis_fingerprint() -> str:
     package = Path(mcp_codemod.__file__).parent
     sources = sorted((package / "analysis").glob("*.py"))
     sources += [
-        package / name
-        for name in ("module_facts.py", "prefilter.py", "project.py", "sources.py", "cache.py")
+        package / "engine" / name
+        for name in (
+            "scanned_files.py",
+            "prefilter.py",
+            "module_paths.py",
+            "source_files.py",
+            "facts_cache.py",
+        )
     ]
     hasher = hashlib.sha1(usedforsecurity=False)
     for source in sources:

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from mcp_codemod.probe_frameworks import is_server
-from mcp_codemod.project import module_name
+from mcp_codemod.engine.module_paths import module_name
+from mcp_codemod.probe.argument_handling import is_server
 
 
 class TargetError(Exception):

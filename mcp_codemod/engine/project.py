@@ -12,17 +12,17 @@ from typing import TYPE_CHECKING
 
 from mcp_codemod.analysis.facts import ModuleFacts
 from mcp_codemod.analysis.names import NotParsed
-from mcp_codemod.discovery import discover
-from mcp_codemod.project import (
+from mcp_codemod.engine.discovery import discover
+from mcp_codemod.engine.module_paths import (
     PROJECT_MARKERS,
     ProjectRoots,
     find_library_module,
     find_module,
 )
-from mcp_codemod.settings import DEFAULT_EXCLUDE
+from mcp_codemod.engine.settings import DEFAULT_EXCLUDE
 
 if TYPE_CHECKING:
-    from mcp_codemod.module_facts import Sources
+    from mcp_codemod.engine.scanned_files import Sources
 
 
 @dataclass(frozen=True)

@@ -1,27 +1,19 @@
-"""Formatters: findings in, text out. Nothing here decides what is reported."""
+"""What `check` prints: text, statistics, summaries and the machine formats (json, github, sarif)."""
 
 from __future__ import annotations
 
 import json
 from collections import Counter
-from typing import TYPE_CHECKING
 
 from mcp_codemod import __version__
 from mcp_codemod.analysis.frameworks import Framework
 from mcp_codemod.analysis.subjects import UnresolvedTool
-from mcp_codemod.checker import CheckResult
-from mcp_codemod.findings import Finding
+from mcp_codemod.engine.checker import CheckResult
+from mcp_codemod.report import plural
 from mcp_codemod.rules import RULES, RULES_BY_CODE
-from mcp_codemod.rules.model import FixAvailability, Rule
-
-if TYPE_CHECKING:
-    from mcp_codemod.probe_results import ProbeReport
+from mcp_codemod.rules.findings import Finding
 
 FIX_COMMAND = "mcp-codemod fix --write"
-
-
-def plural(count: int, word: str, words: str | None = None) -> str:
-    return f"{count} {word if count == 1 else words or word + 's'}"
 
 
 def text(result: CheckResult, statistics: bool, unsafe_fixes: bool = False) -> str:
@@ -239,97 +231,3 @@ def sarif(result: CheckResult) -> str:
 
 
 FORMATTERS = {"json": as_json, "github": github, "sarif": sarif}
-
-
-def rule_documentation(rule: Rule) -> str:
-    """`mcp-codemod rule CODE`: the sections of ruff's rule pages."""
-    default = "Enabled by default" if rule.enabled_by_default else "Off by default"
-    availability = {
-        FixAvailability.ALWAYS: "Fix is always available",
-        FixAvailability.SOMETIMES: "Fix is sometimes available",
-        FixAvailability.NEVER: "No automatic fix",
-    }[rule.availability]
-    return (
-        f"# {rule.code} ({rule.name})\n\n{rule.summary}. {default}. {availability}.\n\n"
-        f"## Why is this bad?\n{rule.why}\n\n"
-        f"## Example\n```python\n{rule.example.source}```\n\n"
-        f"## Use instead\n```python\n{rule.use_instead}```\n\n"
-        f"## Fix\n{rule.fix_title}\n\n"
-        f"## Fix safety\n{rule.fix_safety}\n"
-    )
-
-
-# `mcp-codemod probe`
-
-
-def probe_json(report: ProbeReport) -> str:
-    arguments = [
-        {
-            "tool": problem.tool,
-            "parameter": problem.parameter,
-            "kind": problem.kind,
-            "sent": problem.sent,
-            "outcome": problem.outcome,
-            "received": None if problem.error is not None else repr(problem.received),
-            "error": problem.error,
-            "schema_path": None,
-        }
-        for problem in report.problems
-    ]
-    arrays = [
-        {
-            "tool": array.tool,
-            "parameter": array.parameter,
-            "kind": "array-without-items",
-            "sent": None,
-            "outcome": "schema",
-            "received": None,
-            "error": f"the array at {array.path} has no `items`",
-            "schema_path": array.path,
-        }
-        for array in report.arrays_without_items
-    ]
-    return json.dumps(arguments + arrays, indent=2)
-
-
-def probe_text(report: ProbeReport) -> str:
-    if not report.failed:
-        return f"Every argument arrives as sent ({report.summary()})."
-    lines: list[str] = []
-    counts: list[str] = []
-    if report.problems:
-        rows = [("TOOL", "PARAMETER", "SENT", "RECEIVED")]
-        rows += [(p.tool, p.parameter, repr(p.sent), p.describe()) for p in report.problems]
-        lines += _probe_table(rows)
-        parameters = len({(p.tool, p.parameter) for p in report.problems})
-        tools = len({p.tool for p in report.problems})
-        counts.append(
-            f"{plural(len(report.problems), 'argument')} changed or rejected, in "
-            f"{plural(parameters, 'parameter')} of {plural(tools, 'tool')}"
-        )
-    if report.arrays_without_items:
-        if lines:
-            lines.append("")
-        rows = [
-            ("TOOL", "PARAMETER", "ARRAY WITHOUT ITEMS (VS Code's MCP client refuses the tool)")
-        ]
-        rows += [(a.tool, a.parameter, a.path) for a in report.arrays_without_items]
-        lines += _probe_table(rows)
-        tools = len({a.tool for a in report.arrays_without_items})
-        counts.append(
-            f"{plural(len(report.arrays_without_items), 'array')} without items in "
-            f"{plural(tools, 'tool')}"
-        )
-    lines.append(f"{'; '.join(counts)} ({report.summary()}).")
-    return "\n".join(lines)
-
-
-def _probe_table(rows: list[tuple[str, ...]]) -> list[str]:
-    """Columns padded to their widest cell, except the last."""
-    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]) - 1)]
-    return [
-        "  ".join(
-            [*(cell.ljust(width) for cell, width in zip(row[:-1], widths, strict=True)), row[-1]]
-        )
-        for row in rows
-    ]

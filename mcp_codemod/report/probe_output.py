@@ -1,0 +1,82 @@
+"""What `mcp-codemod probe` prints: a table or JSON of the arguments a live server does not
+receive as sent."""
+
+from __future__ import annotations
+
+import json
+
+from mcp_codemod.probe.results import ProbeReport
+from mcp_codemod.report import plural
+
+
+def probe_json(report: ProbeReport) -> str:
+    arguments = [
+        {
+            "tool": problem.tool,
+            "parameter": problem.parameter,
+            "kind": problem.kind,
+            "sent": problem.sent,
+            "outcome": problem.outcome,
+            "received": None if problem.error is not None else repr(problem.received),
+            "error": problem.error,
+            "schema_path": None,
+        }
+        for problem in report.problems
+    ]
+    arrays = [
+        {
+            "tool": array.tool,
+            "parameter": array.parameter,
+            "kind": "array-without-items",
+            "sent": None,
+            "outcome": "schema",
+            "received": None,
+            "error": f"the array at {array.path} has no `items`",
+            "schema_path": array.path,
+        }
+        for array in report.arrays_without_items
+    ]
+    return json.dumps(arguments + arrays, indent=2)
+
+
+def probe_text(report: ProbeReport) -> str:
+    if not report.failed:
+        return f"Every argument arrives as sent ({report.summary()})."
+    lines: list[str] = []
+    counts: list[str] = []
+    if report.problems:
+        rows = [("TOOL", "PARAMETER", "SENT", "RECEIVED")]
+        rows += [(p.tool, p.parameter, repr(p.sent), p.describe()) for p in report.problems]
+        lines += _probe_table(rows)
+        parameters = len({(p.tool, p.parameter) for p in report.problems})
+        tools = len({p.tool for p in report.problems})
+        counts.append(
+            f"{plural(len(report.problems), 'argument')} changed or rejected, in "
+            f"{plural(parameters, 'parameter')} of {plural(tools, 'tool')}"
+        )
+    if report.arrays_without_items:
+        if lines:
+            lines.append("")
+        rows = [
+            ("TOOL", "PARAMETER", "ARRAY WITHOUT ITEMS (VS Code's MCP client refuses the tool)")
+        ]
+        rows += [(a.tool, a.parameter, a.path) for a in report.arrays_without_items]
+        lines += _probe_table(rows)
+        tools = len({a.tool for a in report.arrays_without_items})
+        counts.append(
+            f"{plural(len(report.arrays_without_items), 'array')} without items in "
+            f"{plural(tools, 'tool')}"
+        )
+    lines.append(f"{'; '.join(counts)} ({report.summary()}).")
+    return "\n".join(lines)
+
+
+def _probe_table(rows: list[tuple[str, ...]]) -> list[str]:
+    """Columns padded to their widest cell, except the last."""
+    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]) - 1)]
+    return [
+        "  ".join(
+            [*(cell.ljust(width) for cell, width in zip(row[:-1], widths, strict=True)), row[-1]]
+        )
+        for row in rows
+    ]
