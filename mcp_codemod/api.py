@@ -163,7 +163,10 @@ def fix_paths(
         return FixOutcome(result, fixes)
     try:
         guards = guard_module_change(
-            settings.runtime_module, settings.config_file, needed=bool(fixes.files)
+            settings.runtime_module,
+            settings.config_file,
+            needed=bool(fixes.files),
+            fixed=[change.path for change in fixes.files],
         )
     except ConfigError as error:
         raise UsageError(str(error)) from None

@@ -87,6 +87,16 @@ def read_for_rewrite(path: Path) -> tuple[bytes, Source]:
     return data, source
 
 
+def create_new(path: Path) -> None:
+    """Create the empty file `path`, which must not exist: not even as a symbolic link, whose
+    target could be anywhere. Raises SourceError."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        os.close(os.open(path, flags, 0o644))
+    except OSError as error:
+        raise SourceError(f"cannot create: {error.strerror or error}; left unchanged") from None
+
+
 def write_source(path: Path, text: str, encoding: str, original: bytes) -> None:
     """Compare and swap: replace the file `path` names, if it still holds the bytes `original`,
     with `text`. Atomic (a temporary file in the same directory, then a rename), so an
