@@ -100,8 +100,15 @@ class Annotations:
                 return self.type_expr(inner, scope)
             return shared.constant(node.value)
         if kind is ast.BinOp and type(node.op) is ast.BitOr:
+            # `a | b | c` nests to the left, a level per member: a loop down that side, so a
+            # union of thousands of members (which CPython compiles) does not recurse as deep.
+            sides = []
+            while type(node) is ast.BinOp and type(node.op) is ast.BitOr:
+                sides.append(node.right)
+                node = node.left
+            sides.append(node)
             members: list[TypeExpr] = []
-            for side in (node.left, node.right):
+            for side in reversed(sides):
                 expr = self.type_expr(side, scope)
                 members.extend(expr.members if isinstance(expr, TUnion) else (expr,))
             return shared.union(tuple(members))

@@ -58,11 +58,11 @@ def scan_source(task: ScanTask) -> ModuleFacts | str:
     try:
         tree = ast.parse(task.text, filename=task.display)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
-        return _syntax_message(error)
+        return _syntax_message(error, task.text)
     try:
         return scan_module(task.text, tree, task.module, task.display, task.is_package)
     except RecursionError as error:  # a valid module can nest deeper than the scanner recurses
-        return _syntax_message(error)
+        return _syntax_message(error, task.text)
     except Exception as error:  # a bug of ours: one file's error, reported, not a traceback
         message = (
             f"internal error while analysing ({type(error).__name__}: {error}); please report it"
@@ -111,8 +111,18 @@ def _refreshed(entry: Entry | None, status: os.stat_result, content: bytes) -> E
     return entry._replace(stamp=trusted_stamp(status))
 
 
-def _syntax_message(error: BaseException) -> str:
+def _syntax_message(error: BaseException, text: str) -> str:
+    if isinstance(error, SyntaxError | ValueError) and "\0" in text:
+        # The parser refuses the text whole, without a position: the first NUL is the reason.
+        at = text.index("\0")
+        line = text.count("\n", 0, at) + 1
+        column = at - (text.rfind("\n", 0, at) + 1) + 1
+        return (
+            f"cannot parse (line {line}, column {column}): a NUL byte (source code cannot hold one)"
+        )
     if isinstance(error, SyntaxError):
+        if error.lineno is None:
+            return f"cannot parse: {error.msg}"
         where = f"line {error.lineno}" + (f", column {error.offset}" if error.offset else "")
         return f"cannot parse ({where}): {error.msg}"
     if isinstance(error, RecursionError):
