@@ -326,6 +326,8 @@ def _run_fix(paths, write: bool, show_diff: bool, unsafe_fixes: bool, options) -
     for failure in fixes.failures:
         click.echo(f"{failure.path}: error: {failure.message}", err=True)
     changed = []
+    if write:
+        _stop_on_termination()
     for change in fixes.files:
         if show_diff or not write:
             _echo(change.diff())
@@ -362,6 +364,21 @@ def _run_fix(paths, write: bool, show_diff: bool, unsafe_fixes: bool, options) -
     if failed:
         sys.exit(1)
     sys.exit(1 if changed and not write else 0)
+
+
+def _stop_on_termination() -> None:
+    """SIGTERM and SIGHUP end the writes as Ctrl-C does, by an exception: the file being written
+    then removes its temporary copy (the default action ends the process on the spot, leaving
+    `.NAME.py.XXXX.tmp` in the tree). Set once the analysis is done: its forked workers keep the
+    default action."""
+    import signal
+
+    def stop(signum: int, _frame) -> NoReturn:
+        raise SystemExit(128 + signum)
+
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):  # Windows has no SIGHUP
+            signal.signal(getattr(signal, name), stop)
 
 
 @main.command(name="rules")
