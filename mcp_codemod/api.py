@@ -8,6 +8,7 @@ scripts and a project's own tooling all call them. Bad options and configuration
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -20,6 +21,7 @@ from mcp_codemod.engine.project import Discovery
 from mcp_codemod.engine.settings import ConfigError, Settings, load_settings
 from mcp_codemod.engine.source_files import SourceError
 from mcp_codemod.rules import select_rules
+from mcp_codemod.rules.findings import FileError
 
 if TYPE_CHECKING:
     from mcp_codemod.fix.apply import FixResult
@@ -83,8 +85,9 @@ def _check(
     """The settings, the files discovered (discovery runs once per command) and the result."""
     settings = settings_for(options)
     real_paths: dict[str, str] = {}
+    unreadable: list[tuple[Path, str]] = []
     if stdin is None:
-        files = _discover(paths, settings, real_paths)
+        files = _discover(paths, settings, real_paths, unreadable)
     elif settings.force_exclude and force_excluded(
         stdin[0], settings.excludes, settings.respect_gitignore
     ):
@@ -108,6 +111,9 @@ def _check(
         runtime_copy=settings.runtime_module,
         discovery=Discovery(walked, settings.excludes, settings.respect_gitignore, real_paths),
     )
+    if unreadable:  # what is in them went unchecked: each is an error, as an unreadable file
+        errors = [FileError(os.path.relpath(path), message) for path, message in unreadable]
+        result = replace(result, errors=tuple(sorted((*result.errors, *errors))))
     return settings, files, result
 
 
@@ -118,7 +124,10 @@ def _walked(paths: Sequence[str | Path]) -> tuple[Path, ...]:
 
 
 def _discover(
-    paths: Sequence[str | Path], settings: Settings, real_paths: dict[str, str] | None = None
+    paths: Sequence[str | Path],
+    settings: Settings,
+    real_paths: dict[str, str] | None = None,
+    unreadable: list[tuple[Path, str]] | None = None,
 ) -> list[Path]:
     try:
         return discover(
@@ -127,6 +136,7 @@ def _discover(
             settings.respect_gitignore,
             settings.force_exclude,
             real_paths,
+            unreadable,
         )
     except PathError as error:
         raise UsageError(str(error)) from None

@@ -281,10 +281,12 @@ def discover(
     respect_gitignore: bool,
     force_exclude: bool = False,
     real_paths: dict[str, str] | None = None,
+    unreadable: list[tuple[Path, str]] | None = None,
 ) -> list[Path]:
     """Python files under `paths`, sorted, without duplicates. `real_paths`: filled with the
     real path of each file the walk found that is no link, by the path as found and by the real
-    path itself."""
+    path itself. `unreadable`: filled with each directory that cannot be listed, and why (its
+    files went unchecked: the run must say so, as for a file it cannot read)."""
     found: set[Path] = set()
     excluded = _exclusion(excludes).match
     for given in paths:
@@ -314,8 +316,13 @@ def discover(
             here, layers, resolved, prefix = stack.pop()
             try:
                 entries = list(os.scandir(here or "."))
-            except OSError:
-                continue  # unreadable, or gone since it was listed: as os.walk does
+            except FileNotFoundError:
+                continue  # gone since it was listed
+            except OSError as error:
+                if unreadable is not None:
+                    directory = Path(here or ".")
+                    unreadable.append((directory, f"cannot read: {error.strerror or error}"))
+                continue
             if respect_gitignore and any(entry.name == ".gitignore" for entry in entries):
                 layers = _with_gitignore(layers, Path(resolved))
             resolved_prefix = os.path.join(resolved, "")
