@@ -47,6 +47,7 @@ class Options:
     jobs: int | None = None
     cache: bool = True
     cache_dir: Path | None = None
+    max_file_size: int | None = None
 
 
 def settings_for(options: Options) -> Settings:
@@ -60,6 +61,7 @@ def settings_for(options: Options) -> Settings:
                 "framework": options.framework,
                 "output_format": options.output_format,
                 "force_exclude": options.force_exclude,
+                "max_file_size": options.max_file_size,
             },
         )
     except ConfigError as error:

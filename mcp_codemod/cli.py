@@ -91,6 +91,13 @@ def analysis_options(function):
             "file, or in the working directory).",
         ),
         click.option(
+            "--max-file-size",
+            type=click.IntRange(min=1),
+            metavar="BYTES",
+            help="Report larger files as not checked instead of parsing them "
+            "(default: 10485760, 10 MiB).",
+        ),
+        click.option(
             "--unsafe-fixes",
             is_flag=True,
             help="Apply (and mark with [*]) the fixes that can change what a correct tool receives.",

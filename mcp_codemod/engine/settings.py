@@ -35,6 +35,10 @@ DEFAULT_EXCLUDE = (
 )
 
 
+# Larger files are not parsed (each is reported as not checked): a parse holds about a hundred
+# times the file's size, and the largest hand-written or generated modules stay well below this.
+DEFAULT_MAX_FILE_SIZE = 10 * 2**20
+
 _DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
 
 
@@ -54,6 +58,7 @@ class Settings:
     force_exclude: bool = False  # excludes and .gitignore apply to paths given explicitly too
     cache_dir: Path | None = None
     runtime_module: str | None = None  # the project's own copy of mcp_codemod.runtime
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE  # bytes; a larger file is reported, not parsed
     config_file: Path | None = None
 
     @property
@@ -72,6 +77,7 @@ _KEYS = {
     "force-exclude",
     "cache-dir",
     "runtime-module",
+    "max-file-size",
 }
 
 
@@ -171,4 +177,9 @@ def _validate(values: dict, path: Path | None) -> Settings:
         if module.split(".")[0] == "mcp_codemod":
             raise ConfigError(f"{where}`runtime-module` names the project's own copy, not {module}")
         settings = replace(settings, runtime_module=module)
+    if "max_file_size" in values:
+        size = values["max_file_size"]
+        if not isinstance(size, int) or isinstance(size, bool) or size < 1:
+            raise ConfigError(f"{where}`max-file-size` must be a positive number of bytes")
+        settings = replace(settings, max_file_size=size)
     return settings
