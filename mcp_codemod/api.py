@@ -111,6 +111,7 @@ def _check(
         cache_dir=cache,
         unsaved={stdin[0]: stdin[1]} if stdin is not None else None,
         runtime_copy=settings.runtime_module,
+        max_file_size=settings.max_file_size,
         discovery=Discovery(walked, settings.excludes, settings.respect_gitignore, real_paths),
     )
     if unreadable:  # what is in them went unchecked: each is an error, as an unreadable file

@@ -23,6 +23,7 @@ from mcp_codemod.engine.parallel import Workers
 from mcp_codemod.engine.process_exit import keep
 from mcp_codemod.engine.project import Discovery, Project
 from mcp_codemod.engine.run_cache import RunCache, Witness
+from mcp_codemod.engine.settings import DEFAULT_MAX_FILE_SIZE
 from mcp_codemod.rules.findings import FileError, Finding
 from mcp_codemod.rules.model import Rule
 
@@ -60,6 +61,7 @@ def check_files(
     unsaved: dict[Path, bytes] | None = None,
     runtime_copy: str | None = None,
     discovery: Discovery | None = None,
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE,
 ) -> CheckResult:
     """`prefilter=False` parses every file (to verify that the prefilter loses nothing);
     `jobs`: processes for parsing (default: one per core; 1: none); `cache_dir`: where facts are
@@ -67,7 +69,8 @@ def check_files(
     on disk (an editor's buffer); `runtime_copy`: the project's copy of mcp_codemod.runtime
     (the `runtime-module` setting), whose names count as the runtime's; `discovery`: how `files`
     were found (default: given one by one, with the default exclusions), which tells where to
-    look for registrars' callers."""
+    look for registrars' callers; `max_file_size`: larger files that could matter are reported,
+    not parsed."""
     with without_cycle_collection():
         return _check(
             files,
@@ -79,6 +82,7 @@ def check_files(
             unsaved or {},
             runtime_copy,
             discovery,
+            max_file_size,
         )
 
 
@@ -92,6 +96,7 @@ def _check(
     unsaved: dict[Path, bytes],
     runtime_copy: str | None,
     discovery: Discovery | None,
+    max_file_size: int,
 ) -> CheckResult:
     # os.path.abspath asks the system for the working directory every time.
     cwd = os.getcwd()
@@ -113,6 +118,7 @@ def _check(
                 runtime_copy,
                 # An internal error's message holds its traceback then (module_facts).
                 bool(os.environ.get("MCP_CODEMOD_DEBUG")),
+                max_file_size,
             ),
         )
         stored = runs.load()
@@ -125,7 +131,7 @@ def _check(
     witness = Witness(cache_dir) if runs is not None and cache_dir is not None else None
     with Workers(jobs) as workers:
         cache = FactsCache(cache_dir) if cache_dir is not None else None
-        sources = Sources(cache, unsaved, witness, workers, discovery.real_paths)
+        sources = Sources(cache, unsaved, witness, workers, discovery.real_paths, max_file_size)
         outcomes = sources.outcomes(files, keys, prefilter)
         project = Project(sources, files, discovery)
         project.add_roots(files)

@@ -31,6 +31,7 @@ from mcp_codemod.engine.module_paths import ModuleNames
 from mcp_codemod.engine.parallel import OrderedMap, Workers
 from mcp_codemod.engine.prefilter import is_candidate
 from mcp_codemod.engine.run_cache import Witness
+from mcp_codemod.engine.settings import DEFAULT_MAX_FILE_SIZE
 from mcp_codemod.engine.source_files import SourceError, decode
 
 
@@ -158,8 +159,12 @@ class Sources:
         witness: Witness | None = None,
         workers: Workers | None = None,
         real_paths: Mapping[str, str] | None = None,
+        max_file_size: int = DEFAULT_MAX_FILE_SIZE,
     ) -> None:
         self.cache = cache
+        # A larger file that could matter is reported instead of parsed: a parse holds about a
+        # hundred times the file's size (a 300 MB module exhausted 24 GB).
+        self.max_file_size = max_file_size
         self.workers = workers or Workers(1)  # the run's worker processes
         self.unsaved = unsaved or {}
         self.witness = witness  # records what the run read, for the run cache
@@ -263,7 +268,7 @@ class Sources:
             except OSError:
                 unchanged = False
             if unchanged and (known := self._known(path, entry, prefilter)) is not _UNKNOWN:
-                return known, entry.digest
+                return self._bounded(known, entry.stamp[0]), entry.digest
         try:
             # Stamp before reading: a change while reading leaves a stamp that no longer matches.
             stat = os.stat(path) if self.cache is not None else None
@@ -283,13 +288,15 @@ class Sources:
             entry = _refreshed(entry, stat, digest(data))
             self._put(key, entry)
         if (known := self._known(path, entry, prefilter)) is not _UNKNOWN:
-            return known, entry.digest
+            return self._bounded(known, len(data)), entry.digest
         try:
             if prefilter and entry.candidate is None:
                 entry = entry._replace(candidate=is_candidate(data))
                 self._put(key, entry)
                 if not entry.candidate:
                     return None, entry.digest
+            if len(data) > self.max_file_size:
+                return self._too_large(len(data)), entry.digest
             text = decode(data).text
         except SourceError as error:
             return str(error), entry.digest
@@ -302,11 +309,23 @@ class Sources:
         try:
             if prefilter and not is_candidate(data):
                 return None
+            if len(data) > self.max_file_size:
+                return self._too_large(len(data))
             text = decode(data).text
         except SourceError as error:
             return str(error)
         module, _root, is_package, display = self.locate(path)
         return Pending(ScanTask(text, module, display, is_package), "", None, b"", None)
+
+    def _bounded(self, known: Outcome | object, size: int) -> Outcome | object:
+        """What the cache knows of a file, unless the file is too large to be parsed now (the
+        bound is a setting: the cache may hold what a higher one let through)."""
+        if known is None or size <= self.max_file_size:
+            return known
+        return self._too_large(size)
+
+    def _too_large(self, size: int) -> str:
+        return f"not checked: {size:,} bytes, over max-file-size ({self.max_file_size:,} bytes)"
 
     def _known(self, path: Path, entry: Entry, prefilter: bool) -> Outcome | object:
         if prefilter and entry.candidate is not True:
