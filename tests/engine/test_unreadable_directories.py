@@ -62,7 +62,7 @@ def _non_root_python() -> list[str] | None:
     command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
     for python in (sys.executable, shutil.which("python3")):
         probe = subprocess.run(
-            [*command, python, "-c", "import click, pathspec, mcp_codemod"],
+            [*command, python, "-c", "import click, mcp_codemod"],
             env=_environment(),
             capture_output=True,
         )
