@@ -28,7 +28,7 @@ from mcp_codemod.engine.settings import DEFAULT_EXCLUDE
 from mcp_codemod.engine.source_files import SourceError
 from mcp_codemod.rules import select_rules
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _load_runner():
@@ -100,7 +100,7 @@ def test_findings_per_package(results, name):
 @pytest.mark.corpus
 def test_prefilter_loses_nothing_on_the_ecosystem_corpus(request):
     # Parsing every file of the corpus takes a while: pytest's cache keeps the facts between
-    # sessions (tests/test_speed_features.py shows that cached facts are the facts).
+    # sessions (tests/engine/test_speed_features.py shows that cached facts are the facts).
     cache_dir = request.config.cache.mkdir("mcp-codemod-facts")
     folders = [_pristine(package) for package in run.load_packages()]
     files = discover(folders, DEFAULT_EXCLUDE, respect_gitignore=True)
