@@ -132,14 +132,15 @@ def test_the_prefilter_answers_what_its_patterns_define_on_every_file_at_hand():
     )
     roots = [run.DEFAULT_CACHE / "src", bench, Path(sysconfig.get_paths()["purelib"])]
     assert roots[0].is_dir(), "the corpus is not downloaded: python corpus/run.py --download-only"
-    count = 0
+    compared = dict.fromkeys(roots, 0)
     for root in roots:
         for path in root.rglob("*.py"):
             if path.is_file():
                 data = path.read_bytes()
                 assert _verdict(data, is_candidate) == _verdict(data, candidate_by_definition), path
-                count += 1
-    assert count > 10_000
+                compared[root] += 1
+    # The pinned corpus alone is the same on every machine: its 1,600-odd files were all read.
+    assert compared[roots[0]] > 1_500
 
 
 # ---- the runner's own rules (no corpus needed) ------------------------------------------------
