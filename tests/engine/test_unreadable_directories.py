@@ -7,14 +7,11 @@ import errno
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
-
-import mcp_codemod
+from conftest import as_nobody, run_cli
 
 EXPOSED = """\
 from mcp.server.fastmcp import FastMCP
@@ -55,32 +52,11 @@ def test_an_unlistable_directory_is_an_error_and_not_all_checks_passed(tmp_path,
     ]
 
 
-def _non_root_python() -> list[str] | None:
-    """A command that runs this Python as `nobody`, if this machine allows it."""
-    if not hasattr(os, "geteuid") or os.geteuid() != 0 or shutil.which("setpriv") is None:
-        return None
-    command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-    for python in (sys.executable, shutil.which("python3")):
-        probe = subprocess.run(
-            [*command, python, "-c", "import click, mcp_codemod"],
-            env=_environment(),
-            capture_output=True,
-        )
-        if python and probe.returncode == 0:
-            return [*command, python]
-    return None
-
-
-def _environment() -> dict[str, str]:
-    site = [path for path in sys.path if path.endswith("site-packages")]
-    package = str(Path(mcp_codemod.__file__).parent.parent)
-    return {**os.environ, "PYTHONPATH": os.pathsep.join([package, *site])}
-
-
 def test_an_unreadable_directory_seen_by_a_user_who_cannot_list_it():
-    python = _non_root_python()
-    if python is None:
+    nobody = as_nobody()
+    if nobody is None:
         pytest.skip("needs root, setpriv and a Python that the user nobody can run")
+    python, environment = nobody
     root = Path(tempfile.mkdtemp())
     try:
         root.chmod(0o755)
@@ -90,7 +66,7 @@ def test_an_unreadable_directory_seen_by_a_user_who_cannot_list_it():
         run = subprocess.run(
             [*python, "-m", "mcp_codemod", "check", "--no-cache", "."],
             cwd=root,
-            env=_environment(),
+            env=environment,
             capture_output=True,
             text=True,
         )

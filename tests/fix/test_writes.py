@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import os
+import shutil
 import stat
+import subprocess
+import tempfile
+from pathlib import Path
 
 import pytest
-from conftest import run_cli
+from conftest import as_nobody, run_cli
 
 SERVER = """\
 from mcp.server.fastmcp import FastMCP
@@ -49,3 +53,34 @@ def test_a_file_with_several_hard_links_is_left_alone_with_a_message(tmp_path):
     assert path.read_text() == SERVER and (tmp_path / "copy.txt").read_text() == SERVER
     assert path.stat().st_ino == inode and path.stat().st_nlink == 2
     assert sorted(p.name for p in tmp_path.iterdir()) == ["copy.txt", "server.py"]
+
+
+def test_a_user_who_cannot_keep_the_owner_leaves_the_file_alone():
+    """Run as `nobody` on root's world-writable file in a world-writable directory: the rename
+    would make the file nobody's, so it is not done."""
+    nobody = as_nobody()
+    if nobody is None:
+        pytest.skip("needs root, setpriv and a Python that the user nobody can run")
+    python, environment = nobody
+    root = Path(tempfile.mkdtemp())
+    try:
+        root.chmod(0o777)
+        path = root / "server.py"
+        path.write_text(SERVER)
+        path.chmod(0o666)
+        run = subprocess.run(
+            [*python, "-m", "mcp_codemod", "fix", "--write", "--no-cache", "server.py"],
+            cwd=root,
+            env=environment,
+            capture_output=True,
+            text=True,
+        )
+        status = path.stat()
+        assert run.returncode == 1, run.stderr
+        assert run.stderr.splitlines()[0] == (
+            "server.py: error: owned by 0:0, which this user cannot give a new file; left unchanged"
+        )
+        assert path.read_text() == SERVER and (status.st_uid, status.st_gid) == (0, 0)
+        assert sorted(p.name for p in root.iterdir()) == ["server.py"]
+    finally:
+        shutil.rmtree(root)
