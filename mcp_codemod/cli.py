@@ -8,10 +8,12 @@ configuration or internal error.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import gc
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -333,19 +335,18 @@ def _run_fix(paths, write: bool, show_diff: bool, unsafe_fixes: bool, options) -
     for failure in fixes.failures:
         click.echo(f"{failure.path}: error: {failure.message}", err=True)
     changed = []
-    if write:
-        _stop_on_termination()
-    for change in fixes.files:
-        if show_diff or not write:
-            _echo(change.diff())
-        if write:
-            try:
-                fixer.write(change)
-            except SourceError as error:
-                click.echo(f"{change.path}: error: {error}", err=True)
-                failed += 1
-                continue
-        changed.append(change)
+    with _stopped_by_termination(write):
+        for change in fixes.files:
+            if show_diff or not write:
+                _echo(change.diff())
+            if write:
+                try:
+                    fixer.write(change)
+                except SourceError as error:
+                    click.echo(f"{change.path}: error: {error}", err=True)
+                    failed += 1
+                    continue
+            changed.append(change)
     for note in fixes.outside:
         click.echo(note, err=True)
     for advice in fixes.advice:
@@ -373,19 +374,25 @@ def _run_fix(paths, write: bool, show_diff: bool, unsafe_fixes: bool, options) -
     sys.exit(1 if changed and not write else 0)
 
 
-def _stop_on_termination() -> None:
-    """SIGTERM and SIGHUP end the writes as Ctrl-C does, by an exception: the file being written
-    then removes its temporary copy (the default action ends the process on the spot, leaving
-    `.NAME.py.XXXX.tmp` in the tree). Set once the analysis is done: its forked workers keep the
-    default action."""
+@contextlib.contextmanager
+def _stopped_by_termination(writing: bool) -> Iterator[None]:
+    """While writing, SIGTERM and SIGHUP end the run as Ctrl-C does, by an exception: the file
+    being written then removes its temporary copy (the default action ends the process on the
+    spot, leaving `.NAME.py.XXXX.tmp` in the tree). Only around the writes: the processes the
+    analysis forks keep the default action."""
     import signal
 
     def stop(signum: int, _frame) -> NoReturn:
         raise SystemExit(128 + signum)
 
-    for name in ("SIGTERM", "SIGHUP"):
-        if hasattr(signal, name):  # Windows has no SIGHUP
-            signal.signal(getattr(signal, name), stop)
+    # Windows has no SIGHUP.
+    signals = [getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    previous = {number: signal.signal(number, stop) for number in signals} if writing else {}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 @main.command(name="rules")
