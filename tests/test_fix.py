@@ -454,15 +454,20 @@ def test_fixed_fixtures_parse_pass_ruff_and_are_stable(fixtures_copy):
     changed = {p.relative_to(fixtures_copy).as_posix() for p in after if after[p] != before[p]}
     assert "guarded_server.py" not in changed and "unresolved_server.py" not in changed
     again = run_cli("fix", "--write", ".", cwd=fixtures_copy).output
-    # The probe servers' unseen tools were guarded by MCP001's fix on the same server, and so
-    # were mcp-agent's own tools on the two mcp_agent_app/ servers (one guarded by hand, one
-    # swapped); the six servers in unseen/ and exec_app/template.py with only unseen tools are
-    # left to the unsafe fix.
-    assert again.startswith("Nothing to fix. 7 not fixed")
-    assert again.count("protected: the server is guarded") == 6
+    # Every server with tools the analysis cannot see is guarded (MCP004's swap is safe, and
+    # MCP001's guards the probe servers); what is left is the four parameters that take
+    # anything, whose marker is the author's decision.
+    assert again.startswith("Nothing to fix. 4 not fixed")
+    assert "unprotected" not in again
+    assert again.count("protected: the server is guarded") == 13
     check = json.loads(run_cli("check", "--output-format", "json", ".", cwd=fixtures_copy).stdout)
-    left = {(f["path"].split("/")[0], f["code"], f["fix"]["applicability"]) for f in check}
-    assert left == {("unseen", "MCP004", "unsafe"), ("exec_app", "MCP004", "unsafe")}
+    left = {(f["path"], f["parameter"], f["code"], f["fix"]["applicability"]) for f in check}
+    assert left == {
+        ("mcp1_decorators.py", "value", "MCP001", "unsafe"),
+        ("mcp1_decorators.py", "untyped", "MCP001", "unsafe"),
+        ("variadic_server.py", "kwargs", "MCP001", "unsafe"),
+    }
+    assert len(check) == 4  # `kwargs` of two tools
     lint = subprocess.run(
         [sys.executable, "-m", "ruff", "check", "--isolated", "--select", "E4,E7,E9,F", "."],
         cwd=fixtures_copy,
