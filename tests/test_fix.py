@@ -455,9 +455,9 @@ def test_fixed_fixtures_parse_pass_ruff_and_are_stable(fixtures_copy):
     assert "guarded_server.py" not in changed and "unresolved_server.py" not in changed
     again = run_cli("fix", "--write", ".", cwd=fixtures_copy).output
     # Every server with tools the analysis cannot see is guarded (MCP004's swap is safe, and
-    # MCP001's guards the probe servers); what is left is the four parameters that take
-    # anything, whose marker is the author's decision.
-    assert again.startswith("Nothing to fix. 4 not fixed")
+    # MCP001's guards the probe servers); what is left is the parameters that take anything,
+    # whose marker is the author's decision.
+    assert again.startswith("Nothing to fix. 9 not fixed")
     assert "unprotected" not in again
     assert again.count("protected: the server is guarded") == 13
     check = json.loads(run_cli("check", "--output-format", "json", ".", cwd=fixtures_copy).stdout)
@@ -466,8 +466,12 @@ def test_fixed_fixtures_parse_pass_ruff_and_are_stable(fixtures_copy):
         ("mcp1_decorators.py", "value", "MCP001", "unsafe"),
         ("mcp1_decorators.py", "untyped", "MCP001", "unsafe"),
         ("variadic_server.py", "kwargs", "MCP001", "unsafe"),
+        *(
+            ("anything_server.py", name, "MCP001", "unsafe")
+            for name in ("value", "raw", "thing", "either", "kwargs")
+        ),
     }
-    assert len(check) == 4  # `kwargs` of two tools
+    assert len(check) == 9  # `kwargs` of two tools in variadic_server.py
     lint = subprocess.run(
         [sys.executable, "-m", "ruff", "check", "--isolated", "--select", "E4,E7,E9,F", "."],
         cwd=fixtures_copy,
