@@ -1,6 +1,6 @@
-"""The runtime never breaks a server's import: `guard()`, `install()` and the guarded classes work
-whatever state another MCP framework (standalone `fastmcp`) is in: present, absent, an
-incompatible version whose import fails, or partly importable (`fastmcp.FastMCP` raising on
+"""The runtime never breaks a server's import: `guard()`, `install()`, the guarded classes (and the
+probe) work whatever state another MCP framework (standalone `fastmcp`) is in: present, absent,
+an incompatible version whose import fails, or partly importable (`fastmcp.FastMCP` raising on
 access). A framework that cannot be imported is treated as absent.
 
 Each state runs in a fresh interpreter: the states are made of `sys.modules` entries and a
@@ -61,6 +61,10 @@ install()
 assert kept(with_tool(PlainServer("installed")))
 uninstall()
 assert not kept(with_tool(PlainServer("plain")))
+# The probe, too, takes the framework for absent.
+from mcp_codemod.probe.server_probe import probe_server
+
+assert probe_server(fixed_server.mcp).tools == ("search",)
 print("ok")
 """
 
