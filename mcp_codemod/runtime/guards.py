@@ -87,13 +87,15 @@ def _admits(annotation: Any) -> _Admits:
 
 
 class NoPreParse:
-    """Marks a text parameter whose string arguments must reach the tool as sent.
+    """Marks a parameter whose string arguments must reach the tool as sent.
 
-    `query: Annotated[str | None, NoPreParse] = None`. The marker changes neither validation nor
-    the JSON schema: the SDK decodes a string before any validator could see it, so only a guarded
-    server (`GuardedFastMCP`, `GuardedMCPServer`, `guard()`, `install()`) can keep the text. It
-    states the parameter's contract where the annotation is read, and `mcp-codemod check` treats
-    a marked parameter as handled.
+    `query: Annotated[str | None, NoPreParse] = None`, `value: Annotated[Any, NoPreParse]`. The
+    marker changes neither validation nor the JSON schema: the SDK decodes a string before any
+    validator could see it, so only a guarded server (`GuardedFastMCP`, `GuardedMCPServer`,
+    `guard()`, `install()`) can keep the text. A guarded server keeps it anyway for a parameter
+    whose type declares text; for one that takes anything (`Any`, `object`, no annotation) the
+    marker is what makes it keep the text. `mcp-codemod check` treats a marked parameter as
+    handled.
     """
 
 
