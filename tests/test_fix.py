@@ -537,3 +537,60 @@ def test_non_ascii_text_before_the_annotation(tmp_path):
             return requête or clé
         """,
     )
+
+
+UNANNOTATED = """\
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("meta")
+
+
+@mcp.tool()
+def set_meta(
+    key,
+    value=None,
+    fallback="",
+    *,
+    strict=False,
+    **kwargs,
+) -> str:
+    return repr((key, value, fallback, strict, kwargs))
+"""
+
+
+def test_unannotated_parameters_get_the_sdk_type_with_the_marker_under_unsafe_fixes(tmp_path):
+    (tmp_path / "server.py").write_text(UNANNOTATED, encoding="utf-8")
+    assert run_cli("fix", "--write", "--no-cache", ".", cwd=tmp_path).exit_code == 0
+    assert (tmp_path / "server.py").read_text(encoding="utf-8") == UNANNOTATED  # all unsafe
+    fixed = run_cli("fix", "--write", "--no-cache", "--unsafe-fixes", ".", cwd=tmp_path)
+    assert fixed.exit_code == 0, fixed.output
+    assert (tmp_path / "server.py").read_text(encoding="utf-8") == dedent(
+        """\
+        from typing import Annotated, Any
+
+        from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
+
+        mcp = GuardedFastMCP("meta")
+
+
+        @mcp.tool()
+        def set_meta(
+            key: Annotated[Any, NoPreParse],
+            value: Annotated[Any, NoPreParse] = None,
+            fallback: Annotated[Any, NoPreParse] = "",
+            *,
+            strict: Annotated[Any, NoPreParse] = False,
+            **kwargs: Annotated[Any, NoPreParse],
+        ) -> str:
+            return repr((key, value, fallback, strict, kwargs))
+        """
+    )
+    for command in (["check"], ["format", "--check"]):
+        ruff = subprocess.run(
+            [sys.executable, "-m", "ruff", *command, "--isolated", "server.py"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+        )
+        assert ruff.returncode == 0, ruff.stdout
+    assert run_cli("check", "--no-cache", ".", cwd=tmp_path).stdout == "All checks passed!\n"
