@@ -479,6 +479,11 @@ def test_fixed_fixtures_parse_pass_ruff_and_are_stable(fixtures_copy):
         text=True,
     )
     assert lint.returncode == 0, lint.stdout
+    # The hidden fixes the summary promised are there to apply, and then none is left.
+    unsafe = run_cli("fix", "--write", "--unsafe-fixes", ".", cwd=fixtures_copy).output
+    assert unsafe.startswith("Fixed 9 issues in 3 files.")
+    after = run_cli("check", ".", cwd=fixtures_copy).stdout
+    assert "MCP001" not in after and "hidden fix" not in after
 
 
 def test_tools_registered_on_self_in_a_server_subclass(tmp_path):
