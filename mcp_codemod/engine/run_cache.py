@@ -33,14 +33,15 @@ from mcp_codemod.engine.facts_cache import RestrictedUnpickler, Stamp, stamp
 
 _FORMAT = 2
 _KEPT = 8  # results of this many distinct runs (file sets, settings) are kept
-# The result's classes, besides the facts' (reading a cache file must not run code).
+# The result's classes, besides the facts' (reading a cache file must not run code). A class
+# a result comes to hold is listed here, or every stored result is a miss (test_cache_safety).
 RESULT_CLASSES = cache.FACTS_CLASSES | {
     ("mcp_codemod.engine.checker", "CheckResult"),
     ("mcp_codemod.analysis.facades", "Facade"),  # a server's facade (an unseen registration's)
     ("mcp_codemod.analysis.unseen", "Unseen"),
     *(
         ("mcp_codemod.rules.findings", name)
-        for name in ("FileError", "Finding", "Fix", "MarkerEdit", "Safety")
+        for name in ("AnnotationEdit", "FileError", "Finding", "Fix", "MarkerEdit", "Safety")
     ),
     *(
         ("mcp_codemod.analysis.subjects", name)
