@@ -49,6 +49,7 @@ class FileFix:
     encoding: str
     fixes: int
     data: bytes  # the bytes `original` was decoded from: the file is replaced only if it holds them
+    generated: bool = False  # the guard module (`runtime-module`), not a file of the user's
 
     def diff(self) -> str:
         return unified_diff(self.original, self.fixed, f"a/{self.path}", f"b/{self.path}")

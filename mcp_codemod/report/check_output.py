@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from collections import Counter
 
+import click
+
 from mcp_codemod.engine.checker import CheckResult
 from mcp_codemod.report import plural
 from mcp_codemod.report.machine_formats import as_json, github, gitlab, junit
@@ -15,25 +17,50 @@ from mcp_codemod.rules import RULES_BY_CODE
 from mcp_codemod.rules.findings import Finding
 
 FIX_COMMAND = "mcp-codemod fix --write"
+PASSED = "All checks passed!"
 
 
-def text(result: CheckResult, statistics: bool, unsafe_fixes: bool = False) -> str:
+def text(
+    result: CheckResult,
+    statistics: bool,
+    unsafe_fixes: bool = False,
+    *,
+    color: bool = False,
+    quiet: bool = False,
+) -> str:
+    """The findings (or their statistics) and the summary; `quiet`: without the summary (the
+    registrations not checked are still listed: they fail the run); `color`: as ruff colours
+    them (path bold, code red, fix mark cyan)."""
+    style = click.style if color else _plain
     lines = []
     for error in result.errors:
-        lines.append(f"{error.path}: error: {error.message}")
+        lines.append(f"{style(error.path, bold=True)}: {style('error', fg='red')}: {error.message}")
     if statistics:
         lines.extend(
             f"{row['count']:>5}\t{row['code']}\t{'[*] ' if row['fixable'] else ''}{row['name']}"
             for row in _statistics(result.findings, unsafe_fixes)
         )
     else:
+        colon = style(":", fg="cyan")
         for finding in result.findings:
-            mark = "[*] " if finding.applies(unsafe_fixes) else ""
+            mark = style("[*] ", fg="cyan") if finding.applies(unsafe_fixes) else ""
             lines.append(
-                f"{finding.path}:{finding.line}:{finding.column}: {finding.code} {mark}{finding.message}"
+                f"{style(finding.path, bold=True)}{colon}{finding.line}{colon}{finding.column}"
+                f"{colon} {style(finding.code, fg='red', bold=True)} {mark}{finding.message}"
             )
-    lines.append(summary(result, unsafe_fixes))
-    return "\n".join(lines) + "\n"
+    if quiet:
+        if result.unresolved:
+            lines.append(unresolved_note(result))
+    else:
+        closing = summary(result, unsafe_fixes)
+        if closing == PASSED:
+            closing = style(closing, fg="green")
+        lines.append(closing)
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def _plain(text: str, **_style) -> str:
+    return text
 
 
 def _statistics(findings: tuple[Finding, ...], unsafe_fixes: bool) -> list[dict]:
@@ -79,7 +106,7 @@ def summary(result: CheckResult, unsafe_fixes: bool = False) -> str:
             "on servers that do not JSON-pre-parse (listed below)."
         )
     else:
-        parts.append("All checks passed!")
+        parts.append(PASSED)
     if result.errors:
         parts.append(f"{plural(len(result.errors), 'file')} could not be checked.")
     if result.unresolved:
