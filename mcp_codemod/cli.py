@@ -614,6 +614,7 @@ def _run_fix(
     paths, write: bool, show_diff: bool, unsafe_fixes: bool, options, out: Output
 ) -> NoReturn:
     from mcp_codemod import api
+    from mcp_codemod.engine.scanned_files import display_path
     from mcp_codemod.engine.source_files import SourceError
     from mcp_codemod.fix import apply as fixer  # fixer: only when fixing, `check` does without it
     from mcp_codemod.report import check_output as report
@@ -660,7 +661,7 @@ def _run_fix(
         message = "Nothing to fix"
     for module in generated:
         wrote = "wrote" if write else "would write"
-        message += f"; {wrote} the guard module {module.path}"
+        message += f"; {wrote} the guard module {display_path(Path(module.path))}"
     message += "."
     if fixes.incomplete:
         message += f" {fixes.incomplete} need an edit outside the given paths (see the notes)."
