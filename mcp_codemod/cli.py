@@ -76,7 +76,8 @@ def analysis_options(function):
         click.option(
             "--config",
             type=click.Path(path_type=Path),
-            help="pyproject.toml to read [tool.mcp-codemod] from (default: the closest one).",
+            help="pyproject.toml to read [tool.mcp-codemod] from, for every file (default: "
+            "the closest one above each file).",
         ),
         click.option(
             "--jobs",
