@@ -343,8 +343,8 @@ def _digest(root: Path) -> dict[str, str]:
 
 def _findings(run: Run) -> tuple[list[dict], list[str]]:
     items = json.loads(run.stdout or "[]")
-    findings = [item for item in items if item["code"] != "E902"]
-    errors = [item["path"] for item in items if item["code"] == "E902"]
+    findings = [item for item in items if item["type"] == "finding"]
+    errors = [item["path"] for item in items if item["type"] == "error"]
     return findings, errors
 
 
