@@ -427,9 +427,7 @@ def check(
         if Path("-") in paths:
             stdin = _stdin(paths, stdin_filename)
             _fix_stdin(stdin, unsafe_fixes, options, out, exit_zero=exit_zero)
-        _run_fix(
-            paths, write=True, show_diff=False, unsafe_fixes=unsafe_fixes, options=options, out=out
-        )
+        _run_fix(paths, True, False, unsafe_fixes, options, out, exit_zero=exit_zero)
     settings_options = _options(output_format=output_format, **options)
     try:
         stdin = _stdin(paths, stdin_filename)
@@ -612,7 +610,13 @@ def _fix_stdin(
 
 
 def _run_fix(
-    paths, write: bool, show_diff: bool, unsafe_fixes: bool, options, out: Output
+    paths,
+    write: bool,
+    show_diff: bool,
+    unsafe_fixes: bool,
+    options,
+    out: Output,
+    exit_zero: bool = False,
 ) -> NoReturn:
     from mcp_codemod import api
     from mcp_codemod.engine.scanned_files import display_path
@@ -675,6 +679,8 @@ def _run_fix(
     out.note(message)
     if result.unchecked:
         out.finding_note(report.unresolved_note(result))
+    if exit_zero:
+        sys.exit(0)
     if failed:
         sys.exit(1)
     sys.exit(1 if fixes.files and not write else 0)
