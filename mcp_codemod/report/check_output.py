@@ -99,11 +99,12 @@ def summary(result: CheckResult, unsafe_fixes: bool = False) -> str:
         )
     elif result.unresolved:
         # Their server keeps text as sent, but a strict integer they declare would still refuse
-        # `5.0`: not every check passed on them, whatever the exit code says.
+        # `5.0`, and a guarded server still decodes JSON for a parameter that takes anything:
+        # not every check passed on them, whatever the exit code says.
         parts.append(
             "No issues found in the tools checked; "
             f"{plural(len(result.unresolved), 'tool registration')} could not be checked, "
-            "on servers that do not JSON-pre-parse (listed below)."
+            "on servers that do not JSON-pre-parse text parameters (listed below)."
         )
     else:
         parts.append(PASSED)

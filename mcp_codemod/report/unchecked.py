@@ -20,7 +20,10 @@ def remedy(tool: UnresolvedTool) -> str:
         )
     if not framework.pre_parses_json:
         if framework in (Framework.GUARDED_MCP1, Framework.GUARDED_MCP2):
-            return "protected: the server is guarded"
+            return (
+                "protected: the server is guarded (its `Any` and unannotated parameters, if any, "
+                "are still JSON-pre-parsed)"
+            )
         return f"protected: {framework.title} does not pre-parse"
     return "unprotected: guard the server (MCP004)"
 
