@@ -90,9 +90,10 @@ def _wheel(name: str, version: str, folder: Path) -> Path | None:
     """`name`'s wheel of `version` in `folder`: `{name}-{version}(-{build})?-{tags}.whl`."""
     for path in sorted(folder.glob("*.whl")):
         parts = path.name.split("-")
-        if len(parts) >= 5 and normalize(parts[0]) == normalize(name):
-            if _version(parts[1]) == _version(version):
-                return path
+        if len(parts) < 5 or normalize(parts[0]) != normalize(name):
+            continue
+        if _version(parts[1]) == _version(version):
+            return path
     return None
 
 
