@@ -1180,12 +1180,16 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     with ThreadPoolExecutor(max(1, args.jobs)) as pool:
         results = list(pool.map(lambda p: run_package(p, args.cache, not args.no_fix), packages))
-    if args.deep:
-        for result in results:
-            if result.package.deep and result.fix in ("ok", "failed"):
-                started = time.perf_counter()
-                deep(result, args.cache)
-                result.seconds += time.perf_counter() - started
+    if args.deep:  # each package in its own virtualenv and work folder: `--jobs` at a time
+
+        def deep_one(result: PackageResult) -> None:
+            started = time.perf_counter()
+            deep(result, args.cache)
+            result.seconds += time.perf_counter() - started
+
+        chosen = [r for r in results if r.package.deep and r.fix in ("ok", "failed")]
+        with ThreadPoolExecutor(max(1, args.jobs)) as pool:
+            list(pool.map(deep_one, chosen))
     elapsed = time.perf_counter() - start
     print(table(results))
     if args.details:
