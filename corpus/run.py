@@ -567,7 +567,8 @@ async def tools():
         found = await server.get_tools()
         return {name: tool.parameters for name, tool in found.items()}
     listed = await server.list_tools()  # mcp 1.x: inputSchema; mcp 2.x: input_schema
-    return {t.name: getattr(t, "input_schema", None) or t.inputSchema for t in listed}
+    return {t.name: getattr(t, "input_schema", None) or getattr(t, "inputSchema", None)
+            or t.parameters for t in listed}  # fastmcp 3.x: parameters
 print(json.dumps({"class": type(server).__module__ + "." + type(server).__qualname__,
                   "tools": asyncio.run(tools())}, sort_keys=True))
 """
@@ -1089,6 +1090,13 @@ BEGIN = "<!-- corpus/run.py: begin generated -->"
 END = "<!-- corpus/run.py: end generated -->"
 
 
+def markers(section: str | None) -> tuple[str, str]:
+    """The markers around a generated section: the default one, or a named one (`--section`)."""
+    if not section:
+        return BEGIN, END
+    return BEGIN.replace(" -->", f" {section} -->"), END.replace(" -->", f" {section} -->")
+
+
 def share_line(results: list[PackageResult]) -> str:
     unseen, tools = unseen_share(results)
     share = unseen / tools if tools else 0.0
@@ -1099,7 +1107,14 @@ def share_line(results: list[PackageResult]) -> str:
     )
 
 
-def write_markdown(path: Path, results: list[PackageResult], deep: bool, elapsed: float) -> None:
+def write_markdown(
+    path: Path,
+    results: list[PackageResult],
+    deep: bool,
+    elapsed: float,
+    section: str | None = None,
+    command: str | None = None,
+) -> None:
     """The table and details, in place of the generated section of `path` (RESULTS.md keeps its
     hand-written analysis around it)."""
     import platform
@@ -1108,20 +1123,22 @@ def write_markdown(path: Path, results: list[PackageResult], deep: bool, elapsed
 
     failed = sum(bool(r.failures) for r in results)
     header = (
-        f"`python corpus/run.py{' --deep' if deep else ''}`: {len(results)} packages, "
+        f"`{command or 'python corpus/run.py' + (' --deep' if deep else '')}`: "
+        f"{len(results)} packages, "
         f"{failed} with failures, {elapsed:.0f} s (mcp-codemod {__version__}, Python "
         f"{platform.python_version()}, {time.strftime('%Y-%m-%d')}). {share_line(results)}\n"
     )
     if deep_line(results):
         header += f"\n{deep_line(results)}\n"
-    generated = f"{BEGIN}\n{header}\n{table(results, markdown=True)}\n{details(results)}{END}"
+    begin, end = markers(section)
+    generated = f"{begin}\n{header}\n{table(results, markdown=True)}\n{details(results)}{end}"
     text = path.read_text(encoding="utf-8") if path.exists() else ""
-    if BEGIN in text and END in text:
-        before, _, rest = text.partition(BEGIN)
-        _, _, after = rest.partition(END)
+    if begin in text and end in text:
+        before, _, rest = text.partition(begin)
+        _, _, after = rest.partition(end)
         text = before + generated + after
-    else:
-        text = generated + "\n"
+    else:  # a new section goes after what the file holds
+        text = (text.rstrip("\n") + "\n\n" if text.strip() else "") + generated + "\n"
     path.write_text(text, encoding="utf-8")
 
 
@@ -1158,6 +1175,11 @@ def main(argv: list[str] | None = None) -> int:
         "--markdown",
         type=Path,
         help="write the table and details here too (between the BEGIN/END markers if it has them)",
+    )
+    parser.add_argument(
+        "--section",
+        help="with --markdown: the named generated section to replace (`begin generated NAME`), "
+        "so that a run of some packages (--only) leaves the whole corpus's table in place",
     )
     parser.add_argument("--details", action="store_true", help="print findings and unresolved")
     # What `analysis` runs in a package's copy (not for people: it prints JSON).
@@ -1205,7 +1227,8 @@ def main(argv: list[str] | None = None) -> int:
         print(deep_line(results))
     print(f"{len(results)} packages, {len(failed)} with failures, {elapsed:.1f}s")
     if args.markdown:
-        write_markdown(args.markdown, results, args.deep, elapsed)
+        command = "python corpus/run.py " + " ".join(argv if argv is not None else sys.argv[1:])
+        write_markdown(args.markdown, results, args.deep, elapsed, args.section, command.strip())
     return 1 if failed or (tools and unseen / tools >= UNSEEN_TARGET) else 0
 
 
