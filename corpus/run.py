@@ -596,7 +596,7 @@ def _venv(package: Package, cache: Path) -> Path:
     if marker.exists() and marker.read_text(encoding="utf-8") == stamp:
         return python
     if not python.exists():
-        base = f"python{package.python}" if package.python else sys.executable
+        base = _interpreter(package.python) if package.python else sys.executable
         subprocess.run([base, "-m", "venv", str(folder)], check=True, capture_output=True)
     pip = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
     done = subprocess.run([*pip, *requirements], capture_output=True, text=True, timeout=900)
@@ -604,6 +604,21 @@ def _venv(package: Package, cache: Path) -> Path:
         raise RuntimeError(f"installing {package.requirement} failed:\n{done.stderr[-2000:]}")
     marker.write_text(stamp, encoding="utf-8")
     return python
+
+
+def _interpreter(version: str) -> str:
+    """`python3.12` where it runs, else pyenv's build of that version (as .ci/run looks)."""
+    name = f"python{version}"
+    root = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
+    candidates = [name, *map(str, sorted(root.glob(f"versions/{version}*/bin/{name}")))]
+    for candidate in candidates:
+        try:
+            done = subprocess.run([candidate, "-c", "import venv"], capture_output=True)
+        except OSError:
+            continue
+        if done.returncode == 0:
+            return candidate
+    return name
 
 
 def _in_venv(
