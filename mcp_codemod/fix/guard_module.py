@@ -106,7 +106,7 @@ def guard_module_change(
     _check_target(module, path, _project_root(config_file), fixed)
     wanted = guard_module_text()
     if not path.exists():
-        return FileFix(str(path), "", wanted, "utf-8", 0, b"") if needed else None
+        return FileFix(str(path), "", wanted, "utf-8", 0, b"", generated=True) if needed else None
     data = read_bytes(path)
     if guard_module_version(data.decode("utf-8", "replace")) is None:
         raise ConfigError(
@@ -121,7 +121,7 @@ def guard_module_change(
         current = ""
     if current == wanted:
         return None
-    return FileFix(str(path), current, wanted, "utf-8", 0, data)
+    return FileFix(str(path), current, wanted, "utf-8", 0, data, generated=True)
 
 
 def _project_root(config_file: Path | None) -> Path:
