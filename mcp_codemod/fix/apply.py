@@ -89,9 +89,7 @@ def plan(findings: tuple[Finding, ...], writable: Callable[[str], bool]) -> Plan
         complete = True
         for marker in finding.fix.markers:
             if not writable(marker.path):
-                where = (
-                    "the alias is defined" if marker.path != finding.path else "the annotation is"
-                )
+                where = "the annotation is"
                 outside[_outside_note(marker.path, marker.site.span.start.line, where)] = None
                 complete = False
                 continue
@@ -106,8 +104,8 @@ def plan(findings: tuple[Finding, ...], writable: Callable[[str], bool]) -> Plan
                 continue
             plans[swap.path].swaps[swap.span] = GUARDED_CLASS_NAME[swap.framework]
         if complete:
-            # Counted where its first edit lands: a marker on an alias in another module fixes
-            # the finding there, and the finding's own file may not change at all.
+            # Counted where its first edit lands: a server built in another module is guarded
+            # there, and the finding's own file may not change at all.
             edits = [*finding.fix.markers, *finding.fix.swaps]
             plans[edits[0].path if edits else finding.path].fixes += 1
         else:
@@ -210,22 +208,30 @@ def _apply(text: str, file_plan: FilePlan, path: Path | None, runtime: str) -> s
             raise FixError("the file changed since it was analysed")
         return offsets[position.line - 1] + position.column
 
-    needed: set[str] = set()
-    for site, markers in file_plan.markers.values():
-        needed |= markers
-        if site.append_at is None:
-            needed.add(ANNOTATED)
     swaps = [
         (offset(span.start), offset(span.end), guarded) for span, guarded in file_plan.swaps.items()
     ]
-    needed |= {guarded for _, _, guarded in swaps}
+    # The names the edits spell, each with where it is first spelled: its import must run
+    # before that.
+    first_use: dict[str, int] = {}
+
+    def use(name: str, at: int) -> None:
+        first_use[name] = min(at, first_use.get(name, at))
+
+    for site, markers in file_plan.markers.values():
+        at = offset(site.append_at if site.append_at is not None else site.span.start)
+        for name in markers | ({ANNOTATED} if site.append_at is None else set()):
+            use(name, at)
+    for start, _, guarded in swaps:
+        use(guarded, start)
     imports = plan_imports(
         text,
         tree,
-        needed,
+        set(first_use),
         [(start, end) for start, end, _ in swaps],
         runtime,
         first_party_names(path),
+        first_use,
     )
     del tree  # before the result's own parse: two trees of a large file do not fit twice
     spell = imports.spellings
