@@ -151,6 +151,7 @@ def fix_paths(
     # does not pay for it.
     from mcp_codemod.fix.apply import fix_findings
     from mcp_codemod.fix.guard_module import guard_module_change
+    from mcp_codemod.fix.importers import Importers
     from mcp_codemod.fix.imports import RUNTIME
 
     settings, files, result = _check(paths, options or Options(), None)
@@ -158,7 +159,8 @@ def fix_paths(
     writable = writable_files(files, given)
     applicable = tuple(f for f in result.findings if f.applies(unsafe_fixes))
     runtime = settings.runtime_module or RUNTIME
-    fixes = fix_findings(applicable, result.digests, writable, runtime=runtime)
+    importers = Importers(settings.excludes, settings.respect_gitignore)
+    fixes = fix_findings(applicable, result.digests, writable, runtime, importers)
     if settings.runtime_module is None:
         return FixOutcome(result, fixes)
     try:

@@ -23,6 +23,7 @@ from mcp_codemod.analysis.source_text import line_offsets
 from mcp_codemod.engine.cycle_collection import without_cycle_collection
 from mcp_codemod.engine.facts_cache import digest
 from mcp_codemod.engine.source_files import CHANGED, SourceError, read_for_rewrite, write_source
+from mcp_codemod.fix.importers import Importers
 from mcp_codemod.fix.imports import ANNOTATED, RUNTIME, first_party_names, plan_imports
 from mcp_codemod.fix.textdiff import unified_diff
 from mcp_codemod.rules.findings import Finding
@@ -130,12 +131,16 @@ def fix_findings(
     digests: Mapping[str, bytes],
     writable: Collection[Path],
     runtime: str = RUNTIME,
+    importers: Importers | None = None,
 ) -> FixResult:
     """The fixed text of each file the findings' fixes edit. Only files in `writable` (resolved
     paths: what discovery found under the paths given) are planned; a file is fixed only if it
     still holds the bytes the analysis read (`digests`, by absolute path). Markers and guarded
     classes are imported from `runtime` (the `runtime-module` setting, or mcp_codemod.runtime).
-    Every failure is one file's, and one line."""
+    `importers` tells which server class imports other modules of the project take from a
+    fixed module (default: its project as discovered with the default settings). Every failure
+    is one file's, and one line."""
+    importers = importers or Importers()
     resolved: dict[str, Path] = {}
 
     def is_writable(path: str) -> bool:
@@ -156,7 +161,13 @@ def fix_findings(
             data, source = read_for_rewrite(Path(path))
             if digest(data) != digests.get(os.path.abspath(path)):
                 raise SourceError(CHANGED)
-            fixed = apply(source.text, planned.files[path], path=Path(path), runtime=runtime)
+            fixed = apply(
+                source.text,
+                planned.files[path],
+                path=Path(path),
+                runtime=runtime,
+                importers=importers,
+            )
         except (SourceError, FixError) as error:
             failures.append(FixFailure(path, str(error)))
             continue
@@ -186,17 +197,21 @@ def apply(
     *,
     path: Path | None = None,
     runtime: str = RUNTIME,
+    importers: Importers | None = None,
 ) -> str:
     """The text with the plan's edits and the imports they need; raises FixError.
 
     `path` tells first-party modules from third-party ones (where an import goes); `runtime` is
-    the module the markers and guarded classes are imported from.
+    the module the markers and guarded classes are imported from; with `importers`, an import
+    that another module of the project takes from this one (at `path`) is never removed.
     """
     with without_cycle_collection():
-        return _apply(text, file_plan, path, runtime)
+        return _apply(text, file_plan, path, runtime, importers)
 
 
-def _apply(text: str, file_plan: FilePlan, path: Path | None, runtime: str) -> str:
+def _apply(
+    text: str, file_plan: FilePlan, path: Path | None, runtime: str, importers: Importers | None
+) -> str:
     try:
         tree = ast.parse(text)
     except (SyntaxError, RecursionError, MemoryError) as error:
@@ -232,6 +247,7 @@ def _apply(text: str, file_plan: FilePlan, path: Path | None, runtime: str) -> s
         runtime,
         first_party_names(path),
         first_use,
+        (lambda name: importers.takes(path, name)) if importers and path else lambda _: False,
     )
     del tree  # before the result's own parse: two trees of a large file do not fit twice
     spell = imports.spellings

@@ -62,11 +62,12 @@ def plan_imports(
     runtime: str = RUNTIME,
     first_party: Callable[[str], bool] = lambda _: False,
     first_use: Mapping[str, int] | None = None,
+    taken_elsewhere: Callable[[str], bool] = lambda _: False,
 ) -> ImportPlan:
     """How to spell each `needed` name, and the import edits that make them available where
     they are used: before `first_use[name]` (the offset of the first edit that spells it;
     default: the end of the text). The server class imports that only the `swapped` spans used
-    are removed."""
+    are removed, unless another module takes the name from this one (`taken_elsewhere`)."""
     offsets = line_offsets(text)
     eol = line_ending(text)
     first_use = {name: (first_use or {}).get(name, len(text)) for name in needed}
@@ -84,7 +85,9 @@ def plan_imports(
     block = LeadingBlock(text, tree, offsets, first_party, first_use)
     for base in {text[start:end].split(".")[0] for start, end in swapped}:
         outside = occurrences_outside(base, text, tree, offsets, swapped)
-        if not still_used(base, text, tree, offsets, swapped, bindings, outside):
+        if not still_used(
+            base, text, tree, offsets, swapped, bindings, outside
+        ) and not taken_elsewhere(base):
             # Mentions outside the module's imports are imports in functions, or comments.
             block.remove_binding(base, everywhere=bool(outside))
     for module, names in sorted(additions.items(), key=lambda item: block.section(item[0])):

@@ -202,3 +202,57 @@ if problems:
 """
     (tmp_path / "verdicts.py").write_text(check, encoding="utf-8")
     assert import_errors(tmp_path, ["verdicts"]) == {}
+
+
+# ---- an import other modules take from the fixed one is kept ----------------------------------
+
+SERVER_CLASS = "FastMCP" if sdk.MCP_MAJOR < 2 else "MCPServer"
+SERVER = f'from mcp.server.fastmcp import FastMCP\n\nmcp = FastMCP("t")\n\n\n{TOOL}'
+# Each server module with the modules that take its server class from it (the class spelled
+# `Server` here, as the installed SDK names it).
+TAKEN = {
+    "imported": {"imported_client.py": "from imported import Server\n"},
+    "attribute": {"attribute_client.py": "import attribute\n\nKIND = attribute.Server\n"},
+    "pkg/relative": {"pkg/relative_client.py": "from .relative import Server\n"},
+    "pkg/submodule": {
+        "pkg/submodule_client.py": "from pkg import submodule\n\nKIND = submodule.Server\n"
+    },
+    "starred": {"starred_client.py": "from starred import *\n\nKIND = Server\n"},
+    # Handed on: a module star-imports the server's, another imports the class from that one.
+    "handed": {
+        "handed_hub.py": "from handed import *  # noqa: F403\n",
+        "handed_client.py": "from handed_hub import Server\n",
+    },
+}
+# Modules that take nothing of the server class from the server's: its import goes.
+NOT_TAKEN = {
+    "alone": {},
+    "exported": {"exported_client.py": "from exported import *\n\nKIND = 1\n"},
+    # `__all__` leaves the class out of what a star import brings.
+    "listed": {"listed_client.py": "from listed import *\n\nKIND = mcp\n"},
+}
+
+
+def test_an_import_another_module_takes_from_the_fixed_one_is_kept(tmp_path):
+    files = {"pyproject.toml": "", "pkg/__init__.py": ""}
+    for server, others in {**TAKEN, **NOT_TAKEN}.items():
+        source = SERVER
+        if server == "listed":
+            source = source.replace('mcp = FastMCP("t")', '__all__ = ["mcp"]\nmcp = FastMCP("t")')
+        files[f"{server}.py"] = source
+        files.update({name: text.replace("Server", SERVER_CLASS) for name, text in others.items()})
+    write_tree(tmp_path, files)
+    modules = [name.removesuffix(".py").replace("/", ".") for name in files if name.endswith(".py")]
+    modules.remove("pkg.__init__")
+    assert import_errors(tmp_path, modules) == {}
+
+    # Only the servers are given, as pre-commit passes the staged files.
+    fix(tmp_path, *(f"{server}.py" for server in {**TAKEN, **NOT_TAKEN}))
+
+    assert import_errors(tmp_path, modules) == {}
+    for server in TAKEN:
+        fixed = (tmp_path / f"{server}.py").read_text(encoding="utf-8")
+        assert f"import {SERVER_CLASS}\n" in fixed, server
+    for server in NOT_TAKEN:
+        fixed = (tmp_path / f"{server}.py").read_text(encoding="utf-8")
+        assert f"import {SERVER_CLASS}\n" not in fixed, server
