@@ -833,3 +833,73 @@ def test_extra_blank_lines_before_a_comment_shrink_to_the_one_ruff_wants(tmp_pat
                 ''',
         },
     )
+
+
+def test_a_server_class_import_another_module_takes_is_kept_and_ruff_told_why(tmp_path):
+    assert_fix(
+        tmp_path,
+        {
+            "server.py": """\
+                from mcp.server.fastmcp import Context, FastMCP
+
+                mcp = FastMCP("demo")
+
+
+                @mcp.tool()
+                def search(ctx: Context, query: str | None = None) -> str:
+                    return query or ""
+                """,
+            "client.py": "from server import FastMCP\n",
+        },
+        {
+            "server.py": """\
+                from typing import Annotated
+
+                from mcp.server.fastmcp import Context, FastMCP  # noqa: F401 -- other modules import it from here
+                from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
+
+                mcp = GuardedFastMCP("demo")
+
+
+                @mcp.tool()
+                def search(ctx: Context, query: Annotated[str | None, NoPreParse] = None) -> str:
+                    return query or ""
+                """,
+        },
+    )
+
+
+def test_a_kept_import_continued_with_a_backslash_gets_no_comment(tmp_path):
+    assert_fix(
+        tmp_path,
+        {
+            "server.py": """\
+                from mcp.server.fastmcp import FastMCP, \\
+                    Context
+
+                mcp = FastMCP("demo")
+
+
+                @mcp.tool()
+                def search(ctx: Context, query: str | None = None) -> str:
+                    return query or ""
+                """,
+            "client.py": "import server\n\nKIND = server.FastMCP\n",
+        },
+        {
+            "server.py": """\
+                from typing import Annotated
+
+                from mcp.server.fastmcp import FastMCP, \\
+                    Context
+                from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
+
+                mcp = GuardedFastMCP("demo")
+
+
+                @mcp.tool()
+                def search(ctx: Context, query: Annotated[str | None, NoPreParse] = None) -> str:
+                    return query or ""
+                """,
+        },
+    )

@@ -14,6 +14,8 @@ from typing import NamedTuple
 from mcp_codemod.analysis.source_text import split_lines
 from mcp_codemod.fix.import_bindings import bound_by, char_offset, import_statements
 
+# What a kept import that nothing in its own module uses says (ruff's F401 reads the code).
+KEPT_FOR_OTHERS = "# noqa: F401 -- other modules import it from here"
 LINE_LENGTH = 88  # ruff's and isort's default: a longer import is wrapped, one name a line
 _INDENT = "    "
 
@@ -165,6 +167,23 @@ class LeadingBlock:
         return self.section(node.names[0].name)
 
     # -- edits
+
+    def keep_binding(self, name: str) -> None:
+        """Keep the module-level imports that bind `name` (a server class nothing here uses any
+        more, which other modules import from here), and say so to ruff's F401, which would
+        have the user remove them: the input passed it, the fixed file must too."""
+        for statement, _ in import_statements(self.tree, everywhere=False):
+            for alias in statement.names:
+                if bound_by(alias, statement) != name:
+                    continue
+                line_end = self._line_after(alias.end_lineno)
+                line = self.text[self.offsets[alias.end_lineno - 1] : line_end]
+                content = line.rstrip("\r\n")
+                # The author's own directive stands; after a `\` no comment can follow.
+                if "noqa" in line or content.endswith("\\"):
+                    continue
+                at = self.offsets[alias.end_lineno - 1] + len(content)
+                self._edits.append((at, at, f"  {KEPT_FOR_OTHERS}"))
 
     def remove_binding(self, name: str, everywhere: bool) -> None:
         """Remove the imports that bind `name` (a server class nothing uses): at module level,

@@ -85,9 +85,11 @@ def plan_imports(
     block = LeadingBlock(text, tree, offsets, first_party, first_use)
     for base in {text[start:end].split(".")[0] for start, end in swapped}:
         outside = occurrences_outside(base, text, tree, offsets, swapped)
-        if not still_used(
-            base, text, tree, offsets, swapped, bindings, outside
-        ) and not taken_elsewhere(base):
+        if still_used(base, text, tree, offsets, swapped, bindings, outside):
+            continue
+        if taken_elsewhere(base):
+            block.keep_binding(base)
+        else:
             # Mentions outside the module's imports are imports in functions, or comments.
             block.remove_binding(base, everywhere=bool(outside))
     for module, names in sorted(additions.items(), key=lambda item: block.section(item[0])):
