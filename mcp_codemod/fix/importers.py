@@ -13,6 +13,7 @@ reached dynamically (`getattr(server, "FastMCP")`, `importlib`) are not seen.
 from __future__ import annotations
 
 import ast
+import os
 import re
 from pathlib import Path
 
@@ -116,7 +117,11 @@ class Importers:
         root = project_root(path)
         if root not in self.project_files:
             found = discover([root], self.excludes, self.respect_gitignore)
-            self.project_files[root] = [file.resolve() for file in found]
+            # Beneath a resolved root, walked without following links, only a file itself can
+            # be a link.
+            self.project_files[root] = [
+                Path(os.path.realpath(file)) if os.path.islink(file) else file for file in found
+            ]
         return self.project_files[root]
 
     def _bytes(self, path: Path) -> bytes:
