@@ -17,7 +17,7 @@ import os
 import re
 from pathlib import Path
 
-from mcp_codemod.engine.discovery import discover
+from mcp_codemod.engine.discovery import PathError, discover
 from mcp_codemod.engine.module_paths import ModuleNames, project_root
 from mcp_codemod.engine.settings import DEFAULT_EXCLUDE
 from mcp_codemod.engine.source_files import SourceError, decode, read_bytes
@@ -116,7 +116,10 @@ class Importers:
     def _files(self, path: Path) -> list[Path]:
         root = project_root(path)
         if root not in self.project_files:
-            found = discover([root], self.excludes, self.respect_gitignore)
+            try:
+                found = discover([root], self.excludes, self.respect_gitignore)
+            except PathError:  # an editor's buffer for a file that is not on disk yet
+                found = []
             # Beneath a resolved root, walked without following links, only a file itself can
             # be a link.
             self.project_files[root] = [
