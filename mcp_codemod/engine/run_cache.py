@@ -46,7 +46,6 @@ RESULT_CLASSES = cache.FACTS_CLASSES | {
     *(
         ("mcp_codemod.analysis.subjects", name)
         for name in (
-            "AliasSite",
             "LinkResult",
             "ResolvedServer",
             "ServerTools",
