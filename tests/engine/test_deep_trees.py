@@ -34,10 +34,24 @@ def test_a_file_deeper_than_python_recurses_is_checked_and_fixed(tmp_path, packa
     with open(server, "w") as file:
         file.write(SERVER)
 
-    checked = run_cli("check", "--no-cache", ".", cwd=tmp_path)
-    assert checked.exit_code == 1 and ":7:12: MCP001" in checked.output
-    fixed = run_cli("fix", "--write", "--no-cache", ".", cwd=tmp_path)
-    assert fixed.exit_code == 0, fixed.output[-300:]
-    assert "internal error" not in fixed.output
-    with open(server) as file:
-        assert "Annotated[str | None, NoPreParse]" in file.read()
+    try:
+        checked = run_cli("check", "--no-cache", ".", cwd=tmp_path)
+        assert checked.exit_code == 1 and ":7:12: MCP001" in checked.output
+        fixed = run_cli("fix", "--write", "--no-cache", ".", cwd=tmp_path)
+        assert fixed.exit_code == 0, fixed.output[-300:]
+        assert "internal error" not in fixed.output
+        with open(server) as file:
+            assert "Annotated[str | None, NoPreParse]" in file.read()
+    finally:
+        _remove_chain(directory, str(tmp_path))
+
+
+def _remove_chain(deepest: str, top: str) -> None:
+    """Remove the chain of directories from the deepest up, without recursion: pytest's own
+    clean-up of old temporary directories (`shutil.rmtree`) recurses once per level and would
+    fail on this tree in a later session."""
+    while deepest != top:
+        for name in os.listdir(deepest):
+            os.remove(os.path.join(deepest, name))
+        os.rmdir(deepest)
+        deepest = os.path.dirname(deepest)
