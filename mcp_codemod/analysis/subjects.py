@@ -20,6 +20,10 @@ class ResolvedServer:
     origin: tuple[str, int] | None = None  # (module, line) of its construction
     swap: ServerSwap | None = None  # where the fix can make it a guarded server
     facade: Facade | None = None  # the tools are declared on this framework's application object
+    # Other constructions this server may be (another branch's, or, for a server whose own
+    # construction is out of sight, each pre-parsing server the checked tree builds): the fix
+    # guards them all.
+    also_swaps: tuple[ServerSwap, ...] = ()
 
 
 @dataclass(frozen=True)

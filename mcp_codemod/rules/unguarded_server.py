@@ -22,6 +22,18 @@ KIND_NAMES = {
         "set of tools its framework registers by itself",
         "sets of tools its framework registers by itself",
     ),
+    Unseen.UNRESOLVED_ANNOTATION: (
+        "parameter whose annotation it cannot resolve",
+        "parameters whose annotations it cannot resolve",
+    ),
+    Unseen.UNKNOWN_USE: (
+        "use of the server's registration it cannot follow",
+        "uses of the server's registration it cannot follow",
+    ),
+    Unseen.UNTIED: (
+        "registration on a server of unknown framework, which may be this one",
+        "registrations on a server of unknown framework, which may be this one",
+    ),
 }
 
 
@@ -51,7 +63,9 @@ def check(subject: ServerTools) -> Report | None:
             "is built"
         )
     title = f"Make the server a `{guarded_class(server)}`"
-    return Report(message, Fix(title, Safety.UNSAFE, swaps=swaps))
+    # The guarded server changes what a tool receives only where the SDK's pre-parse would
+    # mangle text a declared type admits (docs/runtime.md): safe on tools nobody has seen.
+    return Report(message, Fix(title, Safety.SAFE, swaps=swaps))
 
 
 RULE = Rule(
@@ -61,8 +75,12 @@ RULE = Rule(
     why=(
         "A tool function handed to a helper, chosen in a loop over a collection built at run\n"
         "time, imported from a library whose source is not installed, or given a signature at run\n"
-        "time (`fn.__signature__ = ...`), or registered by a framework itself (mcp-agent's\n"
-        "`workflows-*` tools on the server of every `MCPApp`) cannot be checked parameter by\n"
+        "time (`fn.__signature__ = ...`), registered by a framework itself (mcp-agent's\n"
+        "`workflows-*` tools on the server of every `MCPApp`) or through the server's `tool` /\n"
+        "`add_tool` handed to code the analysis does not follow (`tool = mcp.tool`,\n"
+        '`getattr(mcp, "tool")`, a helper returning `mcp.tool(...)`), a parameter whose annotation\n'
+        "cannot be resolved, or a registration on a server of unknown framework in a tree that\n"
+        "builds this one, cannot be checked parameter by\n"
         'parameter; the SDK still JSON-pre-parses its text arguments ("null" → None, "[1, 2]" →\n'
         "a list). Only the server can protect what the analysis cannot see: `GuardedFastMCP` /\n"
         "`GuardedMCPServer`, or `guard(server)`, never pre-parse a string for a parameter that\n"
@@ -70,13 +88,14 @@ RULE = Rule(
         "every such registration."
     ),
     fix_title=(
-        "`mcp-codemod fix --write --unsafe-fixes` makes the server's construction (or its project\n"
-        "subclass's base) the guarded class. Where the server is built outside the project, wrap\n"
-        "it in `mcp_codemod.runtime.guard(server)` by hand."
+        "`mcp-codemod fix --write` makes the server's construction (or its project subclass's\n"
+        "base) the guarded class, in every branch that builds it. Where the server is built\n"
+        "outside the project, wrap it in `mcp_codemod.runtime.guard(server)` by hand."
     ),
     fix_safety=(
-        "Unsafe: it changes the argument handling of tools nobody has reviewed here. A tool with\n"
-        "an `Any` parameter that relies on the SDK decoding JSON text would receive the text."
+        "Safe: the guarded server changes what a tool receives only where the SDK's pre-parse\n"
+        "would mangle text that the declared type admits (that text then arrives as sent);\n"
+        "`Any`, unannotated and `**kwargs` parameters keep the SDK's behaviour unless marked."
     ),
     subject=ServerTools,
     check=check,
