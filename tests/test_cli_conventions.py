@@ -21,6 +21,18 @@ mcp = FastMCP("plugins")
 for name in ("search", "fetch"):
     mcp.add_tool(importlib.import_module(f"plugins.{name}").run)
 """
+DECODED = """\
+from typing import Any
+
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("echo")
+
+
+@mcp.tool()
+def echo(payload: Any) -> str:
+    return repr(payload)
+"""
 EXPOSED = """\
 from mcp.server.fastmcp import FastMCP
 
@@ -54,21 +66,31 @@ def run(*args: str, stdin: bytes | None = None):
 
 
 def test_an_unsafe_fix_needs_unsafe_fixes(project):
-    (project / "server.py").write_text(PLUGINS)
+    (project / "server.py").write_text(DECODED)
     check = run("check", "--no-cache")
     assert check.exit_code == 1
-    assert "MCP004 Server FastMCP(...) is not guarded" in check.stdout
-    assert "MCP004 [*]" not in check.stdout
+    assert "MCP001 Tool `echo`: `payload: Any`" in check.stdout
+    assert "MCP001 [*]" not in check.stdout
     assert "1 hidden fix can be enabled with `mcp-codemod fix --write --unsafe-fixes`." in (
         check.stdout
     )
-    assert "MCP004 [*]" in run("check", "--no-cache", "--unsafe-fixes").stdout
+    assert "MCP001 [*]" in run("check", "--no-cache", "--unsafe-fixes").stdout
     safe = run("fix", "--write", "--no-cache")
     assert safe.exit_code == 0
-    assert (project / "server.py").read_text() == PLUGINS
+    assert (project / "server.py").read_text() == DECODED
     assert "1 hidden fix can be enabled with `--unsafe-fixes`" in safe.output
     unsafe = run("fix", "--write", "--no-cache", "--unsafe-fixes")
     assert unsafe.exit_code == 0
+    assert 'mcp = GuardedFastMCP("echo")' in (project / "server.py").read_text()
+
+
+def test_the_default_fix_guards_a_server_with_unseen_tools(project):
+    (project / "server.py").write_text(PLUGINS)
+    check = run("check", "--no-cache")
+    assert check.exit_code == 1
+    assert "MCP004 [*] Server FastMCP(...) is not guarded" in check.stdout
+    safe = run("fix", "--write", "--no-cache")
+    assert safe.exit_code == 0
     assert 'mcp = GuardedFastMCP("plugins")' in (project / "server.py").read_text()
     after = run("check", "--no-cache")
     assert after.exit_code == 0

@@ -293,7 +293,11 @@ def test_eight_hundred_chained_aliases_are_one_line_not_a_crash(tmp_path):
     )
     assert fixed.exit_code == 0, fixed.output
     assert FIXED_LINE in (tmp_path / "server.py").read_text(encoding="utf-8")
-    assert (tmp_path / "deep.py").read_text(encoding="utf-8") == deep
+    # The parameter too deep to follow is unseen: its server is guarded, its aliases untouched.
+    assert (tmp_path / "deep.py").read_text(encoding="utf-8") == deep.replace(
+        'from mcp.server.fastmcp import FastMCP\n\nmcp = FastMCP("demo")',
+        'from mcp_codemod.runtime import GuardedFastMCP\n\nmcp = GuardedFastMCP("demo")',
+    )
 
 
 def test_a_ten_thousand_term_expression_beside_a_fixable_tool(tmp_path):

@@ -49,8 +49,12 @@ def check(subject: ServerTools) -> Report | None:
     )
     total = sum(counts.values())
     registrations = "registration" if total == 1 else "registrations"
+    description = server.description
+    if Unseen.UNTIED in counts and server.origin is not None:
+        # Which of the servers the tree builds this finding is about.
+        description = f"{description} (built at {server.origin[0]}:{server.origin[1]})"
     message = (
-        f"Server {server.description} is not guarded and has {total} tool {registrations} the "
+        f"Server {description} is not guarded and has {total} tool {registrations} the "
         f"analysis cannot see ({kinds}): {server.framework.title} JSON-pre-parses their text "
         "arguments unchecked"
     )
