@@ -149,6 +149,9 @@ class Function:
     # It returns only (None or) nested functions whose `__signature__` it assigns first: what it
     # makes is a tool with a generated signature (`analysis/signed_returns.py`).
     returns_signed_functions: bool = False
+    # `@functools.wraps(fn)`: the SDKs read the signature of `fn` (through `__wrapped__`), not
+    # the wrapper's `*args, **kwargs`.
+    wraps: FunctionRef | None = None
 
 
 @dataclass(frozen=True)

@@ -382,10 +382,24 @@ class _Scanner:
             returns_functions=returns_functions,
             returns_signed_functions=self.may_sign(node)
             and returns_signed_functions(node.body, local),
+            wraps=self.wrapped(node, scope, cls),
         )
         for decorator in node.decorator_list:
             self.registrations.decorator(decorator, qualname, scope, cls)
         self.walk(node.body, local, cls)
+
+    def wrapped(
+        self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, cls: ClassContext | None
+    ) -> FunctionRef | None:
+        """The function a `@functools.wraps(fn)` decorator says this one wraps."""
+        for decorator in node.decorator_list:
+            if (
+                isinstance(decorator, ast.Call)
+                and len(decorator.args) == 1
+                and self.names.qualify(decorator.func, scope) == "functools.wraps"
+            ):
+                return self.references.function_ref(decorator.args[0], scope, cls)
+        return None
 
     def returned(
         self, body: list[ast.stmt], local: Scope
