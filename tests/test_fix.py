@@ -458,7 +458,7 @@ def test_fixed_fixtures_parse_pass_ruff_and_are_stable(fixtures_copy):
     # is safe), also those that unresolved_server.py's registration of unknown framework
     # counted against; afterwards only that registration is left unchecked.
     assert again.startswith("Nothing to fix.")
-    assert again.count("protected: the server is guarded") == 13
+    assert again.count("protected: the server is guarded") == 18
     check = json.loads(run_cli("check", "--output-format", "json", ".", cwd=fixtures_copy).stdout)
     assert check == []
     lint = subprocess.run(
