@@ -287,8 +287,9 @@ def _echo(text: str) -> None:
 def _exit_code(result: CheckResult, exit_zero: bool) -> int:
     if result.errors:
         return 1
-    if any(tool.server.framework is None for tool in result.unchecked):
-        # Tools on a server that may pre-parse went unchecked, and no finding says so.
+    if result.unchecked:
+        # Tools on a server that may pre-parse went unchecked: whatever the findings (a `noqa`,
+        # a `--select` without MCP004), not every check passed.
         return 1
     return 1 if result.findings and not exit_zero else 0
 
