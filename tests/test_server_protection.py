@@ -267,3 +267,25 @@ def test_an_unchecked_tool_under_noqa_still_fails_the_check(project):
     assert ": MCP004 " not in check.output  # suppressed
     assert check.exit_code == 1
     assert "All checks passed!" not in check.output
+
+
+def test_a_server_given_to_a_library_function_has_unseen_tools(project):
+    write(
+        project,
+        {
+            "server.py": """\
+            from company_plugins import attach_all
+            from mcp.server.fastmcp import FastMCP
+
+            mcp = FastMCP("t")
+            attach_all(mcp)
+            print(mcp)
+            """
+        },
+    )
+    check = run("check")
+    assert check.exit_code == 1
+    assert "server.py:5: the server is given to `company_plugins.attach_all`" in check.output
+    assert "print" not in check.output
+    assert run("fix", "--write").exit_code == 0
+    assert 'mcp = GuardedFastMCP("t")' in (project / "server.py").read_text()

@@ -4,11 +4,12 @@ runs, and what each parameter's annotation admits once aliases in any module are
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import NamedTuple
 
-from mcp_codemod.analysis.facades import Facade
+from mcp_codemod.analysis.facades import FACADE_CLASSES, SERVER_MAKERS, Facade
 from mcp_codemod.analysis.facts import (
     ExecFile,
     ExecText,
@@ -178,14 +179,45 @@ class Linker:
         unseen registration of that server (when its framework is known)."""
         found = []
         for module in modules:
-            for line, ref, use in module.escapes:
+            uses = [
+                (line, ref, f"{use}: what is registered through it cannot be seen")
+                for line, ref, use in module.escapes
+            ]
+            uses.extend(self.handed_on(module))
+            for line, ref, reason in uses:
                 server = self.server(module, ref)
                 if server.framework is None:
                     continue
-                reason = f"{use}: what is registered through it cannot be seen"
                 served = _served(server, None, guarded)
                 found.append(UnresolvedTool(module.path, line, reason, Unseen.UNKNOWN_USE, served))
         return found
+
+    def handed_on(self, module: ModuleFacts) -> Iterator[tuple[int, ServerRef, str]]:
+        """A server given to a function outside the project (neither the standard library's
+        nor an application object's): it may register tools on it."""
+        for call in module.calls:
+            if call.decorates is not None or call.function.kind is not RefKind.IMPORT:
+                continue
+            target = call.function.target
+            if target.partition(".")[0] in _STANDARD_LIBRARY or target in _APPLICATION_CALLS:
+                continue
+            # An application object (`MCPApp`) is no server: its framework's own tools are
+            # counted where it is built (analysis/framework_tools.py).
+            servers = [
+                ref
+                for ref in (*call.arguments, *(ref for _, ref in call.keywords))
+                if ref is not None and ref.kind in _NAMED_SERVERS and not ref.facade
+            ]
+            if not servers or self.names.callee(module, call) is not None:
+                continue
+            if any(True for _ in self.names.project_classes(target, module)):
+                continue
+            reason = (
+                f"the server is given to `{target}`, which the analysis does not follow: "
+                "what it registers cannot be seen"
+            )
+            for ref in servers:
+                yield call.line, ref, reason
 
     def constructed(
         self, modules: list[ModuleFacts], guarded: set[tuple[str, int]] | bool
@@ -479,6 +511,10 @@ def _served(
     return server
 
 
+_STANDARD_LIBRARY = frozenset((*sys.stdlib_module_names, "builtins"))
+_APPLICATION_CALLS = frozenset((*FACADE_CLASSES, *SERVER_MAKERS))
+# Servers named by what makes them: a parameter's server is its callers' (whose own calls count).
+_NAMED_SERVERS = (RefKind.CONSTRUCT, RefKind.IMPORT, RefKind.ANNOTATED)
 _ENUM_BASES = frozenset(
     f"enum.{name}" for name in ("Enum", "IntEnum", "StrEnum", "Flag", "IntFlag")
 )
