@@ -186,8 +186,8 @@ class Linker:
             uses.extend(self.handed_on(module))
             for line, ref, reason in uses:
                 server = self.server(module, ref)
-                if server.framework is None:
-                    continue
+                if server.framework not in _SDK_SERVERS:
+                    continue  # a server that does not pre-parse cannot mangle them
                 served = _served(server, None, guarded)
                 found.append(UnresolvedTool(module.path, line, reason, Unseen.UNKNOWN_USE, served))
         return found
@@ -346,11 +346,7 @@ class Linker:
                     )
                 )
                 continue
-            if (
-                facts.text is Text.UNKNOWN
-                and server.framework is not None
-                and server.framework.pre_parses_json
-            ):
+            if facts.text is Text.UNKNOWN and server.framework in _SDK_SERVERS:
                 # What the SDK does with its text is unknown: as unseen as a tool not found.
                 unresolved.append(
                     UnresolvedTool(
@@ -512,6 +508,11 @@ def _served(
 
 
 _STANDARD_LIBRARY = frozenset((*sys.stdlib_module_names, "builtins"))
+# The servers of the mcp SDK, guarded or not: what they receive unseen is counted on both, so the
+# count does not change when the fix guards them.
+_SDK_SERVERS = frozenset(
+    (Framework.MCP1, Framework.MCP2, Framework.GUARDED_MCP1, Framework.GUARDED_MCP2)
+)
 _APPLICATION_CALLS = frozenset((*FACADE_CLASSES, *SERVER_MAKERS))
 # Servers named by what makes them: a parameter's server is its callers' (whose own calls count).
 _NAMED_SERVERS = (RefKind.CONSTRUCT, RefKind.IMPORT, RefKind.ANNOTATED)
@@ -529,6 +530,7 @@ _MODEL_BASES = frozenset(
 )
 _SCHEMA_HOOKS = ("__get_pydantic_core_schema__", "__get_validators__")
 _MAX_BASES = 8  # classes up a chain of library bases that are read
+_NAMED_AT_MOST = 3  # servers a registration counted against each is listed with
 
 
 def _has_schema_hook(module: ModuleFacts, name: str) -> bool:
@@ -540,15 +542,23 @@ def _tied(
 ) -> list[UnresolvedTool]:
     """A registration on a server of unknown framework, in a tree that builds pre-parsing
     servers, counts against each of them: it may be on any."""
-    result = []
-    for tool in unresolved:
-        if tool.server.framework is not None:
-            result.append(tool)
-            continue
-        for (module, line), server in constructed.items():
-            reason = f"{tool.reason}; counted against {server.description} at {module}:{line}"
-            result.append(replace(tool, reason=reason, kind=Unseen.UNTIED, server=server))
-    return result
+    servers = list(constructed.values())
+    if len(servers) <= _NAMED_AT_MOST:
+        against = ", ".join(f"{s.description} at {s.origin[0]}:{s.origin[1]}" for s in servers)
+    else:
+        against = f"each of the {len(servers)} pre-parsing servers the checked files build"
+    return [
+        replace(
+            tool,
+            reason=f"{tool.reason}; counted against {against}",
+            kind=Unseen.UNTIED,
+            server=servers[0],
+            also_on=tuple(servers[1:]),
+        )
+        if tool.server.framework is None
+        else tool
+        for tool in unresolved
+    ]
 
 
 def _swappable(

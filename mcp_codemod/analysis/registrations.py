@@ -161,7 +161,10 @@ class Registrations:
             if kind is ast.Attribute and sub.attr in _HANDED_ON and not is_super(sub.value):
                 call = called.get(id(sub))
                 if call is None:
-                    use = f"`{self.text.label(sub)}` used as a value"
+                    replaced = type(sub.ctx) is not ast.Load
+                    use = (
+                        f"`{self.text.label(sub)}` {'replaced' if replaced else 'used as a value'}"
+                    )
                 elif id(call) in applied or _registers(call):
                     continue
                 else:
