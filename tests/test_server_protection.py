@@ -289,3 +289,10 @@ def test_a_server_given_to_a_library_function_has_unseen_tools(project):
     assert "print" not in check.output
     assert run("fix", "--write").exit_code == 0
     assert 'mcp = GuardedFastMCP("t")' in (project / "server.py").read_text()
+
+
+@pytest.mark.parametrize("annotation", ["Context | None", "Optional[Context]"])
+def test_an_optional_context_is_injected_not_a_tool_argument(project, annotation):
+    header = "from typing import Optional\n\nfrom mcp.server.fastmcp import Context\n"
+    write(project, {"server.py": server(annotation, header)})
+    assert "All checks passed!" in run("check").output
