@@ -210,14 +210,23 @@ class Linker:
             ]
             if not servers or self.names.callee(module, call) is not None:
                 continue
-            if any(True for _ in self.names.project_classes(target, module)):
-                continue
+            if self.in_project(target, module):
+                continue  # its own registrations are the project's, found where they are
             reason = (
                 f"the server is given to `{target}`, which the analysis does not follow: "
                 "what it registers cannot be seen"
             )
             for ref in servers:
                 yield call.line, ref, reason
+
+    def in_project(self, qualified: str, near: ModuleFacts) -> bool:
+        """Whether a qualified name is defined in the project: a class, a class's method, a
+        module's function (any prefix of it a module of the project)."""
+        parts = qualified.split(".")
+        return any(
+            self.names.load(".".join(parts[:end]), near) is not None
+            for end in range(len(parts) - 1, 0, -1)
+        )
 
     def constructed(
         self, modules: list[ModuleFacts], guarded: set[tuple[str, int]] | bool

@@ -382,7 +382,8 @@ class _Scanner:
             returns_functions=returns_functions,
             returns_signed_functions=self.may_sign(node)
             and returns_signed_functions(node.body, local),
-            wraps=self.wrapped(node, scope, cls),
+            # A method's decorators read the class body, which this scope model does not keep.
+            wraps=None if is_method else self.wrapped(node, scope, cls),
         )
         for decorator in node.decorator_list:
             self.registrations.decorator(decorator, qualname, scope, cls)
@@ -398,7 +399,9 @@ class _Scanner:
                 and len(decorator.args) == 1
                 and self.names.qualify(decorator.func, scope) == "functools.wraps"
             ):
-                return self.references.function_ref(decorator.args[0], scope, cls)
+                wrapped = self.references.function_ref(decorator.args[0], scope, cls)
+                # Not followed: the wrapper's own signature, as the SDK reads it without one.
+                return wrapped if wrapped.kind is not RefKind.UNKNOWN else None
         return None
 
     def returned(
