@@ -396,8 +396,10 @@ class Linker:
         self, qualified: str, bases: list[str], hooks: bool, near: ModuleFacts, hops: int
     ) -> AnnotationFacts:
         if any(base in _ENUM_BASES for base in bases):
-            # A member's value is rarely JSON null, an array or an object: no text it takes
-            # is one the pre-parse changes.
+            if "builtins.str" in bases or "enum.StrEnum" in bases:
+                # A member's text may be one the pre-parse decodes (`NULL = "null"`): the values
+                # are not read.
+                return unknown(f"`{qualified}`, an enum of texts whose values it does not read")
             return AnnotationFacts(Text.NO_STR, Integer.NONE)
         if any(base in _MODEL_BASES for base in bases):
             return AnnotationFacts(Text.NO_STR, Integer.NONE, structured=True)

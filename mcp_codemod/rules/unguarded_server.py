@@ -87,9 +87,9 @@ RULE = Rule(
         "builds this one, cannot be checked parameter by\n"
         'parameter; the SDK still JSON-pre-parses its text arguments ("null" → None, "[1, 2]" →\n'
         "a list). Only the server can protect what the analysis cannot see: `GuardedFastMCP` /\n"
-        "`GuardedMCPServer`, or `guard(server)`, never pre-parse a string for a parameter that\n"
-        "admits strings. One finding per server, at its first unseen registration; `check` lists\n"
-        "every such registration."
+        "`GuardedMCPServer`, or `guard(server)`, never pre-parse a string for a parameter whose\n"
+        "declared type admits text. One finding per server, at its first unseen registration;\n"
+        "`check` lists every such registration."
     ),
     fix_title=(
         "`mcp-codemod fix --write` makes the server's construction (or its project subclass's\n"
@@ -97,9 +97,11 @@ RULE = Rule(
         "outside the project, wrap it in `mcp_codemod.runtime.guard(server)` by hand."
     ),
     fix_safety=(
-        "Safe: the guarded server changes what a tool receives only where the SDK's pre-parse\n"
-        "would mangle text that the declared type admits (that text then arrives as sent);\n"
-        "`Any`, unannotated and `**kwargs` parameters keep the SDK's behaviour unless marked."
+        "Safe: the guarded server changes what a tool receives only where the SDK would have\n"
+        "replaced a string argument for a parameter whose declared type admits text (`str | None`,\n"
+        "`Literal[...]`, `str | list[str]`...) by the JSON it decodes to: that argument then\n"
+        "arrives as sent. Every other argument, and every parameter annotated `Any` or `object`,\n"
+        "unannotated or `**kwargs` without a type, keeps the SDK's handling (docs/runtime.md)."
     ),
     subject=ServerTools,
     check=check,
