@@ -515,9 +515,10 @@ def _echo(text: str) -> None:
 def _exit_code(result: CheckResult) -> int:
     if result.errors or result.findings:
         return 1
-    if result.unchecked:
-        # Tools on a server that may pre-parse went unchecked: whatever the findings (a `noqa`,
-        # a `--select` without MCP004), not every check passed.
+    if any(tool.server.framework is None for tool in result.unchecked):
+        # Tools on a server that may pre-parse went unchecked, and no finding says so. (Where
+        # MCP004 says so and the user suppressed it, `noqa` or `per-file-ignores`, that is their
+        # decision: the summary still lists them, and never says "All checks passed!".)
         return 1
     return 0
 
