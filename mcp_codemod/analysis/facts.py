@@ -158,7 +158,6 @@ class Function:
 class Alias:
     value: TypeExpr
     type_statement: bool
-    site: AnnotationSite
 
 
 @dataclass(frozen=True)
