@@ -229,13 +229,25 @@ def _is_strict_call(node: ast.Call, function: str) -> bool:
 
 
 def _is_context(expr: TypeExpr) -> bool:
-    """The SDKs inject `Context` parameters; they are not tool arguments."""
+    """The SDKs inject `Context` parameters, also `Context | None` (they look into a union's
+    members); they are not tool arguments."""
+    if type(expr) is TUnion:
+        return any(_is_context(member) for member in expr.members)
     if type(expr) is TSubscript:
+        if type(expr.base) is TName and expr.base.qualified in _UNIONS:
+            return any(_is_context(member) for member in expr.args)
         expr = expr.base
     if type(expr) is not TName:
         return False
     qualified = expr.qualified
     return qualified == "Context" or qualified.endswith(".Context")
+
+
+_UNIONS = frozenset(
+    f"{module}.{name}"
+    for module in ("typing", "typing_extensions")
+    for name in ("Optional", "Union")
+)
 
 
 def _imported_binding(node: ast.Name, scope: Scope) -> str | None:

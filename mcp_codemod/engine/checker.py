@@ -17,6 +17,7 @@ from typing import NamedTuple
 from mcp_codemod.analysis.facts import ModuleFacts
 from mcp_codemod.analysis.frameworks import Framework
 from mcp_codemod.analysis.subjects import LinkResult, ServerTools, ToolParameter, UnresolvedTool
+from mcp_codemod.analysis.unseen import Unseen
 from mcp_codemod.engine.cycle_collection import without_cycle_collection
 from mcp_codemod.engine.facts_cache import FactsCache
 from mcp_codemod.engine.parallel import Workers
@@ -158,8 +159,10 @@ def _check(
         sources.cache.save()
     given = _given(files, set(keys), cwd, sources.resolve)
     noqa = {facts.path: facts.noqa for facts in project.loaded()}
+    # The same finding made twice (a function registered twice) is one; findings about two
+    # servers at one registration (counted against each, MCP004) say which server.
     findings = {
-        (finding.path, finding.line, finding.column, finding.code): finding
+        (finding.path, finding.line, finding.column, finding.code, finding.message): finding
         for finding in judge(rules, linked, given, noqa)
     }
     result = CheckResult(
@@ -231,7 +234,9 @@ def _parameter_site(parameter: ToolParameter) -> _Site:
 
 
 def _server_site(subject: ServerTools) -> _Site:
-    first = subject.unseen[0]
+    # At its own first unseen registration; one only counted against it (a registration on a
+    # server of unknown framework) may be counted against other servers too.
+    first = next((t for t in subject.unseen if t.kind is not Unseen.UNTIED), subject.unseen[0])
     lines = [first.line]
     swap = subject.server.swap
     if swap is not None and swap.path == first.path:
