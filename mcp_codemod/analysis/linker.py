@@ -25,6 +25,7 @@ from mcp_codemod.analysis.names import CallerLoader, ModuleLoader, ModulePreload
 from mcp_codemod.analysis.reach import LibraryLoader, Reached, ToolReach, Unreached
 from mcp_codemod.analysis.scope import STAR
 from mcp_codemod.analysis.servers import ServerResolver
+from mcp_codemod.analysis.shapes import Shape, shape_of
 from mcp_codemod.analysis.subjects import (
     AliasSite,
     LinkResult,
@@ -69,6 +70,7 @@ class Linker:
         # tools. An answer depends only on the names the module sees, which loading more
         # modules does not change; an annotation too deep to follow is never kept.
         self.classified: dict[tuple[str, TypeExpr | None], AnnotationFacts] = {}
+        self.shaped: dict[tuple[str, TypeExpr | None], Shape] = {}
 
     # ---- entry -----------------------------------------------------------------------------
     def link(self, modules: list[ModuleFacts], default: Framework | None) -> LinkResult:
@@ -250,6 +252,14 @@ class Linker:
                         lambda name: self.names.class_fields(name, owner),
                         self.runtime_copy,
                     )
+                shape = self.shaped.get(key)
+                if shape is None:
+                    shape = self.shaped[key] = shape_of(
+                        annotation,
+                        lambda name: self.names.alias_value(name, owner),
+                        lambda name: self.names.class_fields(name, owner),
+                        self.runtime_copy,
+                    )
             except AliasTooDeep:
                 unresolved.append(
                     UnresolvedTool(
@@ -263,7 +273,9 @@ class Linker:
                 )
                 continue
             result.append(
-                ToolParameter(owner.path, tool, function, parameter, facts, server, alias)
+                ToolParameter(
+                    owner.path, tool, function, parameter, facts, server, alias, shape=shape
+                )
             )
         return result
 

@@ -12,6 +12,7 @@ from mcp_codemod.rules import (
     strict_integer,
     structured_json_text,
     unguarded_server,
+    untyped_schema_node,
 )
 from mcp_codemod.rules.model import Rule
 
@@ -22,6 +23,7 @@ RULES: tuple[Rule, ...] = (
     unguarded_server.RULE,
     array_without_items.RULE,
     structured_json_text.RULE,
+    untyped_schema_node.RULE,
 )
 RULES_BY_CODE = {rule.code: rule for rule in RULES}
 

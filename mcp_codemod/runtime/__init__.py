@@ -9,7 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from .coerce import IntegerCoercingSession, coerce_integer_arguments
-from .guards import AcceptWholeFloat, ArrayItemsSchema, DecodeJsonText, NoPreParse
+from .guards import (
+    AcceptWholeFloat,
+    ArrayItemsSchema,
+    DecodeJsonText,
+    NoPreParse,
+    TypedSchema,
+)
 
 _SERVER_NAMES = ("guard", "install", "uninstall", "GuardedFastMCP", "GuardedMCPServer")
 
@@ -20,6 +26,7 @@ __all__ = [
     "DecodeJsonText",
     "IntegerCoercingSession",
     "NoPreParse",
+    "TypedSchema",
     "coerce_integer_arguments",
     "guard",
     "install",

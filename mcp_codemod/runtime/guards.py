@@ -210,6 +210,49 @@ def _union(schemas: list[Any]) -> dict[str, Any]:
     return {"anyOf": copy.deepcopy(distinct)} if distinct else {}
 
 
+JSON_TYPES = ["string", "number", "boolean", "object", "array", "null"]
+"""Every JSON value's type; `integer` is left out, as `number` admits integers."""
+
+
+class TypedSchema:
+    """Marks a parameter whose JSON schema must give every node a `type`.
+
+    `Any`, `object`, a bare `list` or `list[Any]` give schema nodes without `type` (`{}`), which
+    Gemini CLI's MCP client (up to 0.7) drops the tool for and the OpenAI API refuses in strict
+    mode. The marker gives each such node of the parameter's schema (the parameter, its union
+    members, its array items) the explicit list of every JSON type, which admits exactly the
+    values `{}` admits; validation is not touched. Nodes inside a model's definition, and
+    dictionary values, are left alone: no client refuses them.
+    """
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        return _own_node(handler(source))
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        json_schema = handler(schema)
+        _add_types(json_schema)
+        return json_schema
+
+
+# A node with one of these says what it admits without `type`.
+_TYPING_KEYWORDS = ("type", "$ref", "anyOf", "oneOf", "allOf", "enum", "const", "not")
+
+
+def _add_types(schema: Any) -> None:
+    if not isinstance(schema, dict):
+        return
+    if not any(key in schema for key in _TYPING_KEYWORDS):
+        schema["type"] = list(JSON_TYPES)
+    children = [schema.get("items"), *schema.get("prefixItems", ())]
+    children += [*schema.get("anyOf", ()), *schema.get("oneOf", ())]
+    for child in children:
+        _add_types(child)
+
+
 class DecodeJsonText:
     """Marks a structured parameter that also accepts its value sent as JSON text.
 
