@@ -10,6 +10,7 @@ from typing import Any
 
 from .coerce import IntegerCoercingSession, coerce_integer_arguments
 from .guards import (
+    AcceptDigitText,
     AcceptWholeFloat,
     ArrayItemsSchema,
     DecodeJsonText,
@@ -21,6 +22,7 @@ _SERVER_NAMES = ("guard", "install", "uninstall", "GuardedFastMCP", "GuardedMCPS
 
 # The guarded classes are left out: only one of them can be imported in a given environment.
 __all__ = [
+    "AcceptDigitText",
     "AcceptWholeFloat",
     "ArrayItemsSchema",
     "DecodeJsonText",

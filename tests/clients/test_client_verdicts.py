@@ -28,7 +28,11 @@ pytestmark = pytest.mark.clients
 REFUSED_BEFORE = {
     "MCP005": {"vscode-port": "refused"},
     "MCP007": {"gemini-cli-0.7": "dropped", "openai-agents": "untyped"},
+    # `digits-refused`: the tool is listed, but the CLI's own check of the model's arguments
+    # refuses an ID sent as its digits, the only form that keeps every digit above 2**53.
+    "MCP003": {"gemini-cli-0.61": "digits-refused", "gemini-cli-0.7": "digits-refused"},
 }
+DIGITS = "9007199254740993"
 CLIENTS = ("gemini-cli-0.61", "gemini-cli-0.7", "ts-sdk", "vscode-port", "openai-agents")
 
 CASES = [
@@ -59,9 +63,15 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, int], li
         pairs[(code, index)] = []
         for tool in changed:
             names = []
+            after_properties = fixed[tool["name"]]["inputSchema"]["properties"]
+            args = {
+                name: DIGITS
+                for name, schema in tool["inputSchema"]["properties"].items()
+                if code == "MCP003" and schema != after_properties[name]
+            }
             for listed in (tool, fixed[tool["name"]]):
                 names.append(f"t{len(wire)}")
-                wire.append({**listed, "name": names[-1]})
+                wire.append({**listed, "name": names[-1], **({"_args": args} if args else {})})
             pairs[(code, index)].append(tuple(names))
     return {"pairs": pairs, "wire": wire}  # type: ignore[return-value]
 
@@ -82,6 +92,8 @@ def judged(served) -> Any:
 
 
 def accepted(client: str, row: dict[str, Any]) -> bool:
+    if row.get("argsError"):
+        return False
     if client == "openai-agents":
         # Strict with every node typed, or non-strict (the SDK's fallback keeps the tool usable).
         return row["verdict"] == "fallback" or (row["verdict"] == "strict" and not row["untyped"])
@@ -91,6 +103,8 @@ def accepted(client: str, row: dict[str, Any]) -> bool:
 def outcome(client: str, row: dict[str, Any]) -> str:
     if client == "openai-agents" and row["verdict"] == "strict" and row["untyped"]:
         return "untyped"
+    if row.get("argsError"):
+        return "digits-refused"
     return row["verdict"]
 
 

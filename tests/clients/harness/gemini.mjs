@@ -2,7 +2,8 @@
 // the first argument) on each tool of the JSON list read from stdin, each served alone by
 // fake_server.mjs. Prints one verdict per tool: accepted (the CLI would declare it to the
 // model), dropped (the CLI skips this tool) or refused (discovery fails: the server's every
-// tool is lost), with the CLI's message.
+// tool is lost), with the CLI's message. A tool with `_args` also has them checked by the CLI's
+// own validation of the model's arguments (`build`): `argsError` says why it refused them.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -32,7 +33,7 @@ const connect = (config) =>
     ? client.connectToMcpServer('srv', config, false, workspace)
     : client.connectToMcpServer(version, 'srv', config, false, workspace, cliConfig);
 
-async function verdict(tool, index) {
+async function verdict({ _args: args, ...tool }, index) {
   const file = join(work, `${index}.json`);
   writeFileSync(file, JSON.stringify([tool]));
   const config = { command: process.execPath, args: [server, file], timeout: 10000 };
@@ -43,7 +44,15 @@ async function verdict(tool, index) {
     const found = await client.discoverTools('srv', config, connection, cliConfig, undefined, {
       timeout: 10000,
     });
-    if (found.length === 1) return { name: tool.name, verdict: 'accepted' };
+    if (found.length === 1) {
+      if (args === undefined) return { name: tool.name, verdict: 'accepted' };
+      try {
+        found[0].build(args);
+        return { name: tool.name, verdict: 'accepted', argsError: null };
+      } catch (error) {
+        return { name: tool.name, verdict: 'accepted', argsError: String(error?.message ?? error) };
+      }
+    }
     const message = messages.join('\n');
     // 0.7.0 catches a failed tools/list and logs it: the server's every tool is lost.
     const refused = /Error discovering tools from/.test(message);

@@ -60,7 +60,7 @@ def untyped(schema, path=()):
 async def verdicts(tools, messages):
     path = os.path.join(tempfile.mkdtemp(prefix="openai-"), "tools.json")
     with open(path, "w") as file:
-        json.dump(tools, file)
+        json.dump([{k: v for k, v in tool.items() if k != "_args"} for tool in tools], file)
     server = MCPServerStdio(
         params={"command": shutil.which("node"), "args": [SERVER, path]},
         name="srv",

@@ -15,7 +15,7 @@ const { StdioClientTransport } = await import(
 const server = join(dirname(fileURLToPath(import.meta.url)), 'fake_server.mjs');
 const work = mkdtempSync(join(tmpdir(), 'ts-sdk-'));
 
-async function verdict(tool, index) {
+async function verdict({ _args, ...tool }, index) {
   const file = join(work, `${index}.json`);
   writeFileSync(file, JSON.stringify([tool]));
   const client = new Client({ name: 'schemas', version: '0' });
