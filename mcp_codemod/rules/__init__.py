@@ -9,6 +9,7 @@ from mcp_codemod.rules import (
     array_without_items,
     json_pre_parsed,
     large_integer_id,
+    openai_strict_schema,
     strict_integer,
     structured_json_text,
     unguarded_server,
@@ -24,6 +25,7 @@ RULES: tuple[Rule, ...] = (
     array_without_items.RULE,
     structured_json_text.RULE,
     untyped_schema_node.RULE,
+    openai_strict_schema.RULE,
 )
 RULES_BY_CODE = {rule.code: rule for rule in RULES}
 
