@@ -51,6 +51,7 @@ class FileFix:
     encoding: str
     fixes: int
     data: bytes  # the bytes `original` was decoded from: the file is replaced only if it holds them
+    generated: bool = False  # the guard module (`runtime-module`), not a file of the user's
 
     def diff(self) -> str:
         return unified_diff(self.original, self.fixed, f"a/{self.path}", f"b/{self.path}")
@@ -143,8 +144,10 @@ def fix_findings(
     digests: Mapping[str, bytes],
     writable: Collection[Path],
     runtime: str = RUNTIME,
+    unsaved: Mapping[str, bytes] | None = None,
 ) -> FixResult:
-    """The fixed text of each file the findings' fixes edit. Only files in `writable` (resolved
+    """The fixed text of each file the findings' fixes edit (`unsaved`: the bytes of a buffer,
+    by absolute path, to fix instead of the file's). Only files in `writable` (resolved
     paths: what discovery found under the paths given) are planned; a file is fixed only if it
     still holds the bytes the analysis read (`digests`, by absolute path). Markers and guarded
     classes are imported from `runtime` (the `runtime-module` setting, or mcp_codemod.runtime).
@@ -166,8 +169,10 @@ def fix_findings(
             continue
         targets.add(target)
         try:
-            data, source = read_for_rewrite(Path(path))
-            if digest(data) != digests.get(os.path.abspath(path)):
+            buffer = (unsaved or {}).get(os.path.abspath(path))
+            data, source = read_for_rewrite(Path(path), buffer)
+            # A buffer is the very bytes the analysis read; a file may have changed since.
+            if buffer is None and digest(data) != digests.get(os.path.abspath(path)):
                 raise SourceError(CHANGED)
             fixed = apply(source.text, planned.files[path], path=Path(path), runtime=runtime)
         except (SourceError, FixError) as error:
