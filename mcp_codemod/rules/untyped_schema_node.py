@@ -156,6 +156,32 @@ def put(items: Annotated[list, TypedSchema], extra: Annotated[Optional[list[Any]
     return str(items)
 """,
         ),
+        Invalid(
+            """\
+from fastmcp import FastMCP
+
+mcp = FastMCP("store")
+
+
+@mcp.tool
+def put(key: str, value) -> str:
+    return key
+""",
+            lines=(7,),
+            fixed="""\
+from typing import Annotated, Any
+
+from fastmcp import FastMCP
+from mcp_codemod.runtime import TypedSchema
+
+mcp = FastMCP("store")
+
+
+@mcp.tool
+def put(key: str, value: Annotated[Any, TypedSchema]) -> str:
+    return key
+""",
+        ),
         Valid(
             """\
 from typing import Annotated, Any
