@@ -201,7 +201,7 @@ def put(value: Annotated[Any, TypedSchema], rows: Annotated[list[Any], TypedSche
     clients=(
         Client(
             "Gemini CLI up to 0.7.0 (drops the tool)",
-            "google-gemini/gemini-cli packages/core/src/tools/mcp-client.ts `hasValidTypes`",
+            "google-gemini/gemini-cli v0.7.0 packages/core/src/tools/mcp-client.ts `hasValidTypes`",
         ),
         Client(
             "OpenAI API, strict function calling (refuses the tool)",
