@@ -252,6 +252,7 @@ def fix_paths(
     # does not pay for it.
     from mcp_codemod.fix.apply import FixResult, fix_findings
     from mcp_codemod.fix.guard_module import guard_module_change
+    from mcp_codemod.fix.importers import Importers
     from mcp_codemod.fix.imports import RUNTIME
 
     _settings, groups = _check(paths, options or Options(), stdin)
@@ -264,8 +265,14 @@ def fix_paths(
         writable = writable_files(group.files, given)
         applicable = tuple(f for f in result.findings if f.applies(unsafe_fixes))
         runtime = settings.runtime_module or RUNTIME
+        importers = Importers(settings.excludes, settings.respect_gitignore)
         fixes = fix_findings(
-            applicable, result.digests, writable, runtime=runtime, unsaved=_unsaved(stdin)
+            applicable,
+            result.digests,
+            writable,
+            runtime=runtime,
+            importers=importers,
+            unsaved=_unsaved(stdin),
         )
         if settings.runtime_module is not None and stdin is None:
             try:

@@ -23,6 +23,7 @@ from mcp_codemod.analysis.source_text import line_offsets
 from mcp_codemod.engine.cycle_collection import without_cycle_collection
 from mcp_codemod.engine.facts_cache import digest
 from mcp_codemod.engine.source_files import CHANGED, SourceError, read_for_rewrite, write_source
+from mcp_codemod.fix.importers import Importers
 from mcp_codemod.fix.imports import ANNOTATED, ANY, RUNTIME, first_party_names, plan_imports
 from mcp_codemod.fix.textdiff import unified_diff
 from mcp_codemod.rules.findings import Finding
@@ -92,9 +93,7 @@ def plan(findings: tuple[Finding, ...], writable: Callable[[str], bool]) -> Plan
         complete = True
         for marker in finding.fix.markers:
             if not writable(marker.path):
-                where = (
-                    "the alias is defined" if marker.path != finding.path else "the annotation is"
-                )
+                where = "the annotation is"
                 outside[_outside_note(marker.path, marker.site.span.start.line, where)] = None
                 complete = False
                 continue
@@ -118,8 +117,8 @@ def plan(findings: tuple[Finding, ...], writable: Callable[[str], bool]) -> Plan
                 continue
             plans[swap.path].swaps[swap.span] = GUARDED_CLASS_NAME[swap.framework]
         if complete:
-            # Counted where its first edit lands: a marker on an alias in another module fixes
-            # the finding there, and the finding's own file may not change at all.
+            # Counted where its first edit lands: a server built in another module is guarded
+            # there, and the finding's own file may not change at all.
             edits = [*finding.fix.markers, *finding.fix.annotations, *finding.fix.swaps]
             plans[edits[0].path if edits else finding.path].fixes += 1
         else:
@@ -144,6 +143,7 @@ def fix_findings(
     digests: Mapping[str, bytes],
     writable: Collection[Path],
     runtime: str = RUNTIME,
+    importers: Importers | None = None,
     unsaved: Mapping[str, bytes] | None = None,
 ) -> FixResult:
     """The fixed text of each file the findings' fixes edit (`unsaved`: the bytes of a buffer,
@@ -151,7 +151,10 @@ def fix_findings(
     paths: what discovery found under the paths given) are planned; a file is fixed only if it
     still holds the bytes the analysis read (`digests`, by absolute path). Markers and guarded
     classes are imported from `runtime` (the `runtime-module` setting, or mcp_codemod.runtime).
-    Every failure is one file's, and one line."""
+    `importers` tells which server class imports other modules of the project take from a
+    fixed module (default: its project as discovered with the default settings). Every failure
+    is one file's, and one line."""
+    importers = importers or Importers()
     resolved: dict[str, Path] = {}
 
     def is_writable(path: str) -> bool:
@@ -174,7 +177,13 @@ def fix_findings(
             # A buffer is the very bytes the analysis read; a file may have changed since.
             if buffer is None and digest(data) != digests.get(os.path.abspath(path)):
                 raise SourceError(CHANGED)
-            fixed = apply(source.text, planned.files[path], path=Path(path), runtime=runtime)
+            fixed = apply(
+                source.text,
+                planned.files[path],
+                path=Path(path),
+                runtime=runtime,
+                importers=importers,
+            )
         except (SourceError, FixError) as error:
             failures.append(FixFailure(path, str(error)))
             continue
@@ -204,17 +213,21 @@ def apply(
     *,
     path: Path | None = None,
     runtime: str = RUNTIME,
+    importers: Importers | None = None,
 ) -> str:
     """The text with the plan's edits and the imports they need; raises FixError.
 
     `path` tells first-party modules from third-party ones (where an import goes); `runtime` is
-    the module the markers and guarded classes are imported from.
+    the module the markers and guarded classes are imported from; with `importers`, an import
+    that another module of the project takes from this one (at `path`) is never removed.
     """
     with without_cycle_collection():
-        return _apply(text, file_plan, path, runtime)
+        return _apply(text, file_plan, path, runtime, importers)
 
 
-def _apply(text: str, file_plan: FilePlan, path: Path | None, runtime: str) -> str:
+def _apply(
+    text: str, file_plan: FilePlan, path: Path | None, runtime: str, importers: Importers | None
+) -> str:
     try:
         tree = ast.parse(text)
     except (SyntaxError, RecursionError, MemoryError) as error:
@@ -226,24 +239,34 @@ def _apply(text: str, file_plan: FilePlan, path: Path | None, runtime: str) -> s
             raise FixError("the file changed since it was analysed")
         return offsets[position.line - 1] + position.column
 
-    needed: set[str] = set()
-    for site, markers in file_plan.markers.values():
-        needed |= markers
-        if site.append_at is None:
-            needed.add(ANNOTATED)
-    for markers in file_plan.annotations.values():
-        needed |= markers | {ANNOTATED, ANY}
     swaps = [
         (offset(span.start), offset(span.end), guarded) for span, guarded in file_plan.swaps.items()
     ]
-    needed |= {guarded for _, _, guarded in swaps}
+    # The names the edits spell, each with where it is first spelled: its import must run
+    # before that.
+    first_use: dict[str, int] = {}
+
+    def use(name: str, at: int) -> None:
+        first_use[name] = min(at, first_use.get(name, at))
+
+    for site, markers in file_plan.markers.values():
+        at = offset(site.append_at if site.append_at is not None else site.span.start)
+        for name in markers | ({ANNOTATED} if site.append_at is None else set()):
+            use(name, at)
+    for after, markers in file_plan.annotations.items():
+        for name in markers | {ANNOTATED, ANY}:
+            use(name, offset(after))
+    for start, _, guarded in swaps:
+        use(guarded, start)
     imports = plan_imports(
         text,
         tree,
-        needed,
+        set(first_use),
         [(start, end) for start, end, _ in swaps],
         runtime,
         first_party_names(path),
+        first_use,
+        (lambda name: importers.takes(path, name)) if importers and path else lambda _: False,
     )
     del tree  # before the result's own parse: two trees of a large file do not fit twice
     spell = imports.spellings

@@ -152,7 +152,7 @@ def test_existing_annotated_gets_the_marker_appended(tmp_path):
     )
 
 
-def test_alias_is_rewritten_once_at_its_definition(tmp_path):
+def test_a_shared_alias_is_left_as_it_is_and_each_parameter_marked(tmp_path):
     assert_fix(
         tmp_path,
         """\
@@ -176,12 +176,12 @@ def test_alias_is_rewritten_once_at_its_definition(tmp_path):
         from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
         from pydantic import Field
 
-        Query = Annotated[Optional[str], Field(description="text"), NoPreParse]
+        Query = Annotated[Optional[str], Field(description="text")]
         mcp = GuardedFastMCP("demo")
 
 
         @mcp.tool()
-        def search(ctx: Context, query: Query = None, other: Query = None) -> str:
+        def search(ctx: Context, query: Annotated[Query, NoPreParse] = None, other: Annotated[Query, NoPreParse] = None) -> str:
             return str((query, other))
         """,
     )
@@ -214,11 +214,11 @@ def test_string_annotations_and_postponed_evaluation(tmp_path):
 
         from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
 
-        Name: TypeAlias = Annotated["str | None", NoPreParse]
+        Name: TypeAlias = "str | None"
         server = GuardedFastMCP("demo")
 
 
-        def lookup(name: Name = None, key: Annotated["str | None", NoPreParse] = None) -> str:
+        def lookup(name: Annotated[Name, NoPreParse] = None, key: Annotated["str | None", NoPreParse] = None) -> str:
             return str((name, key))
 
 
