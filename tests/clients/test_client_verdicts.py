@@ -64,7 +64,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, int], li
             before = listed_tools(case.source, tmp_path)
             after = listed_tools(case.fixed or case.source, tmp_path)
         except ImportError as error:  # a case for the other mcp major
-            pairs[(code, index)] = [("skip", str(error))]
+            pairs[(code, index)] = [("skip", error.name or str(error))]
             continue
         fixed = {tool["name"]: tool for tool in after}
         changed = [t for t in before if t["inputSchema"] != fixed[t["name"]]["inputSchema"]]
@@ -132,7 +132,7 @@ def test_the_protected_client_refuses_the_reported_tool_and_every_client_takes_i
 ):
     pairs = served["pairs"][(code, index)]
     if pairs and pairs[0][0] == "skip":
-        pytest.skip(f"the case's server needs another SDK: {pairs[0][1]}")
+        pytest.skip(f"the case's server imports {pairs[0][1]}, not installed here")
     rows = judged(client)
     has_fix = invalid(code)[index].fixed is not None
     expected_before = REFUSED_BEFORE[code].get(client)
