@@ -71,12 +71,23 @@ def _message(report: ProbeReport) -> str:
             f"({report.summary()}):"
         )
         lines += [f"  {a.tool}({a.parameter}): {a.path}" for a in report.arrays_without_items]
+    if report.untyped_nodes:
+        lines.append(
+            "Input schemas with a node without `type`, for which Gemini CLI up to 0.7 drops the "
+            f"tool and the OpenAI API refuses it in strict mode ({report.summary()}):"
+        )
+        lines += [f"  {n.tool}({n.parameter}): {n.path}" for n in report.untyped_nodes]
     kinds = {p.kind for p in report.problems}
     lines += [advice for kind, advice in _ADVICE.items() if kind in kinds]
     if report.arrays_without_items:
         lines.append(
             "Arrays without items: annotate the parameter "
             "Annotated[..., mcp_codemod.runtime.ArrayItemsSchema]."
+        )
+    if report.untyped_nodes:
+        lines.append(
+            "Nodes without type: annotate the parameter "
+            "Annotated[..., mcp_codemod.runtime.TypedSchema]."
         )
     lines.append(
         "`mcp-codemod fix --write` makes these changes for the tools it sees in the source."

@@ -33,6 +33,7 @@ from mcp_codemod.analysis.names import (
 from mcp_codemod.analysis.reach import LibraryLoader, Reached, ToolReach, Unreached
 from mcp_codemod.analysis.scope import STAR
 from mcp_codemod.analysis.servers import ServerResolver
+from mcp_codemod.analysis.shapes import Shape, shape_of
 from mcp_codemod.analysis.subjects import (
     LinkResult,
     ResolvedServer,
@@ -79,6 +80,7 @@ class Linker:
         # tools. An answer depends only on the names the module sees, which loading more
         # modules does not change; an annotation too deep to follow is never kept.
         self.classified: dict[tuple[str, TypeExpr | None], AnnotationFacts] = {}
+        self.shaped: dict[tuple[str, TypeExpr | None], Shape] = {}
 
     # ---- entry -----------------------------------------------------------------------------
     def link(self, modules: list[ModuleFacts], default: Framework | None) -> LinkResult:
@@ -336,6 +338,14 @@ class Linker:
                         self.runtime_copy,
                         lambda name: self.class_or_library_alias(name, owner),
                     )
+                shape = self.shaped.get(key)
+                if shape is None:
+                    shape = self.shaped[key] = shape_of(
+                        annotation,
+                        lambda name: self.names.alias_value(name, owner),
+                        lambda name: self.names.class_fields(name, owner),
+                        self.runtime_copy,
+                    )
             except AliasTooDeep:
                 unresolved.append(
                     UnresolvedTool(
@@ -360,7 +370,9 @@ class Linker:
                         server,
                     )
                 )
-            result.append(ToolParameter(owner.path, tool, function, parameter, facts, server))
+            result.append(
+                ToolParameter(owner.path, tool, function, parameter, facts, server, shape=shape)
+            )
         return result
 
     def class_or_library_alias(

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from mcp_codemod.analysis.facades import Facade
 from mcp_codemod.analysis.facts import AnnotationSite, Function, Parameter, ServerSwap
 from mcp_codemod.analysis.frameworks import Framework
+from mcp_codemod.analysis.shapes import UNANNOTATED, Shape
 from mcp_codemod.analysis.types import AnnotationFacts
 from mcp_codemod.analysis.unseen import Unseen
 
@@ -44,6 +45,9 @@ class ToolParameter:
     # The module that rewrites the tool's file before it execs it, at each start: a marker
     # there would not last, so only the server can be fixed (`analysis/exec_files.py`).
     generated_by: str | None = None
+    # The annotation as a structured type (`analysis/shapes.py`), for the rules that ask more
+    # than `facts` answers.
+    shape: Shape = UNANNOTATED
 
     @property
     def fix_site(self) -> tuple[str, AnnotationSite | None]:

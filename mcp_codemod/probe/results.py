@@ -76,6 +76,18 @@ class ArrayWithoutItems:
 
 
 @dataclass(frozen=True)
+class UntypedNode:
+    """A node of a tool's input schema without `type` (the parameter, a union member, array
+    items), which Gemini CLI's MCP client up to 0.7 drops the tool for and the OpenAI API
+    refuses in strict mode."""
+
+    tool: str
+    parameter: str
+    path: str
+    """Where the node is, as a JSON pointer into the tool's input schema."""
+
+
+@dataclass(frozen=True)
 class ProbeReport:
     """What probing one server found."""
 
@@ -90,10 +102,11 @@ class ProbeReport:
     arrivals: tuple[Arrival, ...] = ()
     """What every value sent arrived as, for every probed parameter (`ARRIVAL_PROBES` and the
     parameter's own probes): the record that tells what a change to the server changed."""
+    untyped_nodes: tuple[UntypedNode, ...] = ()
 
     @property
     def failed(self) -> bool:
-        return bool(self.problems or self.arrays_without_items)
+        return bool(self.problems or self.arrays_without_items or self.untyped_nodes)
 
     def summary(self) -> str:
         return f"probed {count(len(self.tools), 'tool')} of {self.server!r}, {self.framework}"

@@ -34,6 +34,7 @@ from mcp_codemod.probe.results import (
     Arrival,
     ProbeReport,
     Problem,
+    UntypedNode,
     same,
 )
 
@@ -56,9 +57,11 @@ def probe_server(server: Any) -> ProbeReport:
     arrays: list[ArrayWithoutItems] = []
     not_probed: list[tuple[str, str]] = []
     arrivals: list[Arrival] = []
+    untyped: list[UntypedNode] = []
     for name, tool in tools:
         # The schema is what clients judge, whether or not the arguments can be probed.
         arrays.extend(_arrays_without_items(name, tool.parameters))
+        untyped.extend(_untyped_nodes(name, tool.parameters))
         try:
             parameters = parameters_of(tool)
         except NotProbed as reason:
@@ -79,6 +82,7 @@ def probe_server(server: Any) -> ProbeReport:
         tuple(arrays),
         tuple(not_probed),
         tuple(arrivals),
+        tuple(untyped),
     )
 
 
@@ -203,6 +207,30 @@ def _arrays_without_items(tool: str, input_schema: dict[str, Any]) -> Iterator[A
             ArrayWithoutItems(tool, key, path)
             for path in _array_paths(schema, f"/properties/{_pointer(key)}", definitions, set())
         )
+
+
+# A node with one of these says what it admits without `type`.
+_TYPING_KEYWORDS = ("type", "$ref", "anyOf", "oneOf", "allOf", "enum", "const", "not")
+
+
+def _untyped_nodes(tool: str, input_schema: dict[str, Any]) -> Iterator[UntypedNode]:
+    """The nodes without `type` where clients look for one (mcp-codemod's MCP007 reports the
+    annotations that make them): each parameter, its union members and array items."""
+    for key, schema in input_schema.get("properties", {}).items():
+        for path in _untyped_paths(schema, f"/properties/{_pointer(key)}"):
+            yield UntypedNode(tool, key, path)
+
+
+def _untyped_paths(schema: Any, path: str) -> Iterator[str]:
+    if not isinstance(schema, dict):
+        return
+    if not any(key in schema for key in _TYPING_KEYWORDS):
+        yield path
+    if isinstance(schema.get("items"), dict):
+        yield from _untyped_paths(schema["items"], f"{path}/items")
+    for key in ("prefixItems", "anyOf", "oneOf"):
+        for index, child in enumerate(schema.get(key, ())):
+            yield from _untyped_paths(child, f"{path}/{key}/{index}")
 
 
 # The keywords whose values are schemas: `default`, `const`, `examples` hold data.

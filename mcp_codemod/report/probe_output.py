@@ -36,7 +36,20 @@ def probe_json(report: ProbeReport) -> str:
         }
         for array in report.arrays_without_items
     ]
-    return json.dumps(arguments + arrays, indent=2)
+    untyped = [
+        {
+            "tool": node.tool,
+            "parameter": node.parameter,
+            "kind": "untyped-node",
+            "sent": None,
+            "outcome": "schema",
+            "received": None,
+            "error": f"the node at {node.path} has no `type`",
+            "schema_path": node.path,
+        }
+        for node in report.untyped_nodes
+    ]
+    return json.dumps(arguments + arrays + untyped, indent=2)
 
 
 def probe_text(report: ProbeReport) -> str:
@@ -66,6 +79,16 @@ def probe_text(report: ProbeReport) -> str:
         counts.append(
             f"{plural(len(report.arrays_without_items), 'array')} without items in "
             f"{plural(tools, 'tool')}"
+        )
+    if report.untyped_nodes:
+        if lines:
+            lines.append("")
+        rows = [("TOOL", "PARAMETER", "NODE WITHOUT TYPE (Gemini CLI up to 0.7 drops the tool)")]
+        rows += [(n.tool, n.parameter, n.path) for n in report.untyped_nodes]
+        lines += _probe_table(rows)
+        tools = len({n.tool for n in report.untyped_nodes})
+        counts.append(
+            f"{plural(len(report.untyped_nodes), 'node')} without type in {plural(tools, 'tool')}"
         )
     lines.append(f"{'; '.join(counts)} ({report.summary()}).")
     return "\n".join(lines)

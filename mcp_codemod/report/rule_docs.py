@@ -19,5 +19,12 @@ def rule_documentation(rule: Rule) -> str:
         f"## Example\n```python\n{rule.example.source}```\n\n"
         f"## Use instead\n```python\n{rule.use_instead}```\n\n"
         f"## Fix\n{rule.fix_title}\n\n"
-        f"## Fix safety\n{rule.fix_safety}\n"
+        f"## Fix safety\n{rule.fix_safety}\n" + _clients(rule)
     )
+
+
+def _clients(rule: Rule) -> str:
+    if not rule.clients:
+        return ""
+    lines = "".join(f"- {client.name}: {client.reference}\n" for client in rule.clients)
+    return f"\n## Clients it protects\n{lines}"

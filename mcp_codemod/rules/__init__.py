@@ -11,9 +11,11 @@ from mcp_codemod.rules import (
     array_without_items,
     json_pre_parsed,
     large_integer_id,
+    openai_strict_schema,
     strict_integer,
     structured_json_text,
     unguarded_server,
+    untyped_schema_node,
 )
 from mcp_codemod.rules.model import Rule
 
@@ -24,6 +26,8 @@ RULES: tuple[Rule, ...] = (
     unguarded_server.RULE,
     array_without_items.RULE,
     structured_json_text.RULE,
+    untyped_schema_node.RULE,
+    openai_strict_schema.RULE,
 )
 RULES_BY_CODE = {rule.code: rule for rule in RULES}
 

@@ -6,7 +6,7 @@ from mcp_codemod.analysis.subjects import ToolParameter
 from mcp_codemod.analysis.types import ARRAY_ITEMS_SCHEMA
 from mcp_codemod.rules.findings import Fix, Safety
 from mcp_codemod.rules.fixes import add_marker, describe
-from mcp_codemod.rules.model import FixAvailability, Invalid, Report, Rule, Valid
+from mcp_codemod.rules.model import Client, FixAvailability, Invalid, Report, Rule, Valid
 
 
 def check(parameter: ToolParameter) -> Report | None:
@@ -175,6 +175,13 @@ mcp = FastMCP("maps")
 def zoom(center: Annotated[tuple[float, float], ArrayItemsSchema]) -> str:
     return str(center)
 """
+        ),
+    ),
+    clients=(
+        Client(
+            "VS Code Copilot Chat (refuses the tool)",
+            "microsoft/vscode-copilot-chat src/extension/tools/common/toolSchemaNormalizer.ts"
+            " `normalizeToolSchema`",
         ),
     ),
 )

@@ -6,8 +6,12 @@ import re
 
 from mcp_codemod.analysis.subjects import ToolParameter
 from mcp_codemod.analysis.types import Integer, Text
-from mcp_codemod.rules.fixes import describe
-from mcp_codemod.rules.model import FixAvailability, Invalid, Report, Rule, Valid
+from mcp_codemod.rules.findings import Fix, Safety
+from mcp_codemod.rules.fixes import add_marker, describe
+from mcp_codemod.rules.model import Client, FixAvailability, Invalid, Report, Rule, Valid
+
+MARKER = "AcceptDigitText"
+"""The run-time marker (`mcp_codemod.runtime.AcceptDigitText`) that takes the ID as text too."""
 
 _LARGE_ID = re.compile(r"(^|_)(id|ids|snowflake)$|snowflake|_(ns|nanos|nanoseconds)$", re.I)
 
@@ -16,11 +20,13 @@ def check(parameter: ToolParameter) -> Report | None:
     facts = parameter.facts
     if facts.integer is Integer.NONE or facts.text in (Text.ADMITS_STR, Text.ANY):
         return None
-    if not _LARGE_ID.search(parameter.parameter.name):
+    if not _LARGE_ID.search(parameter.parameter.name) or MARKER in parameter.shape.markers:
         return None
+    markers = add_marker(parameter, MARKER)
     return Report(
         f"Tool `{parameter.tool}`: integer {describe(parameter)} may carry values above 2**53, "
-        "which float64-serializing clients round before they reach the server"
+        "which float64-serializing clients round before they reach the server",
+        Fix(f"Mark it `{MARKER}`", Safety.SAFE, markers) if markers else None,
     )
 
 
@@ -34,11 +40,20 @@ RULE = Rule(
         "server-side validation can restore the lost digits. Advisory: off by default, since the\n"
         "name is only a hint; enable it with `--select MCP003`."
     ),
-    fix_title="Accept such IDs as strings (`int | str`, or `str` and convert), and document it.",
-    fix_safety="No automatic fix: the parameter's type, and so its schema, has to change.",
+    fix_title=(
+        "`mcp-codemod fix --write --select MCP003` adds the `AcceptDigitText` marker: the schema\n"
+        'offers the ID as text too (`anyOf: [{"type": "integer"}, {"type": "string", "pattern":\n'
+        '"^-?[0-9]+$"}]`), and the server turns such text into the integer, so a client can send\n'
+        "every digit. Clients still choose what to send: tell them in the tool's description."
+    ),
+    fix_safety=(
+        "Safe: only arguments that were refused before are taken now (a string of digits, which\n"
+        "strict validation refused; lax validation already took it as the same integer); every\n"
+        "other argument is validated as before. The schema changes: that is the fix."
+    ),
     subject=ToolParameter,
     check=check,
-    availability=FixAvailability.NEVER,
+    availability=FixAvailability.SOMETIMES,
     enabled_by_default=False,
     cases=(
         Invalid(
@@ -53,6 +68,19 @@ def delete_message(message_id: int) -> str:
     return str(message_id)
 """,
             lines=(7,),
+            fixed="""\
+from typing import Annotated
+
+from mcp.server.fastmcp import FastMCP
+from mcp_codemod.runtime import AcceptDigitText
+
+mcp = FastMCP("chat")
+
+
+@mcp.tool()
+def delete_message(message_id: Annotated[int, AcceptDigitText]) -> str:
+    return str(message_id)
+""",
         ),
         Valid(
             """\
@@ -77,6 +105,14 @@ mcp = FastMCP("chat")
 def history(limit: int, valid: bool) -> str:
     return str(limit)
 """
+        ),
+    ),
+    clients=(
+        Client(
+            "JavaScript clients (the TypeScript MCP SDK, Gemini CLI, VS Code): JSON numbers are"
+            " float64",
+            "https://developer.mozilla.org/en-US/docs/Web/JavaScript/Reference/Global_Objects/"
+            "Number/MAX_SAFE_INTEGER",
         ),
     ),
 )

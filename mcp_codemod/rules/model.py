@@ -54,6 +54,15 @@ class Invalid:
 
 
 @dataclass(frozen=True)
+class Client:
+    """An MCP client a rule protects the server's tools in: its name (with the versions where it
+    matters) and where its behaviour is shown (its source, or a public report)."""
+
+    name: str
+    reference: str
+
+
+@dataclass(frozen=True)
 class Rule(Generic[Subject]):
     code: str
     name: str
@@ -66,6 +75,8 @@ class Rule(Generic[Subject]):
     availability: FixAvailability
     enabled_by_default: bool
     cases: tuple[Valid | Invalid, ...]
+    # The clients that refuse, drop or mangle what the rule reports (empty: the server's own SDK).
+    clients: tuple[Client, ...] = ()
 
     @property
     def example(self) -> Invalid:

@@ -9,17 +9,26 @@ from __future__ import annotations
 from typing import Any
 
 from .coerce import IntegerCoercingSession, coerce_integer_arguments
-from .guards import AcceptWholeFloat, ArrayItemsSchema, DecodeJsonText, NoPreParse
+from .guards import (
+    AcceptDigitText,
+    AcceptWholeFloat,
+    ArrayItemsSchema,
+    DecodeJsonText,
+    NoPreParse,
+    TypedSchema,
+)
 
 _SERVER_NAMES = ("guard", "install", "uninstall", "GuardedFastMCP", "GuardedMCPServer")
 
 # The guarded classes are left out: only one of them can be imported in a given environment.
 __all__ = [
+    "AcceptDigitText",
     "AcceptWholeFloat",
     "ArrayItemsSchema",
     "DecodeJsonText",
     "IntegerCoercingSession",
     "NoPreParse",
+    "TypedSchema",
     "coerce_integer_arguments",
     "guard",
     "install",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections.abc import Iterable
 from enum import Enum
 from types import UnionType
@@ -130,6 +131,59 @@ def _whole_float_to_int(value: Any) -> Any:
     return value
 
 
+DIGITS_PATTERN = "^-?[0-9]+$"
+
+
+class AcceptDigitText:
+    """Marks an integer parameter that also accepts its value as a string of decimal digits.
+
+    Clients that hold JSON numbers as float64 (JavaScript, and many others) round integers
+    above 2**53 before the server sees them; sent as text, `"9007199254740993"` keeps every
+    digit. The marker advertises the text form in the JSON schema (an `anyOf` of the integer and
+    a string of digits) and turns such a string into the integer before the parameter's own
+    validation, in lax and strict mode. It changes only what was refused before: lax validation
+    already took a digit string as its integer, strict validation refused it.
+    """
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        return core_schema.no_info_before_validator_function(_digits_to_int, handler(source))
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        json_schema = handler(schema)
+        _add_digit_text(json_schema)
+        return json_schema
+
+
+def _digits_to_int(value: Any) -> Any:
+    if isinstance(value, str) and re.fullmatch(DIGITS_PATTERN[1:-1], value, re.ASCII):
+        return int(value)
+    return value
+
+
+_DIGIT_TEXT = {"type": "string", "pattern": DIGITS_PATTERN}
+# What describes the parameter as a whole stays on it; the rest describes the integer.
+_ANNOTATIONS = ("title", "description", "default", "examples", "deprecated")
+
+
+def _add_digit_text(schema: dict[str, Any]) -> None:
+    members = schema.get("anyOf")
+    if isinstance(members, list):
+        for index, member in enumerate(members):
+            if isinstance(member, dict) and member.get("type") == "integer":
+                members.insert(index + 1, dict(_DIGIT_TEXT))
+                return
+        return
+    if schema.get("type") == "integer":
+        integer = {k: v for k, v in schema.items() if k not in _ANNOTATIONS}
+        for key in integer:
+            del schema[key]
+        schema["anyOf"] = [integer, dict(_DIGIT_TEXT)]
+
+
 class ArrayItemsSchema:
     """Marks a parameter whose JSON schema must give every array an `items` schema.
 
@@ -208,6 +262,49 @@ def _union(schemas: list[Any]) -> dict[str, Any]:
         return copy.deepcopy(distinct[0])
     # No prefix items (an empty tuple, whose maxItems is 0): any schema is as exact as another.
     return {"anyOf": copy.deepcopy(distinct)} if distinct else {}
+
+
+JSON_TYPES = ["string", "number", "boolean", "object", "array", "null"]
+"""Every JSON value's type; `integer` is left out, as `number` admits integers."""
+
+
+class TypedSchema:
+    """Marks a parameter whose JSON schema must give every node a `type`.
+
+    `Any`, `object`, a bare `list` or `list[Any]` give schema nodes without `type` (`{}`), which
+    Gemini CLI's MCP client (up to 0.7) drops the tool for and the OpenAI API refuses in strict
+    mode. The marker gives each such node of the parameter's schema (the parameter, its union
+    members, its array items) the explicit list of every JSON type, which admits exactly the
+    values `{}` admits; validation is not touched. Nodes inside a model's definition, and
+    dictionary values, are left alone: no client refuses them.
+    """
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        return _own_node(handler(source))
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        json_schema = handler(schema)
+        _add_types(json_schema)
+        return json_schema
+
+
+# A node with one of these says what it admits without `type`.
+_TYPING_KEYWORDS = ("type", "$ref", "anyOf", "oneOf", "allOf", "enum", "const", "not")
+
+
+def _add_types(schema: Any) -> None:
+    if not isinstance(schema, dict):
+        return
+    if not any(key in schema for key in _TYPING_KEYWORDS):
+        schema["type"] = list(JSON_TYPES)
+    children = [schema.get("items"), *schema.get("prefixItems", ())]
+    children += [*schema.get("anyOf", ()), *schema.get("oneOf", ())]
+    for child in children:
+        _add_types(child)
 
 
 class DecodeJsonText:

@@ -92,35 +92,38 @@ def test_the_server_swap_for_unseen_tools_is_a_safe_fix(project):
 
 
 def test_an_unsafe_fix_needs_unsafe_fixes_and_stays_promised_until_applied(project):
-    # The safe fix guards the server for `body`; `value: Any` keeps the SDK's decoding on the
+    # (MCP007's safe typing of `Any` aside.) The safe fix guards the server for `body`; `value: Any` keeps the SDK's decoding on the
     # guarded server, so its marker is still the hidden fix the summary promises.
     (project / "server.py").write_text(TEXT_AND_ANYTHING)
-    check = run("check", "--no-cache")
+    check = run("check", "--no-cache", "--ignore", "MCP007")
     assert check.exit_code == 1
     assert "MCP001 [*] Tool `save`" in check.stdout
     assert "MCP001 Tool `set_meta`: `value: Any`" in check.stdout
     assert "1 hidden fix can be enabled with `mcp-codemod fix --write --unsafe-fixes`." in (
         check.stdout
     )
-    assert "MCP001 [*] Tool `set_meta`" in run("check", "--no-cache", "--unsafe-fixes").stdout
-    safe = run("fix", "--write", "--no-cache")
+    assert (
+        "MCP001 [*] Tool `set_meta`"
+        in run("check", "--no-cache", "--ignore", "MCP007", "--unsafe-fixes").stdout
+    )
+    safe = run("fix", "--write", "--no-cache", "--ignore", "MCP007")
     assert safe.exit_code == 0
     assert "1 hidden fix can be enabled with `--unsafe-fixes`" in safe.output
     fixed = (project / "server.py").read_text()
     assert 'mcp = GuardedFastMCP("meta")' in fixed
     assert "def set_meta(value: Any)" in fixed
-    after_safe = run("check", "--no-cache")
+    after_safe = run("check", "--no-cache", "--ignore", "MCP007")
     assert after_safe.exit_code == 1
     assert "All checks passed!" not in after_safe.stdout
     assert "MCP001 Tool `set_meta`: `value: Any` takes anything, and GuardedFastMCP" in (
         after_safe.stdout
     )
     assert "1 hidden fix can be enabled" in after_safe.stdout
-    unsafe = run("fix", "--write", "--no-cache", "--unsafe-fixes")
+    unsafe = run("fix", "--write", "--no-cache", "--ignore", "MCP007", "--unsafe-fixes")
     assert unsafe.exit_code == 0
     assert unsafe.output.startswith("Fixed 1 issue in 1 file.")
     assert "def set_meta(value: Annotated[Any, NoPreParse])" in (project / "server.py").read_text()
-    done = run("check", "--no-cache")
+    done = run("check", "--no-cache", "--ignore", "MCP007")
     assert (done.exit_code, done.stdout) == (0, "All checks passed!\n")
 
 

@@ -105,7 +105,7 @@ def test_names_merge_into_existing_from_imports_in_sorted_position(tmp_path):
         tmp_path,
         {
             "server.py": """\
-                from typing import Any, Optional
+                from typing import Optional
 
                 from mcp.server.fastmcp import FastMCP
                 from mcp_codemod.runtime import coerce_integer_arguments
@@ -114,13 +114,13 @@ def test_names_merge_into_existing_from_imports_in_sorted_position(tmp_path):
 
 
                 @mcp.tool()
-                def search(query: Optional[str] = None, extra: Any = None) -> str:
+                def search(query: Optional[str] = None, extra: str | int = "") -> str:
                     return str(coerce_integer_arguments({}, None)) + (query or "")
                 """
         },
         {
             "server.py": """\
-                from typing import Annotated, Any, Optional
+                from typing import Annotated, Optional
 
                 from mcp_codemod.runtime import GuardedFastMCP, NoPreParse, coerce_integer_arguments
 
@@ -128,7 +128,7 @@ def test_names_merge_into_existing_from_imports_in_sorted_position(tmp_path):
 
 
                 @mcp.tool()
-                def search(query: Annotated[Optional[str], NoPreParse] = None, extra: Annotated[Any, NoPreParse] = None) -> str:
+                def search(query: Annotated[Optional[str], NoPreParse] = None, extra: Annotated[str | int, NoPreParse] = "") -> str:
                     return str(coerce_integer_arguments({}, None)) + (query or "")
                 """
         },

@@ -95,3 +95,15 @@ def test_messages_match_the_snapshot(tmp_path):
     if os.environ.get("MCP_CODEMOD_UPDATE_SNAPSHOTS"):
         SNAPSHOT.write_text(text, encoding="utf-8")
     assert text == SNAPSHOT.read_text(encoding="utf-8")
+
+
+def test_a_rule_that_protects_a_client_names_it_and_its_reference_in_its_documentation():
+    from mcp_codemod.report.rule_docs import rule_documentation
+
+    protecting = [rule for rule in RULES if rule.clients]
+    assert protecting
+    for rule in protecting:
+        page = rule_documentation(rule)
+        assert "## Clients it protects" in page
+        for client in rule.clients:
+            assert f"- {client.name}: {client.reference}" in page

@@ -1,0 +1,211 @@
+"""MCP007: a tool parameter whose JSON schema has a node without `type`."""
+
+from __future__ import annotations
+
+from mcp_codemod.analysis.frameworks import Framework
+from mcp_codemod.analysis.shapes import Kind, Shape
+from mcp_codemod.analysis.subjects import ToolParameter
+from mcp_codemod.rules.findings import Fix, Safety
+from mcp_codemod.rules.fixes import add_marker, annotate_with_marker, describe
+from mcp_codemod.rules.model import Client, FixAvailability, Invalid, Report, Rule, Valid
+
+MARKER = "TypedSchema"
+"""The run-time marker (`mcp_codemod.runtime.TypedSchema`) that types the nodes."""
+
+
+def untyped_nodes(shape: Shape, where: str = "the value") -> list[str]:
+    """Where the annotation gives a schema node without `type` that clients judge: the value
+    itself, a union member, array items (through nested arrays). A model's fields (in `$defs`)
+    and a dictionary's values (`additionalProperties`) are not judged by any client measured."""
+    if MARKER in shape.markers:
+        return []
+    if shape.kind is Kind.ANY:
+        return [where]
+    if shape.kind is Kind.UNION:
+        return [node for member in shape.args for node in untyped_nodes(member, where)]
+    if shape.kind in (Kind.LIST, Kind.TUPLE):
+        items = "its items" if where == "the value" else f"{where}' items"
+        if not shape.args:
+            return [items]
+        if shape.kind is Kind.TUPLE and not shape.variadic:
+            return [node for arg in shape.args for node in untyped_nodes(arg, items)]
+        return untyped_nodes(shape.args[0], items)
+    return []
+
+
+def check(parameter: ToolParameter) -> Report | None:
+    unannotated = parameter.parameter.annotation is None
+    # The mcp SDK describes an unannotated parameter as a string; standalone fastmcp gives it {}.
+    if unannotated and parameter.server.framework is not Framework.FASTMCP:
+        return None
+    nodes = untyped_nodes(parameter.shape)
+    if not nodes:
+        return None
+    where = ", ".join(dict.fromkeys(nodes))
+    message = (
+        f"Tool `{parameter.tool}`: {describe(parameter)} gives a JSON schema node without `type` "
+        f"({where}): Gemini CLI up to 0.7 drops the tool, and the OpenAI API refuses it in "
+        "strict mode"
+    )
+    if unannotated:
+        edits = annotate_with_marker(parameter, MARKER)
+        return Report(
+            message,
+            Fix(f"Annotate it `Annotated[Any, {MARKER}]`", Safety.SAFE, (), annotations=edits)
+            if edits
+            else None,
+        )
+    markers = add_marker(parameter, MARKER)
+    fix = Fix(f"Mark it `{MARKER}`", Safety.SAFE, markers) if markers else None
+    return Report(message, fix)
+
+
+RULE = Rule(
+    code="MCP007",
+    name="untyped-schema-node",
+    summary="A parameter whose JSON schema has a node without `type`",
+    why=(
+        "`Any`, `object`, a bare `list` or `list[Any]` (and, with standalone fastmcp, no\n"
+        "annotation) give JSON schema nodes without `type` (`{}`). Gemini CLI's MCP client up to\n"
+        '0.7.0 skips such a tool ("it has missing types in its parameter schema"); the Gemini\n'
+        "API refuses function declarations with untyped properties; the OpenAI Agents SDK marks\n"
+        "the tool strict and the OpenAI API then refuses it (\"schema must have a 'type' key\")."
+    ),
+    fix_title=(
+        "`mcp-codemod fix --write` adds the `TypedSchema` marker: each untyped node of the\n"
+        'parameter\'s schema gets `"type": ["string", "number", "boolean", "object", "array",\n'
+        '"null"]`, every JSON type (docs/client-schemas.md says why `null` is in it).'
+    ),
+    fix_safety=(
+        "Safe: the type list admits exactly the JSON values `{}` admits, and validation (the\n"
+        "parameter's pydantic validator) is untouched; an unannotated parameter becomes\n"
+        "`Annotated[Any, TypedSchema]`, which is what fastmcp validates it as."
+    ),
+    subject=ToolParameter,
+    check=check,
+    availability=FixAvailability.SOMETIMES,
+    enabled_by_default=True,
+    cases=(
+        Invalid(
+            """\
+from typing import Any
+
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("store")
+
+
+@mcp.tool()
+def put(key: str, value: Any) -> str:
+    return key
+""",
+            lines=(9,),
+            fixed="""\
+from typing import Annotated, Any
+
+from mcp.server.fastmcp import FastMCP
+from mcp_codemod.runtime import TypedSchema
+
+mcp = FastMCP("store")
+
+
+@mcp.tool()
+def put(key: str, value: Annotated[Any, TypedSchema]) -> str:
+    return key
+""",
+        ),
+        Valid(
+            """\
+from typing import Any
+
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("store")
+
+
+@mcp.tool()
+def put(key: str, value: dict[str, Any], tags: list[str], note=None) -> str:
+    return key
+"""
+        ),
+        Invalid(
+            """\
+from typing import Any, Optional
+
+from fastmcp import FastMCP
+
+mcp = FastMCP("store")
+
+
+@mcp.tool
+def put(items: list, extra: Optional[list[Any]] = None, raw: object = None) -> str:
+    return str(items)
+""",
+            lines=(9, 9, 9),
+            fixed="""\
+from typing import Annotated, Any, Optional
+
+from fastmcp import FastMCP
+from mcp_codemod.runtime import TypedSchema
+
+mcp = FastMCP("store")
+
+
+@mcp.tool
+def put(items: Annotated[list, TypedSchema], extra: Annotated[Optional[list[Any]], TypedSchema] = None, raw: Annotated[object, TypedSchema] = None) -> str:
+    return str(items)
+""",
+        ),
+        Invalid(
+            """\
+from fastmcp import FastMCP
+
+mcp = FastMCP("store")
+
+
+@mcp.tool
+def put(key: str, value) -> str:
+    return key
+""",
+            lines=(7,),
+            fixed="""\
+from typing import Annotated, Any
+
+from fastmcp import FastMCP
+from mcp_codemod.runtime import TypedSchema
+
+mcp = FastMCP("store")
+
+
+@mcp.tool
+def put(key: str, value: Annotated[Any, TypedSchema]) -> str:
+    return key
+""",
+        ),
+        Valid(
+            """\
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp_codemod.runtime import TypedSchema
+
+mcp = MCPServer("store")
+
+
+@mcp.tool()
+def put(value: Annotated[Any, TypedSchema], rows: Annotated[list[Any], TypedSchema]) -> str:
+    return str(value)
+"""
+        ),
+    ),
+    clients=(
+        Client(
+            "Gemini CLI up to 0.7.0 (drops the tool)",
+            "google-gemini/gemini-cli v0.7.0 packages/core/src/tools/mcp-client.ts `hasValidTypes`",
+        ),
+        Client(
+            "OpenAI API, strict function calling (refuses the tool)",
+            "\"schema must have a 'type' key\": https://github.com/FlowiseAI/Flowise/issues/5109",
+        ),
+    ),
+)

@@ -1,0 +1,87 @@
+"""The type model: what an annotation admits, as the structured `Shape` rules query."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from mcp_codemod.analysis.facts import ModuleFacts
+from mcp_codemod.analysis.scanner import scan_module
+from mcp_codemod.analysis.shapes import UNANNOTATED, Kind, Shape, shape_of
+
+PRELUDE = """\
+from collections.abc import Sequence
+from typing import Annotated, Any, Dict, List, Literal, Optional, Tuple, Union
+from pydantic import Field, StrictInt, conint
+from mcp_codemod.runtime import NoPreParse, TypedSchema
+Rows = list[Any]
+Tree = list["Tree"]
+"""
+
+
+def shape(annotation: str | None) -> Shape:
+    written = "x" if annotation is None else f"x: {annotation}"
+    source = f"{PRELUDE}def tool({written}): ...\n"
+    module: ModuleFacts = scan_module(source, ast.parse(source), "m", "m.py", False)
+    [parameter] = module.functions["tool"].parameters
+
+    def resolve(name):
+        alias = module.aliases.get(name.rpartition(".")[2])
+        return (alias.value, alias.type_statement) if alias else None
+
+    return shape_of(parameter.annotation, resolve)
+
+
+def kinds(shape: Shape) -> list[str]:
+    return [s.kind.value for s in shape.walk()]
+
+
+@pytest.mark.parametrize(
+    ("annotation", "walked"),
+    [
+        ("str", ["str"]),
+        ("int", ["int"]),
+        ("bool", ["bool"]),  # not lumped with the other non-text types
+        ("float", ["float"]),
+        ("Any", ["any"]),
+        ("object", ["any"]),
+        ("list", ["list"]),  # items untyped: no args
+        ("list[Any]", ["list", "any"]),
+        ("List[int]", ["list", "int"]),
+        ("Sequence[str]", ["list", "str"]),
+        ("dict", ["dict"]),
+        ("dict[str, Any]", ["dict", "str", "any"]),
+        ("Dict[str, int]", ["dict", "str", "int"]),
+        ("tuple[int, str]", ["tuple", "int", "str"]),
+        ("Optional[list[Any]]", ["union", "list", "any", "none"]),
+        ("int | None", ["union", "int", "none"]),
+        ("Literal['a', 'b']", ["literal"]),
+        ("Rows", ["list", "any"]),  # through the alias
+        ("Undefined", ["unknown"]),
+    ],
+)
+def test_what_each_annotation_admits(annotation, walked):
+    assert kinds(shape(annotation)) == walked
+
+
+def test_no_annotation_is_any_without_a_source():
+    assert shape(None) is UNANNOTATED
+    assert shape(None).kind is Kind.ANY and shape("Any").source == "typing.Any"
+
+
+def test_strictness_variadic_tuples_and_literal_constants():
+    assert shape("StrictInt").strict and not shape("int").strict
+    assert shape("Annotated[int, Field(strict=True)]").strict
+    assert shape("conint(strict=True)").strict
+    assert shape("tuple[int, ...]").variadic and not shape("tuple[int, int]").variadic
+    assert shape("Literal['a', 1]").constants == ("a", 1)
+
+
+def test_every_runtime_marker_is_recorded_by_name():
+    assert shape("Annotated[Any, TypedSchema, NoPreParse]").markers == {"TypedSchema", "NoPreParse"}
+    assert shape("list[Annotated[Any, TypedSchema]]").args[0].markers == {"TypedSchema"}
+
+
+def test_a_recursive_alias_ends():
+    assert kinds(shape("Tree"))[0] == "list"

@@ -1,0 +1,91 @@
+"""`TypedSchema` (MCP007's fix): every untyped node of a parameter's listed schema gets the list
+of every JSON type, and nothing else changes: not the rest of the schema, not what any argument
+arrives as (the probe's record), on the installed mcp SDK and standalone fastmcp."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Annotated, Any
+
+import fastmcp
+import pytest
+
+from mcp_codemod.probe.server_probe import ARRIVAL_PROBES, probe_server
+from mcp_codemod.runtime import TypedSchema
+from mcp_codemod.runtime.guards import JSON_TYPES
+
+from . import sdk
+
+
+def servers(marked: bool) -> list:
+    if marked:
+
+        def put(
+            value: Annotated[Any, TypedSchema],
+            rows: Annotated[list[Any] | None, TypedSchema] = None,
+            meta: Annotated[dict[str, Any], TypedSchema] = {},  # noqa: B006 - never mutated
+        ) -> str:
+            return repr((value, rows, meta))
+
+    else:
+
+        def put(value: Any, rows: list[Any] | None = None, meta: dict[str, Any] = {}) -> str:  # noqa: B006
+            return repr((value, rows, meta))
+
+    made = [sdk.PlainServer("store"), fastmcp.FastMCP("store")]
+    for server in made:
+        server.tool()(put)
+    return made
+
+
+async def listed(server) -> dict:
+    if isinstance(server, fastmcp.FastMCP):
+        async with fastmcp.Client(server) as client:
+            (tool,) = await client.list_tools()
+    else:
+        (tool,) = await server.list_tools()
+    return sdk.schema_of(tool)
+
+
+def without_types(schema: Any, titles: bool) -> Any:
+    """The schema less the marker's type lists (and less titles, when `titles` is False)."""
+    if isinstance(schema, list):
+        return [without_types(item, titles) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    return {
+        key: without_types(value, titles)
+        for key, value in schema.items()
+        if not (key == "type" and value == JSON_TYPES) and (titles or key != "title")
+    }
+
+
+@pytest.mark.parametrize("index", [0, 1], ids=["mcp-sdk", "fastmcp"])
+def test_untyped_nodes_get_every_json_type_and_the_rest_stays(index):
+    before = asyncio.run(listed(servers(marked=False)[index]))
+    after = asyncio.run(listed(servers(marked=True)[index]))
+    assert after["properties"]["value"]["type"] == JSON_TYPES
+    assert after["properties"]["rows"]["anyOf"][0]["items"] == {"type": JSON_TYPES}
+    # A dictionary's values are left as they were: no client refuses them.
+    assert after["properties"]["meta"]["additionalProperties"] is True
+    # fastmcp drops a parameter's title once its node has other keywords, as for every typed
+    # parameter; a title is a label, not validation.
+    titles = index == 0
+    assert json.dumps(without_types(after, titles)) == json.dumps(without_types(before, titles))
+
+
+@pytest.mark.parametrize("index", [0, 1], ids=["mcp-sdk", "fastmcp"])
+def test_every_argument_arrives_as_it_did(index):
+    before = arrivals(servers(marked=False)[index])
+    after = arrivals(servers(marked=True)[index])
+    # The probe's JSON-text example is built from the schema (`[null]` for untyped items, `["a"]`
+    # once they are typed): the values sent to both are the fixed arrival probes and more.
+    common = before.keys() & after.keys()
+    assert {sent for _, sent in common} >= {json.dumps(v) for v in ARRIVAL_PROBES}
+    for key in common:
+        assert after[key].same_outcome(before[key]), key
+
+
+def arrivals(server) -> dict:
+    return {(a.parameter, json.dumps(a.sent)): a for a in probe_server(server).arrivals}
