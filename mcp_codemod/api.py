@@ -45,6 +45,9 @@ class Options:
     jobs: int | None = None
     cache: bool = True
     cache_dir: Path | None = None
+    # Where the configuration is looked for and, without one, the cache kept (None: the working
+    # directory). The language server gives each document its own project's.
+    project: Path | None = None
 
 
 def settings_for(options: Options) -> Settings:
@@ -59,6 +62,7 @@ def settings_for(options: Options) -> Settings:
                 "output_format": options.output_format,
                 "force_exclude": options.force_exclude,
             },
+            options.project,
         )
     except ConfigError as error:
         raise UsageError(str(error)) from None
@@ -97,7 +101,11 @@ def _check(
     )
     cache = None
     if options.cache:
-        cache = options.cache_dir or settings.cache_dir or default_cache_dir(settings.config_file)
+        cache = (
+            options.cache_dir
+            or settings.cache_dir
+            or default_cache_dir(settings.config_file, options.project)
+        )
     result = check_files(
         files,
         rules,

@@ -104,10 +104,13 @@ def _table(path: Path) -> dict | None:
     return table
 
 
-def load_settings(config_file: Path | None, overrides: dict) -> Settings:
-    """Settings from the config file (found from the working directory when not given), then
-    the command-line options in `overrides` (None values are left out)."""
-    path = config_file or find_config(Path.cwd())
+def load_settings(
+    config_file: Path | None, overrides: dict, search_from: Path | None = None
+) -> Settings:
+    """Settings from the config file (when not given, the closest one at or above `search_from`,
+    by default the working directory), then the command-line options in `overrides` (None values
+    are left out)."""
+    path = config_file or find_config(search_from or Path.cwd())
     values: dict = {}
     if path is not None:
         if not path.is_file():

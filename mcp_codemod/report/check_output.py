@@ -93,12 +93,13 @@ def unresolved_note(result: CheckResult) -> str:
         "(`mcp-codemod probe` checks any server at run time):"
     ]
     lines.extend(
-        f"  {tool.path}:{tool.line}: {tool.reason}; {_remedy(tool)}" for tool in result.unresolved
+        f"  {tool.path}:{tool.line}: {tool.reason}; {unresolved_remedy(tool)}"
+        for tool in result.unresolved
     )
     return "\n".join(lines)
 
 
-def _remedy(tool: UnresolvedTool) -> str:
+def unresolved_remedy(tool: UnresolvedTool) -> str:
     framework = tool.server.framework
     if framework is None:
         return (
