@@ -437,7 +437,7 @@ def language_server() -> None:
     try:
         import pygls  # noqa: F401
     except ImportError:
-        _fail("the language server needs pygls: pip install 'mcp-codemod[lsp]'")
+        _fail("the language server needs pygls: install mcp-codemod with its `lsp` extra")
     from mcp_codemod.lsp.server import serve
 
     # The console script turns the cycle collector off for a run that ends with the process;
