@@ -65,14 +65,19 @@ def fix_edits(
             [span.start.line for span in file_plan.swaps]
             + [span.start.line for span in file_plan.markers]
         )
+        # Paths as the document's directory sees them: the server's working directory is
+        # whichever the editor chose.
+        shown = os.path.relpath(target, check.path.parent)
+        if shown.startswith(os.pardir):
+            shown = str(target)
         if str(target) == here:
             text, version = check.text, check.version
         else:
-            text, version = _other_file(target, display, line, open_text, editable)
+            text, version = _other_file(target, shown, line, open_text, editable)
         try:
             edited = edit(text, file_plan, path=target, runtime=runtime)
         except FixError as error:
-            raise FixUnavailable(f"{display}:{line}: {error}") from None
+            raise FixUnavailable(f"{shown}:{line}: {error}") from None
         changes.append(FileEdits(target, text, edited.edits, version))
     if check.settings is not None and check.settings.runtime_module is not None and changes:
         changes.extend(_guard_module(check))
@@ -80,21 +85,21 @@ def fix_edits(
 
 
 def _other_file(
-    target: Path, display: str, line: int, open_text: OpenText, editable: Callable[[Path], bool]
+    target: Path, shown: str, line: int, open_text: OpenText, editable: Callable[[Path], bool]
 ) -> tuple[str, int | None]:
     if not editable(target):
-        raise FixUnavailable(f"the fix edits {display}:{line}, outside the workspace: fix it there")
+        raise FixUnavailable(f"the fix edits {shown}:{line}, outside the workspace: fix it there")
     try:
         _data, source = read_for_rewrite(target)
     except SourceError as error:
-        raise FixUnavailable(f"the fix edits {display}:{line}, which {error}") from None
+        raise FixUnavailable(f"the fix edits {shown}:{line}, which {error}") from None
     opened = open_text(target)
     if opened is None:
         return source.text, None
     text, version = opened
     if text != source.text:
         # The analysis read the file on disk: its spans are not the buffer's.
-        raise FixUnavailable(f"the fix edits {display}:{line}: save it first")
+        raise FixUnavailable(f"the fix edits {shown}:{line}: save it first")
     return text, version
 
 

@@ -190,7 +190,7 @@ def _set_edit(
         made = changes()
         action.edit = workspace_edit(made, target)
     except FixUnavailable as reason:
-        action.disabled = types.CodeActionDisabledType(reason=str(reason))
+        action.disabled = types.CodeActionDisabled(reason=str(reason))
         return ()
     return made
 

@@ -269,6 +269,9 @@ async def test_diagnostics_arrive_on_open_and_follow_each_change(client, tmp_pat
     # On the parameter's name: `def search(query: ...` on line 7.
     assert diagnostic.range == types.Range(types.Position(6, 11), types.Position(6, 16))
     assert "JSON-pre-parsed" in diagnostic.message
+    page = ROOT / "docs" / "rules" / "MCP001.md"
+    expected = types.CodeDescription(href=page.as_uri()) if page.is_file() else None
+    assert diagnostic.code_description == expected
 
     change_document(client, uri, 2, ONE_SAFE_FIX.replace("str | None = None", "str = ''"))
     assert await diagnostics_of(client, uri, 2) == []
@@ -496,3 +499,60 @@ def test_the_editor_configurations_in_the_docs_run_the_command_the_tests_run():
     assert "mcp-codemod" in python["language-servers"]
 
     assert SERVER[1:] == COMMAND[1:] and Path(SERVER[0]).name == COMMAND[0]
+
+
+def test_a_finding_links_to_its_rules_page_where_the_page_is(tmp_path, monkeypatch):
+    from mcp_codemod.lsp import features
+
+    monkeypatch.setattr(features, "RULE_PAGES", tmp_path)
+    assert features.rule_page("MCP001") is None
+    (tmp_path / "MCP001.md").write_text("# MCP001\n", encoding="utf-8")
+    assert features.rule_page("MCP001") == (tmp_path / "MCP001.md").as_uri()
+
+
+@pytest.mark.asyncio
+async def test_a_tool_on_a_server_of_unknown_framework_is_not_silently_clean(client, tmp_path):
+    text = ONE_SAFE_FIX.replace(
+        "from mcp.server.fastmcp import FastMCP", "from factory import make_server"
+    ).replace('FastMCP("search")', "make_server()")
+    root = project(tmp_path / "app", {"server.py": text})
+    await start(client, root)
+    uri = open_document(client, root / "server.py")
+    [diagnostic] = await diagnostics_of(client, uri, 1)
+    assert diagnostic.severity == types.DiagnosticSeverity.Warning
+    assert diagnostic.message.startswith("tool registration not checked: server `mcp`")
+    assert "framework unknown" in diagnostic.message
+    assert diagnostic.range.start.line == 5  # the registration
+
+
+@pytest.mark.asyncio
+async def test_positions_are_in_utf16_code_units(client, tmp_path):
+    text = ONE_SAFE_FIX.replace("def search(", 'def search(note: str = "😀", ')
+    root = project(tmp_path / "app", {"server.py": text})
+    await start(client, root)
+    uri = open_document(client, root / "server.py")
+    [diagnostic] = await diagnostics_of(client, uri, 1)
+    line = text.splitlines()[6]
+    before = line[: line.index("query")]
+    assert diagnostic.range.start == types.Position(6, len(before.encode("utf-16-le")) // 2)
+    assert diagnostic.range.start.character == len(before) + 1  # the emoji is two units
+
+    [fix] = [a for a in await actions_at(client, uri, 6) if a.title.startswith("Fix MCP001")]
+    assert applied(fix.edit, {uri: text})[uri] == fixed_by_cli(tmp_path, text)
+
+
+@pytest.mark.asyncio
+async def test_a_fix_reaching_a_file_with_unsaved_changes_says_where_instead(client, tmp_path):
+    tools = 'from app.server import mcp\n\n\n@mcp.tool()\ndef search(query: str | None = None) -> str:\n    return query or ""\n'
+    server_text = 'from mcp.server.fastmcp import FastMCP\n\nmcp = FastMCP("x")\n'
+    root = project(
+        tmp_path / "repo",
+        {"app/__init__.py": "", "app/server.py": server_text, "app/tools.py": tools},
+    )
+    await start(client, root)
+    open_document(client, root / "app" / "server.py", "# unsaved\n" + server_text)
+    uri = open_document(client, root / "app" / "tools.py")
+    await diagnostics_of(client, uri, 1)
+    [fix] = [a for a in await actions_at(client, uri, 4) if a.title.startswith("Fix MCP001")]
+    assert fix.edit is None
+    assert fix.disabled.reason == "the fix edits server.py:3: save it first"
