@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,6 +55,11 @@ def check_document(
         settings, result = api.check_paths((), options, stdin=(path, source_bytes(text)))
     except api.UsageError as error:
         return DocumentCheck(path, text, version, None, (), error=str(error))
+    except Exception as error:  # a bug of ours: the document's error, and the server goes on
+        if os.environ.get("MCP_CODEMOD_DEBUG"):
+            traceback.print_exc()  # standard error: the editor's log of the server
+        message = f"internal error ({type(error).__name__}: {error}); please report it"
+        return DocumentCheck(path, text, version, None, (), error=message)
     here = os.path.normpath(path)
     findings = tuple(f for f in result.findings if _absolute(f.path) == here)
     unchecked = tuple(

@@ -107,6 +107,8 @@ class CodemodServer(LanguageServer):
             while uri in self.workspace.text_documents:
                 self.stale.discard(uri)
                 check = await self.current(uri)
+                if uri not in self.workspace.text_documents:
+                    return  # closed meanwhile: its diagnostics were cleared
                 if uri in self.stale:
                     continue  # the text changed while it was checked: check the new one
                 self.text_document_publish_diagnostics(
