@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -31,8 +32,19 @@ def _large(item: int) -> bytes:
     return bytes([item % 256]) * 3_000_000  # three times the pipe: many reads, and writes wait
 
 
-def _slow_on_zero(item: int) -> tuple[int, int]:
-    time.sleep(0.5 if item == 0 else 0.005)
+# Set before the workers fork: the first item waits until the last one is done, however slow the
+# machine, so which worker took what does not depend on timing.
+_LAST_DONE: Path | None = None
+
+
+def _first_waits_for_last(item: int) -> tuple[int, int]:
+    assert _LAST_DONE is not None
+    if item == 0:
+        deadline = time.monotonic() + 60
+        while not _LAST_DONE.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+    elif item == 39:
+        _LAST_DONE.touch()
     return item, os.getpid()
 
 
@@ -69,10 +81,11 @@ def test_results_larger_than_the_pipes_arrive_whole_and_in_order(small_chunks):
 
 
 @forked_only
-def test_chunks_go_to_whichever_worker_is_free(small_chunks):
+def test_chunks_go_to_whichever_worker_is_free(small_chunks, tmp_path, monkeypatch):
     # One worker is held up by its first chunk: the other takes what waits, instead of half.
+    monkeypatch.setattr(sys.modules[__name__], "_LAST_DONE", tmp_path / "last-done")
     with parallel.Workers(2) as workers:
-        results = _map(_slow_on_zero, list(range(40)), workers)
+        results = _map(_first_waits_for_last, list(range(40)), workers)
         pids = {worker.pid for worker in workers.pool.workers}
     assert [item for item, _ in results] == list(range(40))
     slow = results[0][1]
