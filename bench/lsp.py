@@ -133,6 +133,13 @@ async def measure(edits: int = EDITS, lines: int = LINES) -> dict:
 def section(result: dict) -> list[str]:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     met = "meets" if result["worst"] * 1000 <= TARGET_MS else "misses"
+    bound = ""
+    if met == "misses" and max(result["cpu"]) * 1000 <= TARGET_MS:
+        bound = (
+            " The server's own work per edit stays within it (its CPU time, worst included): "
+            f"the rest is waiting for a core, with a load average of {load:.1f} on "
+            f"{os.cpu_count()} cores."
+        )
     return [
         HEADING,
         "",
@@ -150,7 +157,7 @@ def section(result: dict) -> list[str]:
         f"| the server's CPU time per edit: median | {statistics.median(result['cpu']) * 1000:.0f} |",
         f"| the server's CPU time per edit: worst | {max(result['cpu']) * 1000:.0f} |",
         "",
-        f"Target: ≤ {TARGET_MS} ms after an edit, worst included; this run {met} it.",
+        f"Target: ≤ {TARGET_MS} ms after an edit, worst included; this run {met} it.{bound}",
         "",
     ]
 

@@ -60,15 +60,13 @@ def check_document(
             traceback.print_exc()  # standard error: the editor's log of the server
         message = f"internal error ({type(error).__name__}: {error}); please report it"
         return DocumentCheck(path, text, version, None, (), error=message)
-    here = os.path.normpath(path)
-    findings = tuple(f for f in result.findings if _absolute(f.path) == here)
+    is_here = _is_document(path)
+    findings = tuple(f for f in result.findings if is_here(f.path))
     unchecked = tuple(
-        tool
-        for tool in result.unresolved
-        if tool.server.framework is None and _absolute(tool.path) == here
+        tool for tool in result.unresolved if tool.server.framework is None and is_here(tool.path)
     )
     for error in result.errors:
-        if _absolute(error.path) == here:
+        if is_here(error.path):
             where = _WHERE.search(error.message)
             position = (int(where.group(1)), int(where.group(2) or 1)) if where else (1, 1)
             return DocumentCheck(
@@ -91,6 +89,15 @@ def source_bytes(text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
-def _absolute(display: str) -> str:
-    """A path as findings show it (relative to the working directory) made absolute."""
-    return os.path.normpath(os.path.join(os.getcwd(), display))
+def _is_document(path: Path):
+    """Whether a path as findings show it (relative to the working directory) is `path`: asked
+    of every finding, of a few paths."""
+    here, cwd = os.path.normpath(path), os.getcwd()
+    answers: dict[str, bool] = {}
+
+    def is_here(display: str) -> bool:
+        if display not in answers:
+            answers[display] = os.path.normpath(os.path.join(cwd, display)) == here
+        return answers[display]
+
+    return is_here
