@@ -105,6 +105,8 @@ class EditTarget:
 
     document_changes: bool  # `documentChanges` (versioned, file creation), else `changes`
     units: Callable[[str], int]
+    # Whether it shows an action that cannot apply, with the reason; if not, it gets none.
+    disabled_support: bool = False
 
 
 def code_actions(
@@ -143,7 +145,7 @@ def code_actions(
             action = types.CodeAction(title="Fix all safe mcp-codemod findings", kind=FIX_ALL)
             _set_edit(action, lambda: fix_edits(check, safe, open_text, editable), target)
             actions.append(action)
-    return actions
+    return [action for action in actions if action.disabled is None or target.disabled_support]
 
 
 def _kinds(only: list[str] | None) -> set[str]:

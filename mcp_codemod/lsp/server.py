@@ -87,9 +87,15 @@ class CodemodServer(LanguageServer):
         return self.workspace.position_codec.client_num_units(text)
 
     def edit_target(self) -> EditTarget:
-        workspace = self.client_capabilities.workspace
-        edit = workspace.workspace_edit if workspace else None
-        return EditTarget(bool(edit and edit.document_changes), self.units)
+        capabilities = self.client_capabilities
+        edit = capabilities.workspace.workspace_edit if capabilities.workspace else None
+        document = capabilities.text_document
+        actions = document.code_action if document else None
+        return EditTarget(
+            bool(edit and edit.document_changes),
+            self.units,
+            bool(actions and actions.disabled_support),
+        )
 
     # Checks.
 

@@ -212,7 +212,14 @@ def applied(edit: types.WorkspaceEdit, texts: dict[str, str]) -> dict[str, str]:
     """The texts (by uri) with the workspace edit applied, as an editor applies it: each
     document's edits against its text before any of them, in order at equal positions."""
     result = dict(texts)
-    for change in edit.document_changes or []:
+    document_changes = edit.document_changes or [
+        types.TextDocumentEdit(
+            text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=None),
+            edits=edits,
+        )
+        for uri, edits in (edit.changes or {}).items()
+    ]
+    for change in document_changes:
         if isinstance(change, types.CreateFile):
             result[change.uri] = ""
             continue
@@ -556,3 +563,34 @@ async def test_a_fix_reaching_a_file_with_unsaved_changes_says_where_instead(cli
     [fix] = [a for a in await actions_at(client, uri, 4) if a.title.startswith("Fix MCP001")]
     assert fix.edit is None
     assert fix.disabled.reason == "the fix edits server.py:3: save it first"
+
+
+@pytest.mark.asyncio
+async def test_a_client_without_document_changes_gets_plain_edits_and_no_disabled_actions(
+    client, tmp_path
+):
+    tools = 'from app.server import mcp\n\n\n@mcp.tool()\ndef search(query: str | None = None) -> str:\n    return query or ""\n'
+    server_text = 'from mcp.server.fastmcp import FastMCP\n\nmcp = FastMCP("x")\n'
+    root = project(
+        tmp_path / "repo",
+        {"app/__init__.py": "", "app/server.py": server_text, "app/tools.py": tools},
+    )
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=types.ClientCapabilities(),
+            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="repo")],
+        )
+    )
+    uri = open_document(client, root / "app" / "tools.py")
+    await diagnostics_of(client, uri, 1)
+    [fix] = [a for a in await actions_at(client, uri, 4) if a.title.startswith("Fix MCP001")]
+    assert fix.edit.document_changes is None
+    server_uri = (root / "app" / "server.py").as_uri()
+    assert set(fix.edit.changes) == {uri, server_uri}
+    fixed = applied(fix.edit, {uri: tools, server_uri: server_text})
+    assert "GuardedFastMCP" in fixed[server_uri] and "NoPreParse" in fixed[uri]
+
+    # With unsaved changes to server.py the fix cannot apply: this client is offered none.
+    open_document(client, root / "app" / "server.py", "# unsaved\n" + server_text)
+    titles = [a.title for a in await actions_at(client, uri, 4)]
+    assert titles == ["Add # noqa: MCP001"]
