@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import subprocess
 import sys
@@ -410,9 +411,15 @@ async def test_a_server_module_changed_on_disk_changes_the_open_tools_module(cli
         "**/.gitignore",
     ]
 
-    # The server becomes standalone fastmcp, which does not pre-parse.
+    # The server becomes standalone fastmcp, which does not pre-parse: the same size and
+    # modification time as before (a tool that keeps times), so only the content tells.
     server = root / "app" / "server.py"
-    server.write_text('from fastmcp import FastMCP\n\nmcp = FastMCP("x")\n', encoding="utf-8")
+    before = server.stat()
+    changed = 'from fastmcp import FastMCP\n\nmcp = FastMCP("x")\n'
+    changed = changed.replace("\n\n", "\n" + " " * (before.st_size - len(changed)) + "\n", 1)
+    server.write_text(changed, encoding="utf-8")
+    os.utime(server, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert server.stat().st_size == before.st_size
     seen = len(client.published)
     client.workspace_did_change_watched_files(
         types.DidChangeWatchedFilesParams(
