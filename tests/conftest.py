@@ -1,5 +1,7 @@
 import os
 import re
+import subprocess
+import sys
 import unicodedata
 from pathlib import Path
 
@@ -66,3 +68,17 @@ def candidate_by_definition(data: bytes) -> bool:
         any(word in normalized for word in prefilter.CANDIDATE_WORDS)
         or any(re.search(pattern, normalized) for pattern in patterns)
     )
+
+
+def modules_added_by(script: str) -> set[str]:
+    """The modules that running `script` in a fresh interpreter loads beyond what the same
+    interpreter loads by itself (some interpreters import `tempfile` or `re` at start-up)."""
+    report = "\nimport sys\nprint(*sorted(sys.modules))\n"
+
+    def loaded(code: str) -> set[str]:
+        result = subprocess.run(
+            [sys.executable, "-c", code + report], capture_output=True, text=True, check=True
+        )
+        return set(result.stdout.splitlines()[-1].split())
+
+    return loaded(script) - loaded("")
