@@ -604,7 +604,7 @@ def measure_language_server(report: Report) -> None:
         return
     import asyncio
 
-    lines = lsp.section(asyncio.run(lsp.measure()))
+    lines = lsp.section(*asyncio.run(lsp.measurements()))
     print("\n".join(lines))
     report.lines += ["", *lines]
 
