@@ -73,6 +73,14 @@ def rule_page(code: str) -> str | None:
     return page.as_uri() if page.is_file() else None
 
 
+def _descriptions(findings: tuple[Finding, ...]) -> dict[str, types.CodeDescription | None]:
+    """Each code's link, looked up once per answer, not per finding."""
+    pages = {code: rule_page(code) for code in {finding.code for finding in findings}}
+    return {
+        code: types.CodeDescription(href=page) if page else None for code, page in pages.items()
+    }
+
+
 def diagnostics(check: DocumentCheck, positions: Positions) -> list[types.Diagnostic]:
     found = []
     if check.error is not None:
@@ -86,7 +94,8 @@ def diagnostics(check: DocumentCheck, positions: Positions) -> list[types.Diagno
                 source=SOURCE,
             )
         )
-    found.extend(_diagnostic_of(finding, positions) for finding in check.findings)
+    descriptions = _descriptions(check.findings)
+    found.extend(_diagnostic_of(finding, positions, descriptions) for finding in check.findings)
     for tool in check.unchecked:
         found.append(
             types.Diagnostic(
@@ -119,13 +128,14 @@ def code_actions(
 ) -> list[types.CodeAction]:
     """The actions for the findings on `lines` (0-based, inclusive), of the kinds `only` asks."""
     positions = Positions(check.text, target.units)
+    descriptions = _descriptions(check.findings)
     actions: list[types.CodeAction] = []
     wanted = _kinds(only)
     if types.CodeActionKind.QuickFix in wanted:
         for finding in check.findings:
             if not lines[0] <= finding.line - 1 <= lines[1]:
                 continue
-            diagnostic = _diagnostic_of(finding, positions)
+            diagnostic = _diagnostic_of(finding, positions, descriptions)
             if finding.fix is not None:
                 actions.append(_fix_action(check, finding, diagnostic, open_text, editable, target))
             noqa = noqa_edit(check.text, finding.line, finding.code)
@@ -197,14 +207,17 @@ def _set_edit(
     return made
 
 
-def _diagnostic_of(finding: Finding, positions: Positions) -> types.Diagnostic:
-    page = rule_page(finding.code)
+def _diagnostic_of(
+    finding: Finding,
+    positions: Positions,
+    descriptions: dict[str, types.CodeDescription | None],
+) -> types.Diagnostic:
     return types.Diagnostic(
         range=positions.range(*positions.finding_span(finding.line, finding.column)),
         message=finding.message,
         severity=types.DiagnosticSeverity.Warning,
         code=finding.code,
-        code_description=types.CodeDescription(href=page) if page else None,
+        code_description=descriptions[finding.code],
         source=SOURCE,
     )
 
