@@ -128,7 +128,7 @@ def test_names_merge_into_existing_from_imports_in_sorted_position(tmp_path):
 
 
                 @mcp.tool()
-                def search(query: Annotated[Optional[str], NoPreParse] = None, extra: Any = None) -> str:
+                def search(query: Annotated[Optional[str], NoPreParse] = None, extra: Annotated[Any, NoPreParse] = None) -> str:
                     return str(coerce_integer_arguments({}, None)) + (query or "")
                 """
         },
