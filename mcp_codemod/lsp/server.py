@@ -42,6 +42,9 @@ class CodemodServer(LanguageServer):
         self.checks: dict[str, DocumentCheck] = {}  # uri → the last check of its text
         self.running: dict[str, asyncio.Task] = {}  # uri → the check under way
         self.stale: set[str] = set()  # uris whose text changed while their check ran
+        # Set at `shutdown` (or `exit`): nothing is published after it. pygls closes the output
+        # at `exit`, and a publish then would fail, and so would its report of the failure.
+        self.shut_down = False
         # One thread: checks share the facts cache on disk and the process's memory.
         self.analysis = ThreadPoolExecutor(1, thread_name_prefix="mcp-codemod-check")
 
@@ -101,7 +104,7 @@ class CodemodServer(LanguageServer):
 
     def schedule(self, uri: str) -> None:
         """Check the document's current text as soon as its check under way (if any) ends."""
-        if not self.is_python(uri):
+        if self.shut_down or not self.is_python(uri):
             return
         if uri in self.running:
             self.stale.add(uri)
@@ -113,8 +116,8 @@ class CodemodServer(LanguageServer):
             while uri in self.workspace.text_documents:
                 self.stale.discard(uri)
                 check = await self.current(uri)
-                if uri not in self.workspace.text_documents:
-                    return  # closed meanwhile: its diagnostics were cleared
+                if self.shut_down or uri not in self.workspace.text_documents:
+                    return  # closed meanwhile (its diagnostics were cleared), or shut down
                 if uri in self.stale:
                     continue  # the text changed while it was checked: check the new one
                 self.text_document_publish_diagnostics(
@@ -179,6 +182,16 @@ def initialized(ls: CodemodServer, _params: types.InitializedParams) -> None:
         )
 
 
+@server.feature(types.SHUTDOWN)
+def shutdown(ls: CodemodServer, _params: None) -> None:
+    ls.shut_down = True
+
+
+@server.feature(types.EXIT)
+def exit_(ls: CodemodServer, _params: None) -> None:
+    ls.shut_down = True
+
+
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: CodemodServer, params: types.DidOpenTextDocumentParams) -> None:
     ls.schedule(params.text_document.uri)
@@ -201,7 +214,10 @@ def did_save(ls: CodemodServer, params: types.DidSaveTextDocumentParams) -> None
 def did_close(ls: CodemodServer, params: types.DidCloseTextDocumentParams) -> None:
     uri = params.text_document.uri
     ls.checks.pop(uri, None)
-    ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+    if not ls.shut_down:
+        ls.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
+        )
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)

@@ -602,3 +602,25 @@ async def test_a_client_without_document_changes_gets_plain_edits_and_no_disable
     open_document(client, root / "app" / "server.py", "# unsaved\n" + server_text)
     titles = [a.title for a in await actions_at(client, uri, 4)]
     assert titles == ["Add # noqa: MCP001"]
+
+
+@pytest.mark.asyncio
+async def test_nothing_is_published_after_shutdown(unmanaged_client, tmp_path):
+    # A module long enough that its check is still running when `shutdown` arrives: pygls
+    # closes the output at `exit`, and a publish after it failed while reporting its failure.
+    tools = "".join(
+        f"\n\n@mcp.tool()\ndef tool_{n}(query: str | None = None) -> str:\n    return query or ''\n"
+        for n in range(400)
+    )
+    text = ONE_SAFE_FIX + tools
+    root = project(tmp_path / "app", {"server.py": text})
+    await start(unmanaged_client, root)
+    uri = open_document(unmanaged_client, root / "server.py")
+    await diagnostics_of(unmanaged_client, uri, 1)
+    change_document(unmanaged_client, uri, 2, text + "\n")
+    await unmanaged_client.shutdown_async(None)
+    seen = len(unmanaged_client.published)
+    await asyncio.sleep(3)  # longer than the check of version 2
+    assert unmanaged_client.published[seen:] == []
+    unmanaged_client.exit(None)
+    assert await asyncio.wait_for(unmanaged_client._server.wait(), TIMEOUT) == 0
