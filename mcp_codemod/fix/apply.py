@@ -23,6 +23,7 @@ from mcp_codemod.analysis.source_text import line_offsets
 from mcp_codemod.engine.cycle_collection import without_cycle_collection
 from mcp_codemod.engine.facts_cache import digest
 from mcp_codemod.engine.source_files import CHANGED, SourceError, read_for_rewrite, write_source
+from mcp_codemod.fix.importers import Importers
 from mcp_codemod.fix.imports import ANNOTATED, ANY, RUNTIME, first_party_names, plan_imports
 from mcp_codemod.fix.textdiff import unified_diff
 from mcp_codemod.rules.findings import Finding
@@ -51,6 +52,7 @@ class FileFix:
     encoding: str
     fixes: int
     data: bytes  # the bytes `original` was decoded from: the file is replaced only if it holds them
+    generated: bool = False  # the guard module (`runtime-module`), not a file of the user's
 
     def diff(self) -> str:
         return unified_diff(self.original, self.fixed, f"a/{self.path}", f"b/{self.path}")
@@ -91,9 +93,7 @@ def plan(findings: tuple[Finding, ...], writable: Callable[[str], bool]) -> Plan
         complete = True
         for marker in finding.fix.markers:
             if not writable(marker.path):
-                where = (
-                    "the alias is defined" if marker.path != finding.path else "the annotation is"
-                )
+                where = "the annotation is"
                 outside[_outside_note(marker.path, marker.site.span.start.line, where)] = None
                 complete = False
                 continue
@@ -117,8 +117,8 @@ def plan(findings: tuple[Finding, ...], writable: Callable[[str], bool]) -> Plan
                 continue
             plans[swap.path].swaps[swap.span] = GUARDED_CLASS_NAME[swap.framework]
         if complete:
-            # Counted where its first edit lands: a marker on an alias in another module fixes
-            # the finding there, and the finding's own file may not change at all.
+            # Counted where its first edit lands: a server built in another module is guarded
+            # there, and the finding's own file may not change at all.
             edits = [*finding.fix.markers, *finding.fix.annotations, *finding.fix.swaps]
             plans[edits[0].path if edits else finding.path].fixes += 1
         else:
@@ -143,12 +143,18 @@ def fix_findings(
     digests: Mapping[str, bytes],
     writable: Collection[Path],
     runtime: str = RUNTIME,
+    importers: Importers | None = None,
+    unsaved: Mapping[str, bytes] | None = None,
 ) -> FixResult:
-    """The fixed text of each file the findings' fixes edit. Only files in `writable` (resolved
+    """The fixed text of each file the findings' fixes edit (`unsaved`: the bytes of a buffer,
+    by absolute path, to fix instead of the file's). Only files in `writable` (resolved
     paths: what discovery found under the paths given) are planned; a file is fixed only if it
     still holds the bytes the analysis read (`digests`, by absolute path). Markers and guarded
     classes are imported from `runtime` (the `runtime-module` setting, or mcp_codemod.runtime).
-    Every failure is one file's, and one line."""
+    `importers` tells which server class imports other modules of the project take from a
+    fixed module (default: its project as discovered with the default settings). Every failure
+    is one file's, and one line."""
+    importers = importers or Importers()
     resolved: dict[str, Path] = {}
 
     def is_writable(path: str) -> bool:
@@ -166,10 +172,18 @@ def fix_findings(
             continue
         targets.add(target)
         try:
-            data, source = read_for_rewrite(Path(path))
-            if digest(data) != digests.get(os.path.abspath(path)):
+            buffer = (unsaved or {}).get(os.path.abspath(path))
+            data, source = read_for_rewrite(Path(path), buffer)
+            # A buffer is the very bytes the analysis read; a file may have changed since.
+            if buffer is None and digest(data) != digests.get(os.path.abspath(path)):
                 raise SourceError(CHANGED)
-            fixed = apply(source.text, planned.files[path], path=Path(path), runtime=runtime)
+            fixed = apply(
+                source.text,
+                planned.files[path],
+                path=Path(path),
+                runtime=runtime,
+                importers=importers,
+            )
         except (SourceError, FixError) as error:
             failures.append(FixFailure(path, str(error)))
             continue
@@ -199,13 +213,15 @@ def apply(
     *,
     path: Path | None = None,
     runtime: str = RUNTIME,
+    importers: Importers | None = None,
 ) -> str:
     """The text with the plan's edits and the imports they need; raises FixError.
 
     `path` tells first-party modules from third-party ones (where an import goes); `runtime` is
-    the module the markers and guarded classes are imported from.
+    the module the markers and guarded classes are imported from; with `importers`, an import
+    that another module of the project takes from this one (at `path`) is never removed.
     """
-    return edit(text, file_plan, path=path, runtime=runtime).text
+    return edit(text, file_plan, path=path, runtime=runtime, importers=importers).text
 
 
 @dataclass(frozen=True)
@@ -223,13 +239,16 @@ def edit(
     *,
     path: Path | None = None,
     runtime: str = RUNTIME,
+    importers: Importers | None = None,
 ) -> EditedText:
     """`apply`, with the edits that make the fixed text; raises FixError."""
     with without_cycle_collection():
-        return _edit(text, file_plan, path, runtime)
+        return _edit(text, file_plan, path, runtime, importers)
 
 
-def _edit(text: str, file_plan: FilePlan, path: Path | None, runtime: str) -> EditedText:
+def _edit(
+    text: str, file_plan: FilePlan, path: Path | None, runtime: str, importers: Importers | None
+) -> EditedText:
     try:
         tree = ast.parse(text)
     except (SyntaxError, RecursionError, MemoryError) as error:
@@ -241,24 +260,34 @@ def _edit(text: str, file_plan: FilePlan, path: Path | None, runtime: str) -> Ed
             raise FixError("the file changed since it was analysed")
         return offsets[position.line - 1] + position.column
 
-    needed: set[str] = set()
-    for site, markers in file_plan.markers.values():
-        needed |= markers
-        if site.append_at is None:
-            needed.add(ANNOTATED)
-    for markers in file_plan.annotations.values():
-        needed |= markers | {ANNOTATED, ANY}
     swaps = [
         (offset(span.start), offset(span.end), guarded) for span, guarded in file_plan.swaps.items()
     ]
-    needed |= {guarded for _, _, guarded in swaps}
+    # The names the edits spell, each with where it is first spelled: its import must run
+    # before that.
+    first_use: dict[str, int] = {}
+
+    def use(name: str, at: int) -> None:
+        first_use[name] = min(at, first_use.get(name, at))
+
+    for site, markers in file_plan.markers.values():
+        at = offset(site.append_at if site.append_at is not None else site.span.start)
+        for name in markers | ({ANNOTATED} if site.append_at is None else set()):
+            use(name, at)
+    for after, markers in file_plan.annotations.items():
+        for name in markers | {ANNOTATED, ANY}:
+            use(name, offset(after))
+    for start, _, guarded in swaps:
+        use(guarded, start)
     imports = plan_imports(
         text,
         tree,
-        needed,
+        set(first_use),
         [(start, end) for start, end, _ in swaps],
         runtime,
         first_party_names(path),
+        first_use,
+        (lambda name: importers.takes(path, name)) if importers and path else lambda _: False,
     )
     del tree  # before the result's own parse: two trees of a large file do not fit twice
     spell = imports.spellings

@@ -99,7 +99,7 @@ def guard_module_change(module: str, config_file: Path | None, needed: bool) -> 
     path = guard_module_path(module, config_file)
     wanted = guard_module_text()
     if not path.exists():
-        return FileFix(str(path), "", wanted, "utf-8", 0, b"") if needed else None
+        return FileFix(str(path), "", wanted, "utf-8", 0, b"", generated=True) if needed else None
     try:
         data, source = read_for_rewrite(path)
         current = source.text
@@ -107,4 +107,4 @@ def guard_module_change(module: str, config_file: Path | None, needed: bool) -> 
         data, current = read_bytes(path), ""
     if current == wanted:
         return None
-    return FileFix(str(path), current, wanted, "utf-8", 0, data)
+    return FileFix(str(path), current, wanted, "utf-8", 0, data, generated=True)

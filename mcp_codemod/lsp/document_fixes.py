@@ -17,6 +17,7 @@ from mcp_codemod.engine.settings import ConfigError
 from mcp_codemod.engine.source_files import SourceError, read_for_rewrite
 from mcp_codemod.fix.apply import FixError, edit, plan
 from mcp_codemod.fix.guard_module import guard_module_change
+from mcp_codemod.fix.importers import Importers
 from mcp_codemod.fix.imports import RUNTIME
 from mcp_codemod.lsp.document_check import DocumentCheck
 from mcp_codemod.rules.findings import Finding
@@ -57,6 +58,11 @@ def fix_edits(
     raises FixUnavailable saying where. Raises FixUnavailable also when the fix engine refuses."""
     planned = plan(findings, lambda _path: True)
     runtime = (check.settings.runtime_module if check.settings else None) or RUNTIME
+    importers = (
+        Importers(check.settings.excludes, check.settings.respect_gitignore)
+        if check.settings
+        else Importers()
+    )
     here = os.path.normpath(check.path)
     changes = []
     for display, file_plan in sorted(planned.files.items()):
@@ -64,6 +70,7 @@ def fix_edits(
         line = min(
             [span.start.line for span in file_plan.swaps]
             + [span.start.line for span in file_plan.markers]
+            + [position.line for position in file_plan.annotations]
         )
         # Paths as the document's directory sees them: the server's working directory is
         # whichever the editor chose.
@@ -75,7 +82,7 @@ def fix_edits(
         else:
             text, version = _other_file(target, shown, line, open_text, editable)
         try:
-            edited = edit(text, file_plan, path=target, runtime=runtime)
+            edited = edit(text, file_plan, path=target, runtime=runtime, importers=importers)
         except FixError as error:
             raise FixUnavailable(f"{shown}:{line}: {error}") from None
         changes.append(FileEdits(target, text, edited.edits, version))

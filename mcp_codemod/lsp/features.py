@@ -20,7 +20,7 @@ from mcp_codemod.lsp.document_fixes import (
     fix_edits,
     noqa_edit,
 )
-from mcp_codemod.report.check_output import unresolved_remedy
+from mcp_codemod.report import unchecked
 from mcp_codemod.rules import RULES_BY_CODE
 from mcp_codemod.rules.findings import Finding, Safety
 
@@ -100,7 +100,7 @@ def diagnostics(check: DocumentCheck, positions: Positions) -> list[types.Diagno
         found.append(
             types.Diagnostic(
                 range=positions.range(*positions.finding_span(tool.line, 1)),
-                message=f"tool registration not checked: {tool.reason}; {unresolved_remedy(tool)}",
+                message=f"Tool not checked: {tool.reason}; {unchecked.remedy(tool)}",
                 severity=types.DiagnosticSeverity.Warning,
                 source=SOURCE,
             )

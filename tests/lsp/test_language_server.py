@@ -535,7 +535,7 @@ async def test_a_tool_on_a_server_of_unknown_framework_is_not_silently_clean(cli
     uri = open_document(client, root / "server.py")
     [diagnostic] = await diagnostics_of(client, uri, 1)
     assert diagnostic.severity == types.DiagnosticSeverity.Warning
-    assert diagnostic.message.startswith("tool registration not checked: server `mcp`")
+    assert diagnostic.message.startswith("Tool not checked: server `mcp`")
     assert "framework unknown" in diagnostic.message
     assert diagnostic.range.start.line == 5  # the registration
 
