@@ -20,6 +20,8 @@ $MCP_CODEMOD_BENCH_CACHE), then measures, as medians of N runs, in one go:
 - where a process pool starts to pay (the `jobs` threshold);
 - one generated 2 MB server with a tool every few lines: `check` and `fix` (no write) on it,
   with their peak memory, since a file that size once took `fix` minutes and gigabytes.
+- the language server (`bench/lsp.py`, when pygls is installed): diagnostics after each of 20
+  edits of a 2,000-line server module, warm.
 
 It prints the figures and writes them to bench/RESULTS.md. The commands run as subprocesses, so
 the numbers include start-up, as a user sees them.
@@ -594,6 +596,19 @@ def measure_speed_mechanisms(report: Report, trees: dict[str, Path], repeat: int
     )
 
 
+def measure_language_server(report: Report) -> None:
+    try:
+        import lsp  # bench/lsp.py, beside this script
+    except ImportError as error:  # pygls (the lsp extra) is not installed
+        report.note(f"Language server not measured: {error}.")
+        return
+    import asyncio
+
+    lines = lsp.section(*asyncio.run(lsp.measurements()))
+    print("\n".join(lines))
+    report.lines += ["", *lines]
+
+
 def measure_start_up(report: Report, repeat: int) -> None:
     python, _ = median_run([sys.executable, "-c", "pass"], REPO, repeat)
     version, _ = median_run([*codemod_command(), "--version"], REPO, repeat)
@@ -650,6 +665,7 @@ def main() -> int:
         {"corpus": options.cache / "tree", "servers": servers, "MCP-heavy": heavy},
         options.repeat,
     )
+    measure_language_server(report)
     options.results.write_text(
         "# Benchmark results\n\nWritten by `python bench/run.py`; see docs/speed.md.\n"
         + "\n".join(report.lines)

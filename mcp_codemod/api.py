@@ -55,6 +55,9 @@ class Options:
     cache: bool = True
     cache_dir: Path | None = None
     max_file_size: int | None = None
+    # Without a configuration file, where the cache is kept (None: the working directory). The
+    # language server keeps it in the document's workspace folder.
+    project: Path | None = None
 
 
 def resolver_for(options: Options) -> SettingsResolver:
@@ -152,7 +155,9 @@ def _check(
         cache = None
         if options.cache:
             cache = (
-                options.cache_dir or settings.cache_dir or default_cache_dir(settings.config_file)
+                options.cache_dir
+                or settings.cache_dir
+                or default_cache_dir(settings.config_file, options.project)
             )
         result = check_files(
             group_files,

@@ -782,3 +782,23 @@ def probe_command(target: str, output_format: str) -> None:
         else probe_output.probe_text(result)
     )
     sys.exit(1 if result.failed else 0)
+
+
+@main.command(name="server")
+def language_server() -> None:
+    """Run the language server on standard input and output, for editors (docs/editors.md):
+    diagnostics of the unsaved text, quick fixes, fix-all and hovers."""
+    try:
+        import pygls  # noqa: F401
+    except ImportError:
+        _fail("the language server needs pygls: install mcp-codemod with its `lsp` extra")
+    from mcp_codemod.lsp.server import serve
+
+    # The console script turns the cycle collector off for a run that ends with the process;
+    # a server runs for hours and makes cycles (asyncio's tasks and exceptions).
+    gc.enable()
+    try:
+        serve()
+    finally:
+        if sys.stdout.closed:  # pygls closes it at `exit`; the exit's flushes then see nothing
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - for the rest of the process

@@ -81,8 +81,12 @@ LAYERS = {
     "fix": {"analysis", "rules", "engine", "runtime"},
     "probe": {"engine"},
     "report": {"analysis", "rules", "engine", "probe"},
+    # The language server consumes the library as the CLI does: the API and every layer.
+    "lsp": {"runtime", "analysis", "rules", "engine", "fix", "probe", "report"},
 }
 ROOT_MODULES = {"__init__", "__main__", "api", "cli", "testing"}
+# The root modules a layer may import besides the package itself.
+ROOT_IMPORTS = {"lsp": {"mcp_codemod.api"}}
 
 
 def layer_of(module: str) -> str | None:
@@ -105,8 +109,22 @@ def test_each_layer_imports_only_the_layers_below_it():
             continue
         for other in imported(path):
             target = layer_of(other)
-            if target is None and other not in ("mcp_codemod", "mcp_codemod.__version__"):
+            if target is None and other not in (
+                "mcp_codemod",
+                "mcp_codemod.__version__",
+                *ROOT_IMPORTS.get(layer, ()),
+            ):
                 crossings.append(f"{module_of(path)} → {other} (the root)")
             elif target not in (None, layer) and target not in LAYERS[layer]:
                 crossings.append(f"{module_of(path)} → {other}")
     assert crossings == []
+
+
+def test_only_the_command_line_starts_the_language_server():
+    importers = sorted(
+        module_of(path)
+        for path in PACKAGE.rglob("*.py")
+        if layer_of(module_of(path)) != "lsp"
+        and any(layer_of(other) == "lsp" for other in imported(path))
+    )
+    assert importers == ["mcp_codemod.cli"]

@@ -78,9 +78,12 @@ _CACHEDIR_TAG = (
 Stamp = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode
 
 
-def default_cache_dir(config_file: Path | None) -> Path:
-    """`.mcp-codemod-cache` beside the configuration file, or in the working directory."""
-    return (config_file.parent if config_file is not None else Path.cwd()) / CACHE_DIR_NAME
+def default_cache_dir(config_file: Path | None, project: Path | None = None) -> Path:
+    """`.mcp-codemod-cache` beside the configuration file, or in `project` (by default the
+    working directory)."""
+    if config_file is not None:
+        return config_file.parent / CACHE_DIR_NAME
+    return (project or Path.cwd()) / CACHE_DIR_NAME
 
 
 def stamp(stat: os.stat_result) -> Stamp:

@@ -227,13 +227,34 @@ def apply(
     the module the markers and guarded classes are imported from; with `importers`, an import
     that another module of the project takes from this one (at `path`) is never removed.
     """
+    return edit(text, file_plan, path=path, runtime=runtime, importers=importers).text
+
+
+@dataclass(frozen=True)
+class EditedText:
+    text: str  # the fixed text
+    # What `text` was made of: (start, end, replacement) in character offsets of the original,
+    # in order; insertions at one offset in the order they are made. An editor applies these
+    # to its buffer (the language server) and gets `text`.
+    edits: tuple[tuple[int, int, str], ...]
+
+
+def edit(
+    text: str,
+    file_plan: FilePlan,
+    *,
+    path: Path | None = None,
+    runtime: str = RUNTIME,
+    importers: Importers | None = None,
+) -> EditedText:
+    """`apply`, with the edits that make the fixed text; raises FixError."""
     with without_cycle_collection():
-        return _apply(text, file_plan, path, runtime, importers)
+        return _edit(text, file_plan, path, runtime, importers)
 
 
-def _apply(
+def _edit(
     text: str, file_plan: FilePlan, path: Path | None, runtime: str, importers: Importers | None
-) -> str:
+) -> EditedText:
     try:
         tree = ast.parse(text)
     except (SyntaxError, RecursionError, MemoryError) as error:
@@ -289,19 +310,20 @@ def _apply(
         names = ", ".join(spell[marker] for marker in sorted(markers))
         edits.append(_annotate(text, offset(after), f"{spell[ANNOTATED]}[{spell[ANY]}, {names}]"))
     edits += [(start, end, spell[guarded]) for start, end, guarded in swaps]
+    edits.sort(key=lambda edit: (edit[0], edit[1]))  # stable: insertions keep their order
     text = _splice(text, edits)
     try:
         ast.parse(text)
     except SyntaxError as error:  # a bug of ours: never write it
         raise FixError(f"the fixed text would not parse ({error.msg}); left unchanged") from None
-    return text
+    return EditedText(text, tuple(edits))
 
 
 def _splice(text: str, edits: list[tuple[int, int, str]]) -> str:
-    """`text` with every edit made in one pass; insertions at one offset keep their order."""
+    """`text` with every edit (sorted by offset) made in one pass."""
     pieces: list[str] = []
     position = 0
-    for start, end, replacement in sorted(edits, key=lambda edit: (edit[0], edit[1])):
+    for start, end, replacement in edits:
         if start < position:
             raise FixError("overlapping edits (a bug of ours); left unchanged")
         pieces += [text[position:start], replacement]

@@ -1,0 +1,1 @@
+"""Specifications of the language server (`mcp-codemod server`), driven by a real LSP client."""
