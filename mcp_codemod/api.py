@@ -8,7 +8,7 @@ scripts and a project's own tooling all call them. Bad options and configuration
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,9 +22,16 @@ from mcp_codemod.engine.source_files import SourceError
 from mcp_codemod.rules import select_rules
 
 if TYPE_CHECKING:
-    from mcp_codemod.fix.apply import FixResult
+    from mcp_codemod.fix.apply import FileFix, FixResult
 
-__all__ = ["CheckResult", "FixOutcome", "UsageError", "check_paths", "fix_paths"]
+__all__ = [
+    "CheckResult",
+    "FixOutcome",
+    "UsageError",
+    "check_after_fix",
+    "check_paths",
+    "fix_paths",
+]
 
 
 class UsageError(Exception):
@@ -78,9 +85,13 @@ def check_paths(
 
 
 def _check(
-    paths: Sequence[str | Path], options: Options, stdin: tuple[Path, bytes] | None
+    paths: Sequence[str | Path],
+    options: Options,
+    stdin: tuple[Path, bytes] | None,
+    overlay: dict[Path, bytes] | None = None,
 ) -> tuple[Settings, list[Path], CheckResult]:
-    """The settings, the files discovered (discovery runs once per command) and the result."""
+    """The settings, the files discovered (discovery runs once per command) and the result.
+    `overlay`: texts that discovered files would have (by resolved path), read instead of theirs."""
     settings = settings_for(options)
     real_paths: dict[str, str] = {}
     if stdin is None:
@@ -91,6 +102,9 @@ def _check(
         files = []  # as ruff: an editor passing an excluded file's buffer gets no findings
     else:
         files = [stdin[0]]
+    unsaved = {stdin[0]: stdin[1]} if stdin is not None else {}
+    if overlay:
+        unsaved |= {file: overlay[file.resolve()] for file in files if file.resolve() in overlay}
     walked = () if stdin is not None else _walked(paths)
     rules = select_rules(
         list(settings.select) if settings.select is not None else None, list(settings.ignore)
@@ -104,7 +118,7 @@ def _check(
         settings.framework,
         jobs=options.jobs,
         cache_dir=cache,
-        unsaved={stdin[0]: stdin[1]} if stdin is not None else None,
+        unsaved=unsaved,
         runtime_copy=settings.runtime_module,
         discovery=Discovery(walked, settings.excludes, settings.respect_gitignore, real_paths),
     )
@@ -136,6 +150,7 @@ def _discover(
 class FixOutcome:
     check: CheckResult
     fixes: FixResult  # the changed files (not written yet), per-file failures, advice
+    writable: frozenset[Path] = frozenset()  # the files (resolved) the fixes may edit
 
 
 def fix_paths(
@@ -160,7 +175,7 @@ def fix_paths(
     runtime = settings.runtime_module or RUNTIME
     fixes = fix_findings(applicable, result.digests, writable, runtime=runtime)
     if settings.runtime_module is None:
-        return FixOutcome(result, fixes)
+        return FixOutcome(result, fixes, writable)
     try:
         guards = guard_module_change(
             settings.runtime_module, settings.config_file, needed=bool(fixes.files)
@@ -171,7 +186,31 @@ def fix_paths(
         raise UsageError(f"`runtime-module` {settings.runtime_module}: {error}") from None
     if guards is not None:
         fixes = replace(fixes, files=(*fixes.files, guards))
-    return FixOutcome(result, fixes)
+    return FixOutcome(result, fixes, writable)
+
+
+def check_after_fix(
+    paths: Sequence[str | Path],
+    options: Options,
+    outcome: FixOutcome,
+    written: Collection[FileFix] | None,
+) -> CheckResult:
+    """What `check` reports on `paths` once the fixes are made: after `written` (the changes
+    written to disk), or, when nothing was written (a dry run), with every change's text in
+    place of its file's. `fix` succeeds only if this is clean: a fix that could not be applied
+    (an edit outside the paths, an unsafe fix not enabled, a file that could not be written)
+    leaves its finding here."""
+    if written is not None:
+        if not written:
+            return outcome.check
+        return _check(paths, options, None)[2]
+    if not outcome.fixes.files:
+        return outcome.check
+    overlay = {
+        Path(change.path).resolve(): change.fixed.encode(change.encoding)
+        for change in outcome.fixes.files
+    }
+    return _check(paths, options, None, overlay)[2]
 
 
 def _codes(values: Sequence[str] | None) -> list[str] | None:

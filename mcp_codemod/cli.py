@@ -313,8 +313,9 @@ def _run_fix(paths, write: bool, show_diff: bool, unsafe_fixes: bool, options) -
     from mcp_codemod.report import check_output as report
     from mcp_codemod.report import plural
 
+    settings_options = _options(**options)
     try:
-        outcome = api.fix_paths(paths, _options(**options), unsafe_fixes=unsafe_fixes)
+        outcome = api.fix_paths(paths, settings_options, unsafe_fixes=unsafe_fixes)
     except api.UsageError as error:
         _fail(str(error))
     except Exception as error:
@@ -341,6 +342,11 @@ def _run_fix(paths, write: bool, show_diff: bool, unsafe_fixes: bool, options) -
         click.echo(note, err=True)
     for advice in fixes.advice:
         click.echo(f"note: {advice}", err=True)
+    try:
+        after = api.check_after_fix(paths, settings_options, outcome, changed if write else None)
+    except Exception as error:
+        _internal_error(error)
+    _echo_remaining(after, outcome, paths, unsafe_fixes)
     fixed = sum(change.fixes for change in changed)
     left = sum(not finding.applies(unsafe_fixes) for finding in result.findings)
     hidden = sum(f.fixable and not f.applies(unsafe_fixes) for f in result.findings)
@@ -359,9 +365,31 @@ def _run_fix(paths, write: bool, show_diff: bool, unsafe_fixes: bool, options) -
     click.echo(message, err=True)
     if result.unchecked:
         click.echo(report.unresolved_note(result), err=True)
-    if failed:
+    if failed or _exit_code(after, exit_zero=False):
         sys.exit(1)
     sys.exit(1 if changed and not write else 0)
+
+
+def _echo_remaining(after: CheckResult, outcome: api.FixOutcome, paths, unsafe_fixes) -> None:
+    """Every finding the fixes leave, with the step that fixes it: `fix` never passes over one."""
+    from mcp_codemod.fix.remaining import what_fixes
+    from mcp_codemod.report import plural
+
+    if not after.findings:
+        return
+    resolved: dict[str, Path] = {}
+
+    def writable(path: str) -> bool:
+        return resolved.setdefault(path, Path(path).resolve()) in outcome.writable
+
+    given = [str(path) for path in paths]
+    click.echo(f"{plural(len(after.findings), 'issue')} left after the fixes:", err=True)
+    for finding in after.findings:
+        click.echo(
+            f"{finding.path}:{finding.line}:{finding.column}: {finding.code} ", err=True, nl=False
+        )
+        click.echo(finding.message, err=True)
+        click.echo(f"  help: {what_fixes(finding, unsafe_fixes, writable, given)}", err=True)
 
 
 @main.command(name="rules")

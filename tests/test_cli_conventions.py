@@ -64,9 +64,13 @@ def test_an_unsafe_fix_needs_unsafe_fixes(project):
     )
     assert "MCP004 [*]" in run("check", "--no-cache", "--unsafe-fixes").stdout
     safe = run("fix", "--write", "--no-cache")
-    assert safe.exit_code == 0
+    assert safe.exit_code == 1
     assert (project / "server.py").read_text() == PLUGINS
     assert "1 hidden fix can be enabled with `--unsafe-fixes`" in safe.output
+    assert (
+        "  help: its fix is unsafe (review the diff it prints without --write): "
+        "`mcp-codemod fix --write --unsafe-fixes .`"
+    ) in safe.output
     unsafe = run("fix", "--write", "--no-cache", "--unsafe-fixes")
     assert unsafe.exit_code == 0
     assert 'mcp = GuardedFastMCP("plugins")' in (project / "server.py").read_text()
