@@ -116,3 +116,134 @@ def test_a_file_in_an_excluded_folder_does_not_block_the_commit(tmp_path, pre_co
 
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Passed" in result.stdout
+
+
+# ---- a fix that cannot be made blocks the commit until the code is protected ---------------------
+
+SERVER_WITHOUT_TOOLS = """\
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("demo")
+"""
+
+ADMIN_TOOLS = """\
+from server import mcp
+
+
+@mcp.tool()
+def search(query: str | None = None) -> str:
+    return query or ""
+"""
+
+
+def git(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    identity = ["-c", "user.name=Test", "-c", "user.email=test@example.com"]
+    return subprocess.run(
+        ["git", *identity, *args],
+        cwd=repo,
+        env=environment(),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+
+
+def hook_verdicts(output: str) -> dict[str, str]:
+    """pre-commit's `name.....Passed` lines, by hook name."""
+    verdicts = {}
+    for line in output.splitlines():
+        for verdict in ("Passed", "Failed"):
+            if line.endswith(verdict) and line.startswith("mcp-codemod"):
+                verdicts[line.split(".")[0].strip()] = verdict
+    return verdicts
+
+
+@pytest.fixture
+def committing_project(tmp_path, pre_commit_home) -> Path:
+    """A git repository with both hooks installed from this repository's last commit (as a user's
+    `.pre-commit-config.yaml` names them), and the server committed in server.py."""
+    head = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=ROOT, env=environment(), capture_output=True, text=True
+    ).stdout.strip()
+    repo = tmp_path / "project"
+    repo.mkdir()
+    (repo / ".pre-commit-config.yaml").write_text(
+        f"repos:\n- repo: {ROOT}\n  rev: {head}\n  hooks:\n"
+        "  - id: mcp-codemod-fix\n  - id: mcp-codemod-check\n",
+        encoding="utf-8",
+    )
+    (repo / "server.py").write_text(SERVER_WITHOUT_TOOLS, encoding="utf-8")
+    git(repo, "init", "--quiet")
+    git(repo, "add", ".pre-commit-config.yaml", "server.py")
+    assert git(repo, "commit", "--quiet", "-m", "server").returncode == 0
+    installed = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "install"],
+        cwd=repo,
+        env=environment(PRE_COMMIT_HOME=str(pre_commit_home)),
+        capture_output=True,
+        text=True,
+    )
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    return repo
+
+
+def commit(repo: Path, home: Path, message: str) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run(
+        ["git", "-c", "user.name=Test", "-c", "user.email=test@example.com"]
+        + ["commit", "--quiet", "-m", message],
+        cwd=repo,
+        env=environment(PRE_COMMIT_HOME=str(home)),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    if "An error has occurred" in result.stdout + result.stderr:
+        pytest.fail(f"pre-commit could not run the hooks:\n{result.stdout}{result.stderr}")
+    return result
+
+
+def test_a_tool_whose_server_is_not_staged_blocks_the_commit_until_the_server_is_guarded(
+    committing_project, pre_commit_home
+):
+    repo = committing_project
+    (repo / "admin.py").write_text(ADMIN_TOOLS, encoding="utf-8")
+    git(repo, "add", "admin.py")
+
+    first = commit(repo, pre_commit_home, "admin tools")
+    assert first.returncode == 1
+    assert hook_verdicts(first.stdout) == {
+        "mcp-codemod fix": "Failed",
+        "mcp-codemod check": "Failed",
+    }, first.stdout
+    assert "Annotated[str | None, NoPreParse]" in (repo / "admin.py").read_text(encoding="utf-8")
+
+    # The marker alone does not protect the parameter: the hooks keep failing, and `fix` names
+    # the command that guards the server in the file that was not staged.
+    git(repo, "add", "admin.py")
+    second = commit(repo, pre_commit_home, "admin tools")
+    assert second.returncode == 1
+    assert hook_verdicts(second.stdout) == {
+        "mcp-codemod fix": "Failed",
+        "mcp-codemod check": "Failed",
+    }, second.stdout
+    command = "mcp-codemod fix --write admin.py server.py"
+    assert (
+        f"  help: its fix edits server.py, outside the given paths: `{command}`"
+        in second.stdout.splitlines()
+    ), second.stdout
+
+    guarded = subprocess.run(
+        [sys.executable, "-m", "mcp_codemod", *command.split()[1:]],
+        cwd=repo,
+        env=environment(),
+        capture_output=True,
+        text=True,
+    )
+    assert guarded.returncode == 0, guarded.stdout + guarded.stderr
+    git(repo, "add", "admin.py", "server.py")
+    third = commit(repo, pre_commit_home, "admin tools, guarded server")
+    assert third.returncode == 0, third.stdout + third.stderr
+    assert hook_verdicts(third.stdout) == {
+        "mcp-codemod fix": "Passed",
+        "mcp-codemod check": "Passed",
+    }, third.stdout
