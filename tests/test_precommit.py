@@ -136,10 +136,12 @@ def search(query: str | None = None) -> str:
 """
 
 
+IDENTITY = ("-c", "user.name=Test", "-c", "user.email=test@example.com")
+
+
 def git(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    identity = ["-c", "user.name=Test", "-c", "user.email=test@example.com"]
     return subprocess.run(
-        ["git", *identity, *args],
+        ["git", *IDENTITY, *args],
         cwd=repo,
         env=environment(),
         capture_output=True,
@@ -187,10 +189,9 @@ def committing_project(tmp_path, pre_commit_home) -> Path:
     return repo
 
 
-def commit(repo: Path, home: Path, message: str) -> subprocess.CompletedProcess[str]:
+def commit(repo: Path, home: Path, message: str) -> tuple[int, str]:
     result = subprocess.run(
-        ["git", "-c", "user.name=Test", "-c", "user.email=test@example.com"]
-        + ["commit", "--quiet", "-m", message],
+        ["git", *IDENTITY, "commit", "--quiet", "-m", message],
         cwd=repo,
         env=environment(PRE_COMMIT_HOME=str(home)),
         capture_output=True,
@@ -199,7 +200,7 @@ def commit(repo: Path, home: Path, message: str) -> subprocess.CompletedProcess[
     )
     if "An error has occurred" in result.stdout + result.stderr:
         pytest.fail(f"pre-commit could not run the hooks:\n{result.stdout}{result.stderr}")
-    return result
+    return result.returncode, result.stdout + result.stderr  # git shows the hooks' output on stderr
 
 
 def test_a_tool_whose_server_is_not_staged_blocks_the_commit_until_the_server_is_guarded(
@@ -209,28 +210,28 @@ def test_a_tool_whose_server_is_not_staged_blocks_the_commit_until_the_server_is
     (repo / "admin.py").write_text(ADMIN_TOOLS, encoding="utf-8")
     git(repo, "add", "admin.py")
 
-    first = commit(repo, pre_commit_home, "admin tools")
-    assert first.returncode == 1
-    assert hook_verdicts(first.stdout) == {
+    first_status, first_output = commit(repo, pre_commit_home, "admin tools")
+    assert first_status == 1
+    assert hook_verdicts(first_output) == {
         "mcp-codemod fix": "Failed",
         "mcp-codemod check": "Failed",
-    }, first.stdout
+    }, first_output
     assert "Annotated[str | None, NoPreParse]" in (repo / "admin.py").read_text(encoding="utf-8")
 
     # The marker alone does not protect the parameter: the hooks keep failing, and `fix` names
     # the command that guards the server in the file that was not staged.
     git(repo, "add", "admin.py")
-    second = commit(repo, pre_commit_home, "admin tools")
-    assert second.returncode == 1
-    assert hook_verdicts(second.stdout) == {
+    second_status, second_output = commit(repo, pre_commit_home, "admin tools")
+    assert second_status == 1
+    assert hook_verdicts(second_output) == {
         "mcp-codemod fix": "Failed",
         "mcp-codemod check": "Failed",
-    }, second.stdout
+    }, second_output
     command = "mcp-codemod fix --write admin.py server.py"
     assert (
         f"  help: its fix edits server.py, outside the given paths: `{command}`"
-        in second.stdout.splitlines()
-    ), second.stdout
+        in second_output.splitlines()
+    ), second_output
 
     guarded = subprocess.run(
         [sys.executable, "-m", "mcp_codemod", *command.split()[1:]],
@@ -241,9 +242,9 @@ def test_a_tool_whose_server_is_not_staged_blocks_the_commit_until_the_server_is
     )
     assert guarded.returncode == 0, guarded.stdout + guarded.stderr
     git(repo, "add", "admin.py", "server.py")
-    third = commit(repo, pre_commit_home, "admin tools, guarded server")
-    assert third.returncode == 0, third.stdout + third.stderr
-    assert hook_verdicts(third.stdout) == {
+    third_status, third_output = commit(repo, pre_commit_home, "admin tools, guarded server")
+    assert third_status == 0, third_output
+    assert hook_verdicts(third_output) == {
         "mcp-codemod fix": "Passed",
         "mcp-codemod check": "Passed",
-    }, third.stdout
+    }, third_output
