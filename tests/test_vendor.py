@@ -140,3 +140,22 @@ def test_the_copys_guard_and_install_protect_the_server(tmp_path, guarding: str)
     # A guarded server keeps text as sent: nothing to report.
     assert "MCP001" not in result.output
     assert result.exit_code == 0
+
+
+def test_the_diff_applies_with_git_and_creates_the_guard_module(tmp_path):
+    project(tmp_path)
+    subprocess.run(["git", "init", "--quiet"], cwd=tmp_path, check=True)
+    server = tmp_path / "app" / "server.py"
+    subprocess.run(["git", "add", "."], cwd=tmp_path, check=True)
+
+    diff = run_cli("fix", "--no-cache", ".", cwd=tmp_path).stdout
+
+    assert "--- /dev/null\n+++ b/app/_mcp_guards.py\n" in diff
+    assert "--- a/app/server.py\n+++ b/app/server.py\n" in diff
+    applied = subprocess.run(
+        ["git", "apply", "--check", "-"], cwd=tmp_path, input=diff, capture_output=True, text=True
+    )
+    assert applied.returncode == 0, applied.stderr
+    subprocess.run(["git", "apply", "-"], cwd=tmp_path, input=diff, text=True, check=True)
+    assert server.read_text() == dedent(FIXED)
+    assert (tmp_path / "app" / "_mcp_guards.py").read_text() == guard_module_text()

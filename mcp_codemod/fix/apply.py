@@ -49,9 +49,14 @@ class FileFix:
     encoding: str
     fixes: int
     data: bytes  # the bytes `original` was decoded from: the file is replaced only if it holds them
+    created: bool = False  # a file that does not exist yet (the generated guard module)
 
     def diff(self) -> str:
-        return unified_diff(self.original, self.fixed, f"a/{self.path}", f"b/{self.path}")
+        """The change as `git diff` prints it, so `git apply` and `patch -p1` take it: paths
+        relative to the working directory under `a/` and `b/`, `/dev/null` for a new file."""
+        path = Path(os.path.relpath(self.path)).as_posix()
+        old = "/dev/null" if self.created else f"a/{path}"
+        return unified_diff(self.original, self.fixed, old, f"b/{path}")
 
 
 @dataclass(frozen=True)
@@ -177,7 +182,7 @@ def write(fix: FileFix) -> None:
     """Replace the file with the fixed text if it still holds the bytes the fix was made from;
     raises SourceError (ChangedError when it changed) and leaves the file as it was."""
     path = Path(fix.path)
-    if not fix.data and not path.exists():  # a new file (the generated guard module)
+    if fix.created and not path.exists():
         path.touch(mode=0o644)
     write_source(path, fix.fixed, fix.encoding, fix.data)
 

@@ -99,7 +99,7 @@ def guard_module_change(module: str, config_file: Path | None, needed: bool) -> 
     path = guard_module_path(module, config_file)
     wanted = guard_module_text()
     if not path.exists():
-        return FileFix(str(path), "", wanted, "utf-8", 0, b"") if needed else None
+        return FileFix(str(path), "", wanted, "utf-8", 0, b"", created=True) if needed else None
     try:
         data, source = read_for_rewrite(path)
         current = source.text
