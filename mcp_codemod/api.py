@@ -213,6 +213,24 @@ def check_after_fix(
     return _check(paths, options, None, overlay)[2]
 
 
+def tool_modules(server_module: str, root: Path) -> tuple[str, ...]:
+    """The modules under `root` that define tools on a server made in `server_module` (by the
+    static analysis, as `check` finds them), other than that module: what the probe has to
+    import to see every tool."""
+    from mcp_codemod.engine.module_paths import module_name
+
+    _settings, result = check_paths([root], Options(cache=False))
+    return tuple(
+        sorted(
+            {
+                name
+                for server, path in result.tool_files
+                if server == server_module and (name := module_name(Path(path))[0]) != server_module
+            }
+        )
+    )
+
+
 def _codes(values: Sequence[str] | None) -> list[str] | None:
     codes = [c.strip().upper() for value in values or () for c in value.split(",") if c.strip()]
     return codes or None

@@ -427,7 +427,15 @@ def explain_rule(code: str) -> None:
     show_default=True,
     help="How to print the arguments that do not arrive as sent.",
 )
-def probe_command(target: str, output_format: str) -> None:
+@click.option(
+    "--import",
+    "imports",
+    multiple=True,
+    metavar="MODULE",
+    help="Import this module (package.module or path/to/module.py) after TARGET, so the tools "
+    "it registers on the server are probed too; repeatable.",
+)
+def probe_command(target: str, output_format: str, imports: tuple[str, ...]) -> None:
     """Run every tool's argument validation on values the framework is known to mangle.
 
     TARGET names a server object: path/to/server.py:attr or package.module:attr (an mcp
@@ -436,23 +444,52 @@ def probe_command(target: str, output_format: str) -> None:
     5.0 to each integer parameter, and the JSON text of an array or object to each structured
     parameter; input schemas are checked for arrays without `items`. Tool bodies are never run.
     Exit 1 when an argument arrives changed or is rejected or a schema has such an array, 2
-    when TARGET cannot be loaded.
+    when TARGET cannot be loaded or has no tools to probe.
     """
     from mcp_codemod.probe import argument_handling, targets
     from mcp_codemod.probe.server_probe import probe_server
     from mcp_codemod.report import probe_output
 
     try:
-        result = probe_server(targets.load_target(target))
+        server = targets.load_target(target)
+        for module in imports:
+            targets.load_module(module)
+        result = probe_server(server)
     except (targets.TargetError, argument_handling.NotAServerError) as error:
         _fail(str(error))
     for tool, reason in result.not_probed:
         click.echo(f"mcp-codemod: tool {tool!r} not probed: {reason}", err=True)
     if not result.tools and not result.not_probed:
-        click.echo(f"mcp-codemod: {result.server!r} has no tools registered", err=True)
+        _fail(_nothing_probed(target, imports, result.server))
     click.echo(
         probe_output.probe_json(result)
         if output_format == "json"
         else probe_output.probe_text(result)
     )
     sys.exit(1 if result.failed else 0)
+
+
+def _nothing_probed(target: str, imports: tuple[str, ...], server: str) -> str:
+    """Why a server has no tools, and the command that loads them: the modules of its package
+    that register tools on it, as the static analysis finds them."""
+    import shlex
+
+    from mcp_codemod import api
+    from mcp_codemod.engine.module_paths import module_name
+    from mcp_codemod.probe import targets
+
+    module = targets.target_module(target)
+    loaded = sys.modules.get(module)
+    where = Path(getattr(loaded, "__file__", None) or ".")
+    root = module_name(where)[1] if where.is_file() else Path(".")
+    try:
+        missing = [name for name in api.tool_modules(module, root) if name not in imports]
+    except api.UsageError:
+        missing = []
+    message = f"probed nothing: server {server!r} has no tools once {module} is loaded"
+    if not missing:
+        return f"{message}; import the modules that register them with `--import MODULE`"
+    command = ["mcp-codemod", "probe", *(f"--import={name}" for name in (*imports, *missing))]
+    return (
+        f"{message}; {', '.join(missing)} register tools on it: `{shlex.join([*command, target])}`"
+    )
