@@ -105,7 +105,7 @@ def test_the_fix_marks_the_parameters_and_says_where_to_guard_the_server(tmp_pat
     fixed = (tmp_path / "main.py").read_text()
     assert "from mcp_codemod.runtime import NoPreParse\n" in fixed
     assert "async def search(query: Annotated[str | None, NoPreParse] = None, limit" in fixed
-    assert "body: Annotated[Optional[str], NoPreParse] = None, ctx=None)" in fixed
+    assert "body: Annotated[Optional[str], NoPreParse] = None, ctx=None\n) -> str:" in fixed
     assert "topic: Annotated[str | None, NoPreParse], context: Context" in fixed
     assert "app = MCPApp(" in fixed  # the application object is not swapped
     assert (

@@ -35,7 +35,10 @@ FIXED = """\
 
 
     @mcp.tool()
-    def search(query: Annotated[str | None, NoPreParse] = None, page: Annotated[StrictInt, AcceptWholeFloat] = 1) -> str:
+    def search(
+        query: Annotated[str | None, NoPreParse] = None,
+        page: Annotated[StrictInt, AcceptWholeFloat] = 1,
+    ) -> str:
         return repr((query, page))
     """
 

@@ -10,6 +10,8 @@ the text. A result that does not parse is never written.
 from __future__ import annotations
 
 import ast
+import bisect
+import itertools
 import os
 import re
 from collections import defaultdict
@@ -23,7 +25,9 @@ from mcp_codemod.analysis.source_text import line_offsets
 from mcp_codemod.engine.cycle_collection import without_cycle_collection
 from mcp_codemod.engine.facts_cache import digest
 from mcp_codemod.engine.source_files import CHANGED, SourceError, read_for_rewrite, write_source
+from mcp_codemod.fix.format_style import FormatStyles
 from mcp_codemod.fix.imports import ANNOTATED, RUNTIME, first_party_names, plan_imports
+from mcp_codemod.fix.line_wrap import LineStyle, wrap_edited_lines
 from mcp_codemod.fix.textdiff import unified_diff
 from mcp_codemod.rules.findings import Finding
 
@@ -151,6 +155,7 @@ def fix_findings(
         return resolved[path] in writable
 
     planned = plan(findings, is_writable)
+    styles = FormatStyles()
     files: list[FileFix] = []
     failures: list[FixFailure] = []
     targets: set[Path] = set()
@@ -163,7 +168,13 @@ def fix_findings(
             data, source = read_for_rewrite(Path(path))
             if digest(data) != digests.get(os.path.abspath(path)):
                 raise SourceError(CHANGED)
-            fixed = apply(source.text, planned.files[path], path=Path(path), runtime=runtime)
+            fixed = apply(
+                source.text,
+                planned.files[path],
+                path=Path(path),
+                runtime=runtime,
+                style=styles.of(Path(path)),
+            )
         except (SourceError, FixError) as error:
             failures.append(FixFailure(path, str(error)))
             continue
@@ -193,17 +204,21 @@ def apply(
     *,
     path: Path | None = None,
     runtime: str = RUNTIME,
+    style: LineStyle | None = None,
 ) -> str:
     """The text with the plan's edits and the imports they need; raises FixError.
 
     `path` tells first-party modules from third-party ones (where an import goes); `runtime` is
-    the module the markers and guarded classes are imported from.
+    the module the markers and guarded classes are imported from; `style`: the project's
+    formatter settings, to which an edited line that grew too long is split (default: ruff's).
     """
     with without_cycle_collection():
-        return _apply(text, file_plan, path, runtime)
+        return _apply(text, file_plan, path, runtime, style or LineStyle())
 
 
-def _apply(text: str, file_plan: FilePlan, path: Path | None, runtime: str) -> str:
+def _apply(
+    text: str, file_plan: FilePlan, path: Path | None, runtime: str, style: LineStyle
+) -> str:
     try:
         tree = ast.parse(text)
     except (SyntaxError, RecursionError, MemoryError) as error:
@@ -244,7 +259,16 @@ def _apply(text: str, file_plan: FilePlan, path: Path | None, runtime: str) -> s
             edits.append((start, start, f"{spell[ANNOTATED]}["))
             edits.append((end, end, f", {names}]"))
     edits += [(start, end, spell[guarded]) for start, end, guarded in swaps]
-    text = _splice(text, edits)
+    starts = [*offsets, len(text)]
+    original_lines = [text[a:b].rstrip("\r\n") for a, b in itertools.pairwise(starts)]
+    text, edited = _splice(text, edits)
+    # Only where the input fitted: a line that was too long before is the user's layout.
+    fitted = {
+        line
+        for line, before in edited.items()
+        if before is None or before >= len(original_lines) or style.fits(original_lines[before])
+    }
+    text = wrap_edited_lines(text, fitted, style)
     try:
         ast.parse(text)
     except SyntaxError as error:  # a bug of ours: never write it
@@ -252,17 +276,36 @@ def _apply(text: str, file_plan: FilePlan, path: Path | None, runtime: str) -> s
     return text
 
 
-def _splice(text: str, edits: list[tuple[int, int, str]]) -> str:
-    """`text` with every edit made in one pass; insertions at one offset keep their order."""
+def _splice(text: str, edits: list[tuple[int, int, str]]) -> tuple[str, dict[int, int | None]]:
+    """`text` with every edit made in one pass (insertions at one offset keep their order), and
+    the lines (0-based) of the result that the edits touched, each with the line of `text` it
+    was (None for the lines of a new statement)."""
     pieces: list[str] = []
     position = 0
+    length = 0  # of the result so far
+    old_offsets = line_offsets(text)
+    touched: list[tuple[int, int, int | None]] = []  # spans of the result, their line before
     for start, end, replacement in sorted(edits, key=lambda edit: (edit[0], edit[1])):
         if start < position:
             raise FixError("overlapping edits (a bug of ours); left unchanged")
-        pieces += [text[position:start], replacement]
+        kept = text[position:start]
+        pieces += [kept, replacement]
+        length += len(kept)
+        before = bisect.bisect_right(old_offsets, start) - 1
+        touched.append((length, length + len(replacement), None if "\n" in replacement else before))
+        length += len(replacement)
         position = end
     pieces.append(text[position:])
-    return "".join(pieces)
+    result = "".join(pieces)
+    offsets = line_offsets(result)
+    lines: dict[int, int | None] = {}
+    for start, end, before in touched:
+        first = bisect.bisect_right(offsets, start) - 1
+        last = bisect.bisect_right(offsets, max(start, end - 1)) - 1
+        for line in range(first, last + 1):
+            if lines.get(line, -1) is not None:
+                lines[line] = before
+    return result, lines
 
 
 # After the last element of a multi-line `Annotated[...]`: a trailing comma (and maybe a comment)

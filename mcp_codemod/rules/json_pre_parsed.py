@@ -158,7 +158,10 @@ server = GuardedMCPServer("notes")
 
 
 @server.tool()
-def add(title: Annotated[Optional[str], NoPreParse], body: "Annotated[str | list[str], NoPreParse]") -> str:
+def add(
+    title: Annotated[Optional[str], NoPreParse],
+    body: "Annotated[str | list[str], NoPreParse]",
+) -> str:
     return str(title) + str(body)
 """,
         ),
