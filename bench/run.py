@@ -555,6 +555,45 @@ def measure_big_file(report: Report, scratch: Path, repeat: int) -> None:
     report.note('"vs check": the median of ratios to `check` runs interleaved with `fix`.')
 
 
+# Each speed mechanism that replaces a standard way of doing the same thing, and how to turn it
+# off in a fresh process: each must pay at least 5 % on one tree to stay (docs/speed.md).
+SPEED_MECHANISMS = {
+    "workers forked by hand (off: the standard library's process pool)": (
+        "from mcp_codemod.engine import parallel; parallel.ForkedPool = parallel.SpawnedPool"
+    ),
+    "a run's objects left to the exit (off: freed when the run returns)": (
+        "from mcp_codemod.engine import process_exit; process_exit.leave_to_exit = lambda: None"
+    ),
+    "the quick unparse of annotations (off: ast.unparse)": (
+        "import ast; from mcp_codemod.analysis import source_text; "
+        "source_text.unparse = ast.unparse"
+    ),
+}
+
+
+def measure_speed_mechanisms(report: Report, trees: dict[str, Path], repeat: int) -> None:
+    """A cold `check` with each mechanism turned off against the same launcher with it on, in
+    pairs: the median ratio is what the mechanism saves."""
+
+    def launcher(patch: str) -> list[str]:
+        script = f"{patch}\nfrom mcp_codemod.cli import run\nrun()"
+        return [sys.executable, "-c", script, "check", "--no-cache", "--exit-zero", "."]
+
+    rows = []
+    for mechanism, patch in SPEED_MECHANISMS.items():
+        ratios = []
+        for tree in trees.values():
+            _seconds, _memory, ratio = paired_runs(launcher(patch), launcher("pass"), tree, repeat)
+            ratios.append(f"{ratio:.3f}×")
+        rows.append([mechanism, *ratios])
+    report.heading("Speed mechanisms: a cold check with each one off, against it on")
+    report.table(["mechanism", *trees], rows)
+    report.note(
+        "Each cell: the median of ratios (off ÷ on) of cold `check --no-cache` runs interleaved "
+        "pair by pair. A mechanism stays where it saves at least 5 % (1.050×) on one tree."
+    )
+
+
 def measure_start_up(report: Report, repeat: int) -> None:
     python, _ = median_run([sys.executable, "-c", "pass"], REPO, repeat)
     version, _ = median_run([*codemod_command(), "--version"], REPO, repeat)
@@ -606,6 +645,11 @@ def main() -> int:
         measure_pool_threshold(report, Path(scratch), options.repeat)
         measure_every_file_holds_tools(report, Path(scratch), options.repeat)
         measure_big_file(report, Path(scratch), options.repeat)
+    measure_speed_mechanisms(
+        report,
+        {"corpus": options.cache / "tree", "servers": servers, "MCP-heavy": heavy},
+        options.repeat,
+    )
     options.results.write_text(
         "# Benchmark results\n\nWritten by `python bench/run.py`; see docs/speed.md.\n"
         + "\n".join(report.lines)

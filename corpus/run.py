@@ -27,7 +27,7 @@ is constructed in the package's sources: after the fix the probe may find no man
 all (whatever `check` said of it), and before the fix `check` must report exactly the parameters
 the probe finds mangled (MCP001, MCP002).
 
-Importable: `tests/test_corpus_subset.py` calls `load_packages` and `run_package`.
+Importable: `tests/engine/test_corpus_subset.py` calls `load_packages` and `run_package`.
 """
 
 from __future__ import annotations

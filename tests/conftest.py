@@ -1,5 +1,8 @@
+import importlib.util
 import os
 import re
+import subprocess
+import sys
 import unicodedata
 from pathlib import Path
 
@@ -66,3 +69,45 @@ def candidate_by_definition(data: bytes) -> bool:
         any(word in normalized for word in prefilter.CANDIDATE_WORDS)
         or any(re.search(pattern, normalized) for pattern in patterns)
     )
+
+
+def modules_added_by(script: str) -> set[str]:
+    """The modules that running `script` in a fresh interpreter loads beyond what the same
+    interpreter loads by itself (some interpreters import `tempfile` or `re` at start-up)."""
+    report = "\nimport sys\nprint(*sorted(sys.modules))\n"
+
+    def loaded(code: str) -> set[str]:
+        result = subprocess.run(
+            [sys.executable, "-c", code + report], capture_output=True, text=True, check=True
+        )
+        return set(result.stdout.splitlines()[-1].split())
+
+    return loaded(script) - loaded("")
+
+
+# The folders whose tests run a real server: without an SDK they are skipped, with the reason.
+_NEEDS_AN_SDK = ("probe", "runtime")
+_MISSING_SDK = [
+    name for name in ("mcp", "fastmcp", "pydantic") if importlib.util.find_spec(name) is None
+]
+
+
+# For a test elsewhere that runs a real server (the probe as the oracle).
+needs_sdk = pytest.mark.skipif(
+    bool(_MISSING_SDK), reason=f"needs {', '.join(_MISSING_SDK)}: install an SDK environment"
+)
+
+
+class _SkippedModule(pytest.Module):
+    def collect(self):
+        pytest.skip(
+            f"needs {', '.join(_MISSING_SDK)}: install an SDK environment "
+            "(pip install -e '.[test,mcp1]' or '.[test,mcp2]')"
+        )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pycollect_makemodule(module_path: Path, parent):
+    if _MISSING_SDK and module_path.parent.name in _NEEDS_AN_SDK:
+        return _SkippedModule.from_parent(parent, path=module_path)
+    return None

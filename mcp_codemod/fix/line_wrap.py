@@ -14,7 +14,7 @@ formatter (black's algorithm) would split it:
 
 A trailing comment stays at the end of the last line. Lines the fix did not touch are left as
 they are, and so are lines that cannot be split (no brackets): the formatter could not split
-them either. `tests/test_ruff_oracle.py` holds the output to ruff's own verdict.
+them either. `tests/fix/test_ruff_oracle.py` holds the output to ruff's own verdict.
 """
 
 from __future__ import annotations

@@ -250,7 +250,7 @@ def test_a_factory_call_passed_to_a_registration_helper_is_generated(tmp_path):
 )
 def test_the_generated_signature_fixtures_are_classified_so(shape):
     # tests/runtime/test_unseen_tools.py runs the same servers against the probe.
-    path = Path(__file__).resolve().parents[1] / "fixtures" / "unseen" / f"{shape}.py"
+    path = Path(__file__).resolve().parents[2] / "fixtures" / "unseen" / f"{shape}.py"
     result = check_files([path], select_rules(None, []))
     assert [kind for _, _, kind in unseen(result)] == [Unseen.GENERATED_SIGNATURE]
 

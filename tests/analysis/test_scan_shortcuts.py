@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import math
 import re
+import sys
 import textwrap
 
 import pytest
@@ -202,7 +203,12 @@ EXPRESSIONS = [
     "x[a,]",
     "x[()]",
     "x[1:2]",
-    "x[*a]",
+    pytest.param(
+        "x[*a]",
+        marks=pytest.mark.skipif(
+            sys.version_info < (3, 11), reason="starred subscripts are 3.11 syntax"
+        ),
+    ),
     "f(*args, (x for x in y))",
     "f(x for x in y)",
     "(1).real",

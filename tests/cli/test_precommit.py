@@ -1,8 +1,9 @@
 """The pre-commit hooks, run by the real pre-commit on a throwaway repository.
 
 `pre-commit try-repo` installs the hooks from this repository's HEAD (plus uncommitted changes to
-tracked files, but not untracked files) into a fresh virtualenv on every run, so each test takes a
-while.
+tracked files, but not untracked files) into a fresh virtualenv on every run, with their
+dependencies from the package index: these tests are marked `network`, and CI runs them in its
+setup step (`pytest -m network`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 EXPOSED = """\
 from mcp.server.fastmcp import FastMCP
@@ -30,6 +31,8 @@ def search(query: str | None = None) -> str:
 """
 
 pytestmark = [
+    # pre-commit installs the hooks' dependencies from the package index.
+    pytest.mark.network,
     pytest.mark.skipif(
         importlib.util.find_spec("pre_commit") is None, reason="pre-commit is not installed"
     ),

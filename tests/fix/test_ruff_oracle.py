@@ -24,7 +24,7 @@ from conftest import run_cli
 from mcp_codemod.rules import RULES
 from mcp_codemod.rules.model import Invalid, Valid
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LINE_LENGTHS = (79, 88, 100, 120)
 LINT = "E501,I,F"
 
@@ -127,10 +127,10 @@ def test_a_signature_made_too_long_is_split_as_ruff_format_splits_it(tmp_path):
 @pytest.mark.corpus
 @pytest.mark.parametrize("line_length", LINE_LENGTHS)
 def test_fixed_corpus_subset_passes_ruff_wherever_the_input_did(tmp_path, line_length):
-    # The packages tests/test_corpus_subset.py fixes, from the corpus cache (never downloaded
+    # The packages tests/engine/test_corpus_subset.py fixes, from the corpus cache (never downloaded
     # here). A package's own ruff settings, where it has them, apply to its files, for ruff and
     # for the fix alike.
-    from test_corpus_subset import EXPECTED, _pristine, run
+    from engine.test_corpus_subset import EXPECTED, _pristine, run
 
     (tmp_path / "pyproject.toml").write_text(f"[tool.ruff]\nline-length = {line_length}\n")
     packages = {package.name: package for package in run.load_packages()}

@@ -3,7 +3,7 @@
 A valid case gets no finding from its rule; an invalid case gets findings exactly on its lines,
 and `fix --write --unsafe-fixes` turns it into its `fixed` text (or leaves it alone when the rule
 has no fix for it), after which the rule is silent and a second fix changes nothing. The messages
-of all invalid cases are a snapshot (tests/snapshots/rule-messages.txt): run with
+of all invalid cases are a snapshot (tests/rules/snapshots/rule-messages.txt): run with
 MCP_CODEMOD_UPDATE_SNAPSHOTS=1 to rewrite it, and review the diff.
 """
 

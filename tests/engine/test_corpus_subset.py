@@ -28,7 +28,7 @@ from mcp_codemod.engine.settings import DEFAULT_EXCLUDE
 from mcp_codemod.engine.source_files import SourceError
 from mcp_codemod.rules import select_rules
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _load_runner():
@@ -100,7 +100,7 @@ def test_findings_per_package(results, name):
 @pytest.mark.corpus
 def test_prefilter_loses_nothing_on_the_ecosystem_corpus(request):
     # Parsing every file of the corpus takes a while: pytest's cache keeps the facts between
-    # sessions (tests/test_speed_features.py shows that cached facts are the facts).
+    # sessions (tests/engine/test_speed_features.py shows that cached facts are the facts).
     cache_dir = request.config.cache.mkdir("mcp-codemod-facts")
     folders = [_pristine(package) for package in run.load_packages()]
     files = discover(folders, DEFAULT_EXCLUDE, respect_gitignore=True)
@@ -132,14 +132,15 @@ def test_the_prefilter_answers_what_its_patterns_define_on_every_file_at_hand():
     )
     roots = [run.DEFAULT_CACHE / "src", bench, Path(sysconfig.get_paths()["purelib"])]
     assert roots[0].is_dir(), "the corpus is not downloaded: python corpus/run.py --download-only"
-    count = 0
+    compared = dict.fromkeys(roots, 0)
     for root in roots:
         for path in root.rglob("*.py"):
             if path.is_file():
                 data = path.read_bytes()
                 assert _verdict(data, is_candidate) == _verdict(data, candidate_by_definition), path
-                count += 1
-    assert count > 10_000
+                compared[root] += 1
+    # The pinned corpus alone is the same on every machine: its 1,600-odd files were all read.
+    assert compared[roots[0]] > 1_500
 
 
 # ---- the runner's own rules (no corpus needed) ------------------------------------------------

@@ -1,0 +1,1 @@
+"""Specifications of the analysis: what the scanner and the linker find in a project."""

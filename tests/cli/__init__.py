@@ -1,0 +1,1 @@
+"""Specifications of the command line, its conventions and the pre-commit hooks."""

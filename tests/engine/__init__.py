@@ -1,0 +1,1 @@
+"""Specifications of the run: discovery, settings, caches, parallelism, and check on the fixtures."""

@@ -1,0 +1,1 @@
+"""Specifications of the fixer: edits, imports, diffs, writes and the guard module."""

@@ -1,0 +1,1 @@
+"""Specifications of the rules, generated from their own cases."""
