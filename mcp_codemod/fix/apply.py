@@ -246,6 +246,7 @@ def _apply(
         [(start, end) for start, end, _ in swaps],
         runtime,
         first_party_names(path),
+        style,
     )
     del tree  # before the result's own parse: two trees of a large file do not fit twice
     spell = imports.spellings

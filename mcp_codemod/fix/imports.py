@@ -28,6 +28,7 @@ from mcp_codemod.fix.import_placement import (
     new_statement_key,
 )
 from mcp_codemod.fix.import_usage import occurrences_outside, still_used
+from mcp_codemod.fix.line_wrap import LineStyle
 
 RUNTIME = "mcp_codemod.runtime"
 ANNOTATED = "Annotated"
@@ -61,6 +62,7 @@ def plan_imports(
     swapped: list[tuple[int, int]],
     runtime: str = RUNTIME,
     first_party: Callable[[str], bool] = lambda _: False,
+    style: LineStyle | None = None,
 ) -> ImportPlan:
     """How to spell each `needed` name, and the import edits that make them available; the
     server class imports that only the `swapped` spans used are removed."""
@@ -77,7 +79,7 @@ def plan_imports(
             additions.setdefault(modules[0], []).append((name, None if local == name else local))
             spelling = local
         spellings[name] = spelling
-    block = LeadingBlock(text, tree, offsets, first_party)
+    block = LeadingBlock(text, tree, offsets, first_party, style or LineStyle())
     for base in {text[start:end].split(".")[0] for start, end in swapped}:
         outside = occurrences_outside(base, text, tree, offsets, swapped)
         if not still_used(base, text, tree, offsets, swapped, bindings, outside):

@@ -138,3 +138,35 @@ def test_fixed_corpus_subset_passes_ruff_wherever_the_input_did(tmp_path, line_l
         shutil.copytree(_pristine(packages[name]), tmp_path / name)
 
     assert regressions(tmp_path) == {}
+
+
+GROWING_IMPORTS = """\
+from mcp.server.fastmcp import FastMCP
+from pydantic import StrictInt
+
+mcp = FastMCP("demo")
+
+
+class Tools:
+\tdef register(self) -> None:
+\t\t@mcp.tool()
+\t\tdef move(q: str | None, p: StrictInt, loc: tuple[int, int]) -> str:
+\t\t\treturn repr((q, p, loc))
+
+\t\tdel move
+"""
+
+
+def test_an_import_made_too_long_is_parenthesised_and_tabs_stay_tabs(tmp_path):
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.ruff]\nline-length = 79\n[tool.ruff.format]\nindent-style = "tab"\n'
+    )
+    (tmp_path / "server.py").write_text(GROWING_IMPORTS)
+    assert failing(tmp_path) == {}
+
+    run_cli("fix", "--write", "--no-cache", "server.py", cwd=tmp_path)
+
+    fixed = (tmp_path / "server.py").read_text()
+    assert "from mcp_codemod.runtime import (\n\tAcceptWholeFloat,\n" in fixed
+    assert "\t\tdef move(\n\t\t\tq: Annotated[str | None, NoPreParse],\n" in fixed
+    assert failing(tmp_path) == {}
