@@ -72,7 +72,7 @@ def wrap_edited_lines(text: str, edited_lines: set[int], style: LineStyle) -> st
     if not long:
         return text
     try:
-        inside = _inside_brackets(text)
+        inside = _inside_brackets(text, max(long))
     except (tokenize.TokenError, SyntaxError):  # not for this module to judge: left as it is
         return text
     out: list[str] = []
@@ -89,8 +89,8 @@ def wrap_edited_lines(text: str, edited_lines: set[int], style: LineStyle) -> st
     return "".join(out)
 
 
-def _inside_brackets(text: str) -> set[int]:
-    """The lines (0-based) that start inside brackets opened on an earlier line."""
+def _inside_brackets(text: str, last: int) -> set[int]:
+    """The lines (0-based, up to `last`) that start inside brackets opened on an earlier line."""
     if "\r" in text.replace("\r\n", ""):
         raise tokenize.TokenError("lines end in a lone carriage return; not followed here")
     inside: set[int] = set()
@@ -98,6 +98,8 @@ def _inside_brackets(text: str) -> set[int]:
     row = 0
     for token in tokenize.generate_tokens(io.StringIO(text).readline):
         start_row = token.start[0] - 1
+        if start_row > last:
+            break
         while row < start_row:
             row += 1
             if depth:
