@@ -26,7 +26,7 @@ from mcp_codemod.engine.cycle_collection import without_cycle_collection
 from mcp_codemod.engine.facts_cache import digest
 from mcp_codemod.engine.source_files import CHANGED, SourceError, read_for_rewrite, write_source
 from mcp_codemod.fix.format_style import FormatStyles
-from mcp_codemod.fix.imports import ANNOTATED, RUNTIME, first_party_names, plan_imports
+from mcp_codemod.fix.imports import ANNOTATED, ANY, RUNTIME, first_party_names, plan_imports
 from mcp_codemod.fix.line_wrap import LineStyle, wrap_edited_lines
 from mcp_codemod.fix.textdiff import unified_diff
 from mcp_codemod.rules.findings import Finding
@@ -42,6 +42,8 @@ class FilePlan:
 
     markers: dict[Span, tuple[AnnotationSite, set[str]]] = field(default_factory=dict)
     swaps: dict[Span, str] = field(default_factory=dict)  # span → guarded class name
+    # The end of an unannotated parameter's name → the markers of its new annotation.
+    annotations: dict[Position, set[str]] = field(default_factory=dict)
     fixes: int = 0
 
 
@@ -107,6 +109,15 @@ def plan(findings: tuple[Finding, ...], writable: Callable[[str], bool]) -> Plan
             file_plan = plans[marker.path]
             _, markers = file_plan.markers.setdefault(marker.site.span, (marker.site, set()))
             markers.add(marker.marker)
+        for annotation in finding.fix.annotations:
+            if not writable(annotation.path):
+                where = "the parameter is"
+                outside[_outside_note(annotation.path, annotation.after.line, where)] = None
+                complete = False
+                continue
+            plans[annotation.path].annotations.setdefault(annotation.after, set()).add(
+                annotation.marker
+            )
         for swap in finding.fix.swaps:
             if not writable(swap.path):
                 where = "the server is constructed"
@@ -117,7 +128,7 @@ def plan(findings: tuple[Finding, ...], writable: Callable[[str], bool]) -> Plan
         if complete:
             # Counted where its first edit lands: a marker on an alias in another module fixes
             # the finding there, and the finding's own file may not change at all.
-            edits = [*finding.fix.markers, *finding.fix.swaps]
+            edits = [*finding.fix.markers, *finding.fix.annotations, *finding.fix.swaps]
             plans[edits[0].path if edits else finding.path].fixes += 1
         else:
             incomplete += 1
@@ -235,6 +246,8 @@ def _apply(
         needed |= markers
         if site.append_at is None:
             needed.add(ANNOTATED)
+    for markers in file_plan.annotations.values():
+        needed |= markers | {ANNOTATED, ANY}
     swaps = [
         (offset(span.start), offset(span.end), guarded) for span, guarded in file_plan.swaps.items()
     ]
@@ -259,6 +272,9 @@ def _apply(
             start, end = offset(site.span.start), offset(site.span.end)
             edits.append((start, start, f"{spell[ANNOTATED]}["))
             edits.append((end, end, f", {names}]"))
+    for after, markers in file_plan.annotations.items():
+        names = ", ".join(spell[marker] for marker in sorted(markers))
+        edits.append(_annotate(text, offset(after), f"{spell[ANNOTATED]}[{spell[ANY]}, {names}]"))
     edits += [(start, end, spell[guarded]) for start, end, guarded in swaps]
     starts = [*offsets, len(text)]
     original_lines = [text[a:b].rstrip("\r\n") for a, b in itertools.pairwise(starts)]
@@ -307,6 +323,20 @@ def _splice(text: str, edits: list[tuple[int, int, str]]) -> tuple[str, dict[int
             if lines.get(line, -1) is not None:
                 lines[line] = before
     return result, lines
+
+
+# An unannotated parameter's default: `name=value`, written `name: T = value` once annotated.
+_DEFAULT = re.compile(r"[ \t]*=[ \t]*")
+
+
+def _annotate(text: str, at: int, annotation: str) -> tuple[int, int, str]:
+    """The edit that annotates the parameter whose name ends at `at`, spacing its default as
+    PEP 8 and ruff's formatter want an annotated one."""
+    default = _DEFAULT.match(text, at)
+    if default is None:
+        return at, at, f": {annotation}"
+    value_follows = text[default.end() : default.end() + 1] not in ("", "\r", "\n")
+    return at, default.end(), f": {annotation} =" + (" " if value_follows else "")
 
 
 # After the last element of a multi-line `Annotated[...]`: a trailing comma (and maybe a comment)

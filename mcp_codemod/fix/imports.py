@@ -32,6 +32,7 @@ from mcp_codemod.fix.line_wrap import LineStyle
 
 RUNTIME = "mcp_codemod.runtime"
 ANNOTATED = "Annotated"
+ANY = "Any"  # for the annotation an unannotated parameter gets
 _TYPING_MODULES = ("typing", "typing_extensions")
 
 
@@ -72,7 +73,7 @@ def plan_imports(
     spellings: dict[str, str] = {}
     additions: dict[str, list[tuple[str, str | None]]] = {}  # module → (name, alias)
     for name in sorted(needed):
-        modules = _TYPING_MODULES if name == ANNOTATED else (runtime,)
+        modules = _TYPING_MODULES if name in (ANNOTATED, ANY) else (runtime,)
         spelling = reusable(name, modules, bindings, runtime)
         if spelling is None:
             local = free_name(name, text, bindings)

@@ -55,7 +55,10 @@ _SERVER_CLASSES = (
 
 def _framework(value: Any) -> str | None:
     for module, class_name, framework in _SERVER_CLASSES:
-        server_class = getattr(sys.modules.get(module), class_name, None)
+        try:
+            server_class = getattr(sys.modules.get(module), class_name, None)
+        except Exception:  # a framework that does not match the installed mcp: absent
+            continue
         if isinstance(server_class, type) and isinstance(value, server_class):
             return framework
     return None

@@ -39,6 +39,33 @@ class Problem:
 
 
 @dataclass(frozen=True)
+class Arrival:
+    """What one value sent for one parameter arrives as, problem or not."""
+
+    tool: str
+    parameter: str
+    sent: Any
+    received: Any = None
+    error: str | None = None
+    """Why validation rejected the argument; None when it arrived as `received`."""
+
+    @property
+    def as_sent(self) -> bool:
+        return self.error is None and same(self.received, self.sent)
+
+    def same_outcome(self, other: Arrival) -> bool:
+        """Whether `other` arrived as this did: the same value, or an error both times."""
+        if self.error is not None or other.error is not None:
+            return self.error is not None and other.error is not None
+        return same(self.received, other.received)
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal and of the same type: `1` is not `True`, nor `"1"`."""
+    return type(a) is type(b) and a == b
+
+
+@dataclass(frozen=True)
 class ArrayWithoutItems:
     """An array in a tool's input schema without `items`, which VS Code's MCP client refuses."""
 
@@ -60,6 +87,9 @@ class ProbeReport:
     arrays_without_items: tuple[ArrayWithoutItems, ...] = ()
     not_probed: tuple[tuple[str, str], ...] = ()
     """(tool, reason) for tools whose argument handling the probe cannot reproduce."""
+    arrivals: tuple[Arrival, ...] = ()
+    """What every value sent arrived as, for every probed parameter (`ARRIVAL_PROBES` and the
+    parameter's own probes): the record that tells what a change to the server changed."""
 
     @property
     def failed(self) -> bool:

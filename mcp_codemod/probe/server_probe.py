@@ -31,8 +31,10 @@ from mcp_codemod.probe.results import (
     TEXT,
     WHOLE_FLOAT,
     ArrayWithoutItems,
+    Arrival,
     ProbeReport,
     Problem,
+    same,
 )
 
 TEXT_PROBES = ("null", "[1]", '{"a": 1}')
@@ -40,6 +42,10 @@ TEXT_PROBES = ("null", "[1]", '{"a": 1}')
 
 WHOLE_NUMBER = 5
 """Sent as `5.0` to every integer parameter, as clients that hold numbers as float64 do."""
+
+ARRIVAL_PROBES = (*TEXT_PROBES, "[1, 2]", "true", "5", "hello", None, 5, ["a"], {"a": 1})
+"""Sent to every parameter to record what it arrives as (`ProbeReport.arrivals`), whatever the
+parameter takes: texts the pre-parse decodes or keeps, and JSON values that are not text."""
 
 
 def probe_server(server: Any) -> ProbeReport:
@@ -49,6 +55,7 @@ def probe_server(server: Any) -> ProbeReport:
     problems: list[Problem] = []
     arrays: list[ArrayWithoutItems] = []
     not_probed: list[tuple[str, str]] = []
+    arrivals: list[Arrival] = []
     for name, tool in tools:
         # The schema is what clients judge, whether or not the arguments can be probed.
         arrays.extend(_arrays_without_items(name, tool.parameters))
@@ -59,7 +66,11 @@ def probe_server(server: Any) -> ProbeReport:
             continue
         probed.append(name)
         for parameter in parameters:
-            problems.extend(_probe(name, parameter))
+            probes = _probes(parameter)
+            problems.extend(_probe(name, parameter, probes))
+            sent = [*ARRIVAL_PROBES]
+            sent += [s for _, s, _ in probes if not any(same(s, a) for a in ARRIVAL_PROBES)]
+            arrivals.extend(_arrival(name, parameter, value) for value in sent)
     return ProbeReport(
         str(getattr(server, "name", type(server).__name__)),
         framework,
@@ -67,13 +78,12 @@ def probe_server(server: Any) -> ProbeReport:
         tuple(problems),
         tuple(arrays),
         tuple(not_probed),
+        tuple(arrivals),
     )
 
 
-def _probe(tool: str, parameter: ProbedParameter) -> Iterator[Problem]:
-    # Each probe is (kind, sent, intended): what the client sends, and the value it means. The
-    # tool should get what the parameter's own validator makes of the intended value; a value
-    # the validator refuses anyway (a string for list[str], text outside a Literal) is not probed.
+def _probes(parameter: ProbedParameter) -> list[tuple[str, Any, Any]]:
+    """(kind, sent, intended) for each probe: what the client sends, and the value it means."""
     probes: list[tuple[str, Any, Any]] = [(TEXT, text, text) for text in TEXT_PROBES]
     integer = _integer_schema(parameter.schema)
     if integer is not None:
@@ -82,6 +92,24 @@ def _probe(tool: str, parameter: ProbedParameter) -> Iterator[Problem]:
     structured = _structured_example(parameter)
     if structured is not None:
         probes.append((JSON_TEXT, json.dumps(structured), structured))
+    return probes
+
+
+def _arrival(tool: str, parameter: ProbedParameter, sent: Any) -> Arrival:
+    try:
+        return Arrival(
+            tool, parameter.key, sent, received=parameter.validate(parameter.prepare(sent))
+        )
+    except Exception as error:
+        return Arrival(tool, parameter.key, sent, error=_error_message(error))
+
+
+def _probe(
+    tool: str, parameter: ProbedParameter, probes: list[tuple[str, Any, Any]]
+) -> Iterator[Problem]:
+    # The tool should get what the parameter's own validator makes of the intended value; a
+    # value the validator refuses anyway (a string for list[str], text outside a Literal) is
+    # not probed.
     for kind, sent, intended in probes:
         try:
             expected = parameter.validate(intended)
@@ -95,11 +123,11 @@ def _probe(tool: str, parameter: ProbedParameter) -> Iterator[Problem]:
             received = parameter.validate(prepared)
         except Exception as error:
             message = _error_message(error)
-            if not _same(prepared, sent):
+            if not same(prepared, sent):
                 message += f" (the validator got {prepared!r})"
             yield Problem(tool, parameter.key, kind, sent, error=message)
             continue
-        if not _same(received, expected):
+        if not same(received, expected):
             yield Problem(tool, parameter.key, kind, sent, received=received)
 
 
@@ -208,10 +236,6 @@ def _array_paths(
 
 def _pointer(name: str) -> str:
     return name.replace("~", "~0").replace("/", "~1")
-
-
-def _same(a: Any, b: Any) -> bool:
-    return type(a) is type(b) and a == b
 
 
 def _error_message(error: Exception) -> str:

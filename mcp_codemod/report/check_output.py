@@ -71,11 +71,12 @@ def summary(result: CheckResult, unsafe_fixes: bool = False) -> str:
         )
     elif result.unresolved:
         # Their server keeps text as sent, but a strict integer they declare would still refuse
-        # `5.0`: not every check passed on them, whatever the exit code says.
+        # `5.0`, and a guarded server still decodes JSON for a parameter that takes anything:
+        # not every check passed on them, whatever the exit code says.
         parts.append(
             "No issues found in the tools checked; "
             f"{plural(len(result.unresolved), 'tool registration')} could not be checked, "
-            "on servers that do not JSON-pre-parse (listed below)."
+            "on servers that do not JSON-pre-parse text parameters (listed below)."
         )
     else:
         parts.append("All checks passed!")
@@ -107,7 +108,10 @@ def _remedy(tool: UnresolvedTool) -> str:
         )
     if not framework.pre_parses_json:
         if framework in (Framework.GUARDED_MCP1, Framework.GUARDED_MCP2):
-            return "protected: the server is guarded"
+            return (
+                "protected: the server is guarded (its `Any` and unannotated parameters, if any, "
+                "are still JSON-pre-parsed)"
+            )
         return f"protected: {framework.title} does not pre-parse"
     return "unprotected: guard the server (MCP004)"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
-from mcp_codemod.analysis.facts import AnnotationSite, ServerSwap
+from mcp_codemod.analysis.facts import AnnotationSite, Position, ServerSwap
 
 
 class Safety(str, Enum):
@@ -27,6 +27,16 @@ class MarkerEdit:
 
 
 @dataclass(frozen=True)
+class AnnotationEdit:
+    """Annotate the unannotated parameter whose name ends at `after` in `path` as
+    `Annotated[Any, marker]`: the type it has for the SDK, with the marker."""
+
+    path: str
+    after: Position
+    marker: str
+
+
+@dataclass(frozen=True)
 class Fix:
     title: str  # what applying it does, in the imperative ("Guard the server")
     safety: Safety
@@ -35,6 +45,7 @@ class Fix:
     # Where a part of the fix is out of reach (a server built outside the project): the line the
     # user has to add. The rest of the fix still applies.
     advice: str | None = None
+    annotations: tuple[AnnotationEdit, ...] = ()
 
 
 @dataclass(frozen=True, order=True)

@@ -3,10 +3,10 @@ guarded class for a server."""
 
 from __future__ import annotations
 
-from mcp_codemod.analysis.facts import ServerSwap
+from mcp_codemod.analysis.facts import Position, ServerSwap
 from mcp_codemod.analysis.frameworks import GUARDED_CLASS_NAME
 from mcp_codemod.analysis.subjects import ResolvedServer, ToolParameter
-from mcp_codemod.rules.findings import MarkerEdit
+from mcp_codemod.rules.findings import AnnotationEdit, MarkerEdit
 
 
 def add_marker(parameter: ToolParameter, marker: str) -> tuple[MarkerEdit, ...]:
@@ -16,6 +16,16 @@ def add_marker(parameter: ToolParameter, marker: str) -> tuple[MarkerEdit, ...]:
         return ()
     path, site = parameter.fix_site
     return (MarkerEdit(path, site, marker),) if site is not None else ()
+
+
+def annotate_with_marker(parameter: ToolParameter, marker: str) -> tuple[AnnotationEdit, ...]:
+    """The edit that gives an unannotated parameter `Annotated[Any, marker]`; none for a
+    library's function or a file generated at each start, which cannot be edited here."""
+    if parameter.library is not None or parameter.generated_by is not None:
+        return ()
+    start = parameter.parameter.position
+    after = Position(start.line, start.column + len(parameter.parameter.name))
+    return (AnnotationEdit(parameter.path, after, marker),)
 
 
 def guard_server(server: ResolvedServer) -> tuple[tuple[ServerSwap, ...], str | None]:

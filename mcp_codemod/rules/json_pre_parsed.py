@@ -2,16 +2,28 @@
 
 from __future__ import annotations
 
+from mcp_codemod.analysis.facts import ServerSwap
+from mcp_codemod.analysis.frameworks import Framework
 from mcp_codemod.analysis.subjects import ToolParameter
 from mcp_codemod.analysis.types import NO_PRE_PARSE, Text
 from mcp_codemod.rules.findings import Fix, Safety
-from mcp_codemod.rules.fixes import add_marker, describe, guard_server, guarded_class
+from mcp_codemod.rules.fixes import (
+    add_marker,
+    annotate_with_marker,
+    describe,
+    guard_server,
+    guarded_class,
+)
 from mcp_codemod.rules.model import FixAvailability, Invalid, Report, Rule, Valid
 
 
 def check(parameter: ToolParameter) -> Report | None:
     server = parameter.server
-    if server.framework is None or not server.framework.pre_parses_json:
+    if server.framework is None:
+        return None
+    if server.framework in GUARDED:
+        return _on_guarded_server(parameter)
+    if not server.framework.pre_parses_json:
         return None
     if parameter.facts.text not in (Text.ADMITS_STR, Text.ANY):
         return None
@@ -35,12 +47,8 @@ def check(parameter: ToolParameter) -> Report | None:
         f'{server.framework.title}: the string "null" arrives as None and "[1, 2]" as a list'
     )
     swaps, advice = guard_server(server)
-    if parameter.facts.text is not Text.ADMITS_STR:
-        # `Any` and unannotated parameters have no type to mark (the author has to choose one).
-        # The guarded server stops the pre-parse for them too, but a tool that relies on
-        # receiving decoded JSON there would then get the text: unsafe.
-        title = f"Make the server a `{guarded_class(server)}`"
-        return Report(message, Fix(title, Safety.UNSAFE, swaps=swaps) if swaps else None)
+    if parameter.facts.text is Text.ANY:
+        return _mark_anything(parameter, message, swaps, advice)
     if parameter.library is not None or parameter.generated_by is not None:
         # A library's function cannot be marked here, nor a file generated at each start; the
         # guarded server protects them all the same.
@@ -53,6 +61,40 @@ def check(parameter: ToolParameter) -> Report | None:
     return Report(message, Fix(title, Safety.SAFE, markers, swaps, advice))
 
 
+GUARDED = (Framework.GUARDED_MCP1, Framework.GUARDED_MCP2)
+
+
+def _on_guarded_server(parameter: ToolParameter) -> Report | None:
+    # A guarded server keeps the SDK's decoding for parameters that take anything (`Any`,
+    # `object`, no annotation) until they are marked: their author decides (docs/runtime.md).
+    if parameter.facts.text is not Text.ANY or NO_PRE_PARSE in parameter.facts.markers:
+        return None
+    message = (
+        f"Tool `{parameter.tool}`: {describe(parameter)} takes anything, and "
+        f"{parameter.server.framework.title} keeps the SDK's JSON pre-parse for it: the string "
+        '"null" arrives as None and "[1, 2]" as a list'
+    )
+    return _mark_anything(parameter, message, (), None)
+
+
+def _mark_anything(
+    parameter: ToolParameter, message: str, swaps: tuple[ServerSwap, ...], advice: str | None
+) -> Report:
+    """`Any`, `object` and unannotated parameters: the marker, with the guarded server, keeps
+    their text; unsafe, since a tool may rely on receiving the decoded JSON there."""
+    edits = add_marker(parameter, NO_PRE_PARSE)
+    annotations = ()
+    if parameter.parameter.annotation is None:
+        annotations = annotate_with_marker(parameter, NO_PRE_PARSE)
+    if not edits and not annotations:
+        return Report(f"{message}; give it a type, or mark it `NoPreParse` where it is defined")
+    title = "Mark it `NoPreParse`"
+    if swaps:
+        title += f" and make the server a `{guarded_class(parameter.server)}`"
+    fix = Fix(title, Safety.UNSAFE, edits, swaps, advice, annotations)
+    return Report(message, fix)
+
+
 RULE = Rule(
     code="MCP001",
     name="json-pre-parsed-parameter",
@@ -63,23 +105,28 @@ RULE = Rule(
         '`Literal["null", ...]`, `Any` and unannotated parameters the string "null" arrives as None (as if\n'
         'it had not been sent), and "[1, 2]" or \'{"a": 1}\' arrive as a list or dict and fail\n'
         "validation. Free text (queries, file contents, names) cannot carry those values at all.\n"
-        "The standalone `fastmcp` package does not pre-parse: its tools are not reported."
+        "The standalone `fastmcp` package does not pre-parse: its tools are not reported. On a\n"
+        "guarded server, `Any`, `object` and unannotated parameters are still reported until\n"
+        "they are marked: the guard keeps the SDK's decoding for them."
     ),
     fix_title=(
         "`mcp-codemod fix --write` wraps the annotation as `Annotated[..., NoPreParse]` and makes\n"
         "the server a `GuardedFastMCP` / `GuardedMCPServer`, which never pre-parses a string for a\n"
-        "parameter that admits strings. For `Any` and unannotated parameters the guarded server\n"
-        "is the only fix, and an unsafe one (`--unsafe-fixes`); better, give them a real type.\n"
-        "A parameter already marked `NoPreParse` whose server is built in sight and unguarded is\n"
-        "reported too: the marker alone cannot stop the SDK, so the fix guards the server. Where the\n"
-        "server is built outside the project, the fix marks the parameter and says where to add\n"
-        "`guard(server)`."
+        "parameter whose declared type admits text, or that is marked. `Any`, `object` and\n"
+        "unannotated parameters declare no type: the guarded server keeps the SDK's decoding for\n"
+        "them, on an unguarded or a guarded server alike, and their fix is the marker (an\n"
+        "unannotated parameter gets `Annotated[Any, NoPreParse]`), unsafe (`--unsafe-fixes`);\n"
+        "better, give them a real type. A parameter already marked `NoPreParse` whose server is\n"
+        "built in sight and unguarded is reported too: the marker alone cannot stop the SDK, so\n"
+        "the fix guards the server. Where the server is built outside the project, the fix marks\n"
+        "the parameter and says where to add `guard(server)`."
     ),
     fix_safety=(
-        "Safe: the marker leaves validation and the JSON schema unchanged, and the guarded server\n"
-        "differs from the SDK's only for parameters that admit a string, which then receive the\n"
-        "string the client sent. Unsafe for `Any` and unannotated parameters, where the only fix\n"
-        "is the guarded server: a tool that expects decoded JSON there would receive the text."
+        "Safe for a parameter whose type admits text: the marker leaves validation and the JSON\n"
+        "schema unchanged, and the guarded server differs from the SDK only where the SDK would\n"
+        "replace a string for such a parameter (or a marked one) by the JSON it decodes to.\n"
+        "Unsafe for `Any`, `object` and unannotated parameters: the marker makes them receive\n"
+        "the text, and a tool that expects the decoded JSON there would change behaviour."
     ),
     subject=ToolParameter,
     check=check,
@@ -180,17 +227,58 @@ def echo(payload: Any, raw=None) -> str:
 """,
             lines=(9, 9),
             fixed="""\
-from typing import Any
+from typing import Annotated, Any
 
-from mcp_codemod.runtime import GuardedFastMCP
+from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
 
 mcp = GuardedFastMCP("echo")
 
 
 @mcp.tool()
-def echo(payload: Any, raw=None) -> str:
+def echo(payload: Annotated[Any, NoPreParse], raw: Annotated[Any, NoPreParse] = None) -> str:
     return repr(payload) + repr(raw)
 """,
+        ),
+        Invalid(
+            """\
+from typing import Any
+
+from mcp_codemod.runtime import GuardedMCPServer
+
+server = GuardedMCPServer("meta")
+
+
+@server.tool()
+def set_meta(value: Any) -> str:
+    return repr(value)
+""",
+            lines=(9,),
+            fixed="""\
+from typing import Annotated, Any
+
+from mcp_codemod.runtime import GuardedMCPServer, NoPreParse
+
+server = GuardedMCPServer("meta")
+
+
+@server.tool()
+def set_meta(value: Annotated[Any, NoPreParse]) -> str:
+    return repr(value)
+""",
+        ),
+        Valid(
+            """\
+from typing import Annotated, Any
+
+from mcp_codemod.runtime import GuardedMCPServer, NoPreParse
+
+server = GuardedMCPServer("meta")
+
+
+@server.tool()
+def set_meta(value: Annotated[Any, NoPreParse], body: str | None = None) -> str:
+    return repr(value) + repr(body)
+"""
         ),
     ),
 )

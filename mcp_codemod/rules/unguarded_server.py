@@ -51,7 +51,7 @@ def check(subject: ServerTools) -> Report | None:
             "is built"
         )
     title = f"Make the server a `{guarded_class(server)}`"
-    return Report(message, Fix(title, Safety.UNSAFE, swaps=swaps))
+    return Report(message, Fix(title, Safety.SAFE, swaps=swaps))
 
 
 RULE = Rule(
@@ -65,18 +65,21 @@ RULE = Rule(
         "`workflows-*` tools on the server of every `MCPApp`) cannot be checked parameter by\n"
         'parameter; the SDK still JSON-pre-parses its text arguments ("null" → None, "[1, 2]" →\n'
         "a list). Only the server can protect what the analysis cannot see: `GuardedFastMCP` /\n"
-        "`GuardedMCPServer`, or `guard(server)`, never pre-parse a string for a parameter that\n"
-        "admits strings. One finding per server, at its first unseen registration; `check` lists\n"
-        "every such registration."
+        "`GuardedMCPServer`, or `guard(server)`, never pre-parse a string for a parameter whose\n"
+        "declared type admits text. One finding per server, at its first unseen registration;\n"
+        "`check` lists every such registration."
     ),
     fix_title=(
-        "`mcp-codemod fix --write --unsafe-fixes` makes the server's construction (or its project\n"
-        "subclass's base) the guarded class. Where the server is built outside the project, wrap\n"
-        "it in `mcp_codemod.runtime.guard(server)` by hand."
+        "`mcp-codemod fix --write` makes the server's construction (or its project subclass's\n"
+        "base) the guarded class. Where the server is built outside the project, wrap it in\n"
+        "`mcp_codemod.runtime.guard(server)` by hand."
     ),
     fix_safety=(
-        "Unsafe: it changes the argument handling of tools nobody has reviewed here. A tool with\n"
-        "an `Any` parameter that relies on the SDK decoding JSON text would receive the text."
+        "Safe: the guarded server changes what a tool receives only where the SDK would have\n"
+        "replaced a string argument for a parameter whose declared type admits text (`str | None`,\n"
+        "`Literal[...]`, `str | list[str]`...) by the JSON it decodes to: that argument then\n"
+        "arrives as sent. Every other argument, and every parameter annotated `Any` or `object`,\n"
+        "unannotated or `**kwargs` without a type, keeps the SDK's handling (docs/runtime.md)."
     ),
     subject=ServerTools,
     check=check,

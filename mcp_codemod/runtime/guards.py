@@ -1,11 +1,14 @@
-"""`Annotated` markers for tool parameters, and the "admits a string" rule the server guards use."""
+"""`Annotated` markers for tool parameters, and what an annotation declares about text: the rule
+the server guards use."""
 
 from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Iterable
+from enum import Enum
 from types import UnionType
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
 from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
@@ -13,36 +16,86 @@ from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
 
 def admits_str(annotation: Any) -> bool:
-    """Whether a parameter annotated with `annotation` could accept a `str` value.
+    """Whether a parameter annotated with `annotation` could accept a `str` value: it declares
+    text (`declares_text`) or takes anything (`Any`, `object`, no annotation)."""
+    return _admits(annotation) is not _Admits.OTHER
 
-    `Any` counts (an unannotated parameter is `Any` to the SDKs): the tool asked for anything, and
-    what was sent is a string.
+
+def declares_text(annotation: Any) -> bool:
+    """Whether the annotation names a text type: `str` or a subclass (a `str` enum), a `Literal`
+    with a string, or a union with one of them, through `Annotated`, aliases and `NewType`.
+
+    A union with `Any` in it does not: it takes anything, and only its author can say whether a
+    string that looks like JSON is meant as text.
     """
-    # `type X = ...` (PEP 695, or typing_extensions.TypeAliasType) and NewType hide the real type.
+    return _admits(annotation) is _Admits.TEXT
+
+
+def marked_no_pre_parse(annotation: Any, metadata: Iterable[Any] = ()) -> bool:
+    """Whether `NoPreParse` is in `metadata` (pydantic's field metadata, where it puts the
+    top-level `Annotated` extras) or on the annotation, a member of its union or its alias.
+    A marker deeper inside (`list[Annotated[str, NoPreParse]]`) is not about the argument."""
+    if any(item is NoPreParse for item in metadata):
+        return True
     if type(annotation).__name__ == "TypeAliasType":
-        return admits_str(annotation.__value__)
-    if hasattr(annotation, "__supertype__"):
-        return admits_str(annotation.__supertype__)
+        return marked_no_pre_parse(annotation.__value__)
     origin = get_origin(annotation)
     if origin is Annotated:
-        return admits_str(get_args(annotation)[0])
+        inner, *extras = get_args(annotation)
+        return marked_no_pre_parse(inner, extras)
     if origin is Union or origin is UnionType:
-        return any(admits_str(arg) for arg in get_args(annotation))
+        return any(marked_no_pre_parse(arg) for arg in get_args(annotation))
+    return False
+
+
+class _Admits(Enum):
+    # In order of precedence in a union: `str | Any` takes anything, `str | None` text.
+    ANYTHING = "anything"
+    TEXT = "text"
+    OTHER = "other"
+
+
+def _admits(annotation: Any) -> _Admits:
+    # `type X = ...` (PEP 695, or typing_extensions.TypeAliasType) and NewType hide the real type.
+    if type(annotation).__name__ == "TypeAliasType":
+        return _admits(annotation.__value__)
+    if hasattr(annotation, "__supertype__"):
+        return _admits(annotation.__supertype__)
+    if isinstance(annotation, TypeVar):
+        # pydantic validates an unbound TypeVar as its bound, its constraints, or anything.
+        if annotation.__bound__ is not None:
+            return _admits(annotation.__bound__)
+        if annotation.__constraints__:
+            return _admits(Union[annotation.__constraints__])  # noqa: UP007 - a tuple of types
+        return _Admits.ANYTHING
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        return _admits(get_args(annotation)[0])
+    if origin is Union or origin is UnionType:
+        members = [_admits(arg) for arg in get_args(annotation)]
+        return next((kind for kind in _Admits if kind in members), _Admits.OTHER)
     if origin is Literal:
-        return any(isinstance(arg, str) for arg in get_args(annotation))
+        text = any(isinstance(arg, str) for arg in get_args(annotation))
+        return _Admits.TEXT if text else _Admits.OTHER
     if origin is not None:
-        return False
-    return annotation is Any or (isinstance(annotation, type) and issubclass(annotation, str))
+        return _Admits.OTHER
+    if annotation is Any or annotation is object:
+        return _Admits.ANYTHING
+    if isinstance(annotation, type) and issubclass(annotation, str):
+        return _Admits.TEXT
+    return _Admits.OTHER
 
 
 class NoPreParse:
-    """Marks a text parameter whose string arguments must reach the tool as sent.
+    """Marks a parameter whose string arguments must reach the tool as sent.
 
-    `query: Annotated[str | None, NoPreParse] = None`. The marker changes neither validation nor
-    the JSON schema: the SDK decodes a string before any validator could see it, so only a guarded
-    server (`GuardedFastMCP`, `GuardedMCPServer`, `guard()`, `install()`) can keep the text. It
-    states the parameter's contract where the annotation is read, and `mcp-codemod check` treats
-    a marked parameter as handled.
+    `query: Annotated[str | None, NoPreParse] = None`, `value: Annotated[Any, NoPreParse]`. The
+    marker changes neither validation nor the JSON schema: the SDK decodes a string before any
+    validator could see it, so only a guarded server (`GuardedFastMCP`, `GuardedMCPServer`,
+    `guard()`, `install()`) can keep the text. A guarded server keeps it anyway for a parameter
+    whose type declares text; for one that takes anything (`Any`, `object`, no annotation) the
+    marker is what makes it keep the text. `mcp-codemod check` treats a marked parameter as
+    handled.
     """
 
 

@@ -2,24 +2,26 @@
 
 The mcp SDK (`FastMCP` in 1.x, `MCPServer` in 2.x) JSON-decodes every string argument whose
 parameter is not annotated exactly `str` (`FuncMetadata.pre_parse_json`): `"null"` becomes `None`
-for `str | None`, `'["a"]'` a list for `str | list[str]`. The policy here keeps the upstream
-decoding for parameters that cannot take a string (`list[str]` still gets `["a"]` from
-`'["a"]'`) and skips it for every parameter that can (see `guards.admits_str`).
+for `str | None`, `'["a"]'` a list for `str | list[str]`. The guard policy (docs/runtime.md):
+a string argument reaches the tool as sent where the parameter's declared type admits text
+(`guards.declares_text`) or the parameter is marked `NoPreParse`; every other argument goes
+through the SDK's own pre-parse. So `list[str]` still gets `["a"]` from `'["a"]'`, and `Any`,
+`object` and unannotated parameters keep the SDK's decoding until their author marks them: the
+guard changes what a tool receives only where the SDK replaced text the declared type takes.
 """
 
 from __future__ import annotations
 
-import sys
 from importlib.metadata import version
 from types import MethodType
 from typing import Any, TypeVar
 
-from .guards import admits_str
+from .guards import declares_text, marked_no_pre_parse
 
 try:
     from mcp.server.mcpserver import MCPServer as _SdkServer
     from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
-except ModuleNotFoundError:
+except ImportError:
     from mcp.server.fastmcp import FastMCP as _SdkServer
     from mcp.server.fastmcp.utilities.func_metadata import FuncMetadata
 
@@ -28,8 +30,13 @@ LifespanResultT = TypeVar("LifespanResultT")
 _upstream_pre_parse_json = FuncMetadata.pre_parse_json
 
 
+def keeps_text(field: Any) -> bool:
+    """Whether a guarded server passes a string argument for this pydantic field as sent."""
+    return declares_text(field.annotation) or marked_no_pre_parse(field.annotation, field.metadata)
+
+
 def _pre_parse_json(self: Any, data: dict[str, Any]) -> dict[str, Any]:
-    # Text for a parameter that admits a string is kept; the rest goes through the SDK's own
+    # Text for a parameter that keeps it is passed as sent; the rest goes through the SDK's own
     # pre-parse, so its behaviour for those parameters stays whatever the installed SDK does.
     fields = {}
     for name, info in self.arg_model.model_fields.items():
@@ -39,7 +46,7 @@ def _pre_parse_json(self: Any, data: dict[str, Any]) -> dict[str, Any]:
     kept = {
         key: value
         for key, value in data.items()
-        if isinstance(value, str) and key in fields and admits_str(fields[key].annotation)
+        if isinstance(value, str) and key in fields and keeps_text(fields[key])
     }
     parsed = _upstream_pre_parse_json(self, {k: v for k, v in data.items() if k not in kept})
     return {key: kept[key] if key in kept else parsed[key] for key in data}
@@ -61,8 +68,7 @@ def guard(server: Any) -> Any:
     Takes an mcp `FastMCP` (1.x) or `MCPServer` (2.x) and returns it. A standalone
     `fastmcp.FastMCP` is returned untouched, because fastmcp does not pre-parse. Idempotent.
     """
-    fastmcp = sys.modules.get("fastmcp")
-    if fastmcp is not None and isinstance(server, fastmcp.FastMCP):
+    if _is_standalone_fastmcp(server):
         return server
     if not isinstance(server, _SdkServer):
         raise TypeError(
@@ -89,6 +95,16 @@ def guard(server: Any) -> Any:
 
         manager.get_tool = get_tool
     return server
+
+
+def _is_standalone_fastmcp(server: Any) -> bool:
+    # Read from the server's own classes, never from the `fastmcp` module: a fastmcp that does
+    # not match the installed mcp can fail to import, or raise on `fastmcp.FastMCP`, and that
+    # must not break a server that only uses the SDK.
+    return any(
+        cls.__name__ == "FastMCP" and cls.__module__.partition(".")[0] == "fastmcp"
+        for cls in type(server).__mro__
+    )
 
 
 if _SdkServer.__name__ == "MCPServer":

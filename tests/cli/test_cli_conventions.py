@@ -21,6 +21,23 @@ mcp = FastMCP("plugins")
 for name in ("search", "fetch"):
     mcp.add_tool(importlib.import_module(f"plugins.{name}").run)
 """
+TEXT_AND_ANYTHING = """\
+from typing import Any
+
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("meta")
+
+
+@mcp.tool()
+def save(body: str | None = None) -> str:
+    return body or ""
+
+
+@mcp.tool()
+def set_meta(value: Any) -> str:
+    return repr(value)
+"""
 EXPOSED = """\
 from mcp.server.fastmcp import FastMCP
 
@@ -53,34 +70,58 @@ def run(*args: str, stdin: bytes | None = None):
     return CliRunner().invoke(main, list(args), input=stdin)
 
 
-def test_an_unsafe_fix_needs_unsafe_fixes(project):
+def test_the_server_swap_for_unseen_tools_is_a_safe_fix(project):
     (project / "server.py").write_text(PLUGINS)
     check = run("check", "--no-cache")
     assert check.exit_code == 1
-    assert "MCP004 Server FastMCP(...) is not guarded" in check.stdout
-    assert "MCP004 [*]" not in check.stdout
-    assert "1 hidden fix can be enabled with `mcp-codemod fix --write --unsafe-fixes`." in (
-        check.stdout
-    )
-    assert "MCP004 [*]" in run("check", "--no-cache", "--unsafe-fixes").stdout
+    assert "MCP004 [*] Server FastMCP(...) is not guarded" in check.stdout
+    assert "hidden fix" not in check.stdout
     safe = run("fix", "--write", "--no-cache")
-    assert safe.exit_code == 1
-    assert (project / "server.py").read_text() == PLUGINS
-    assert "1 hidden fix can be enabled with `--unsafe-fixes`" in safe.output
-    assert (
-        "  help: its fix is unsafe (review the diff it prints without --write): "
-        "`mcp-codemod fix --write --unsafe-fixes .`"
-    ) in safe.output
-    unsafe = run("fix", "--write", "--no-cache", "--unsafe-fixes")
-    assert unsafe.exit_code == 0
+    assert safe.exit_code == 0
     assert 'mcp = GuardedFastMCP("plugins")' in (project / "server.py").read_text()
     after = run("check", "--no-cache")
     assert after.exit_code == 0
     # The server is guarded; its unseen tool is still named, and no check is said to have
     # passed on it (a strict integer it declares would refuse 5.0).
     assert "All checks passed!" not in after.stdout
-    assert "could not be checked, on servers that do not JSON-pre-parse" in after.stdout
+    assert (
+        "could not be checked, on servers that do not JSON-pre-parse text parameters"
+        in after.stdout
+    )
     assert "protected: the server is guarded" in after.stdout
+
+
+def test_an_unsafe_fix_needs_unsafe_fixes_and_stays_promised_until_applied(project):
+    # The safe fix guards the server for `body`; `value: Any` keeps the SDK's decoding on the
+    # guarded server, so its marker is still the hidden fix the summary promises.
+    (project / "server.py").write_text(TEXT_AND_ANYTHING)
+    check = run("check", "--no-cache")
+    assert check.exit_code == 1
+    assert "MCP001 [*] Tool `save`" in check.stdout
+    assert "MCP001 Tool `set_meta`: `value: Any`" in check.stdout
+    assert "1 hidden fix can be enabled with `mcp-codemod fix --write --unsafe-fixes`." in (
+        check.stdout
+    )
+    assert "MCP001 [*] Tool `set_meta`" in run("check", "--no-cache", "--unsafe-fixes").stdout
+    safe = run("fix", "--write", "--no-cache")
+    assert safe.exit_code == 0
+    assert "1 hidden fix can be enabled with `--unsafe-fixes`" in safe.output
+    fixed = (project / "server.py").read_text()
+    assert 'mcp = GuardedFastMCP("meta")' in fixed
+    assert "def set_meta(value: Any)" in fixed
+    after_safe = run("check", "--no-cache")
+    assert after_safe.exit_code == 1
+    assert "All checks passed!" not in after_safe.stdout
+    assert "MCP001 Tool `set_meta`: `value: Any` takes anything, and GuardedFastMCP" in (
+        after_safe.stdout
+    )
+    assert "1 hidden fix can be enabled" in after_safe.stdout
+    unsafe = run("fix", "--write", "--no-cache", "--unsafe-fixes")
+    assert unsafe.exit_code == 0
+    assert unsafe.output.startswith("Fixed 1 issue in 1 file.")
+    assert "def set_meta(value: Annotated[Any, NoPreParse])" in (project / "server.py").read_text()
+    done = run("check", "--no-cache")
+    assert (done.exit_code, done.stdout) == (0, "All checks passed!\n")
 
 
 def test_check_fix_is_fix_write(project):

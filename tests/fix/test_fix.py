@@ -455,16 +455,25 @@ def test_fixed_fixtures_parse_pass_ruff_and_are_stable(fixtures_copy):
     changed = {p.relative_to(fixtures_copy).as_posix() for p in after if after[p] != before[p]}
     assert "guarded_server.py" not in changed and "unresolved_server.py" not in changed
     again = run_cli("fix", "--write", ".", cwd=fixtures_copy).output
-    # The probe servers' unseen tools were guarded by MCP001's fix on the same server, and so
-    # were mcp-agent's own tools on the two mcp_agent_app/ servers (one guarded by hand, one
-    # swapped); the six servers in unseen/ and exec_app/template.py with only unseen tools are
-    # left to the unsafe fix.
-    assert again.startswith("7 issues left after the fixes:")
-    assert "Nothing to fix. 7 not fixed" in again
-    assert again.count("protected: the server is guarded") == 6
+    # Every server with tools the analysis cannot see is guarded (MCP004's swap is safe, and
+    # MCP001's guards the probe servers); what is left is the parameters that take anything,
+    # whose marker is the author's decision: `fix` does not pass while they are left.
+    assert again.startswith("9 issues left after the fixes:")
+    assert "Nothing to fix. 9 not fixed" in again
+    assert "unprotected" not in again
+    assert again.count("protected: the server is guarded") == 13
     check = json.loads(run_cli("check", "--output-format", "json", ".", cwd=fixtures_copy).stdout)
-    left = {(f["path"].split("/")[0], f["code"], f["fix"]["applicability"]) for f in check}
-    assert left == {("unseen", "MCP004", "unsafe"), ("exec_app", "MCP004", "unsafe")}
+    left = {(f["path"], f["parameter"], f["code"], f["fix"]["applicability"]) for f in check}
+    assert left == {
+        ("mcp1_decorators.py", "value", "MCP001", "unsafe"),
+        ("mcp1_decorators.py", "untyped", "MCP001", "unsafe"),
+        ("variadic_server.py", "kwargs", "MCP001", "unsafe"),
+        *(
+            ("anything_server.py", name, "MCP001", "unsafe")
+            for name in ("value", "raw", "thing", "either", "kwargs")
+        ),
+    }
+    assert len(check) == 9  # `kwargs` of two tools in variadic_server.py
     lint = subprocess.run(
         [sys.executable, "-m", "ruff", "check", "--isolated", "--select", "E4,E7,E9,F", "."],
         cwd=fixtures_copy,
@@ -472,6 +481,11 @@ def test_fixed_fixtures_parse_pass_ruff_and_are_stable(fixtures_copy):
         text=True,
     )
     assert lint.returncode == 0, lint.stdout
+    # The hidden fixes the summary promised are there to apply, and then none is left.
+    unsafe = run_cli("fix", "--write", "--unsafe-fixes", ".", cwd=fixtures_copy).output
+    assert unsafe.startswith("Fixed 9 issues in 3 files.")
+    after = run_cli("check", ".", cwd=fixtures_copy).stdout
+    assert "MCP001" not in after and "hidden fix" not in after
 
 
 def test_tools_registered_on_self_in_a_server_subclass(tmp_path):
@@ -530,3 +544,60 @@ def test_non_ascii_text_before_the_annotation(tmp_path):
             return requête or clé
         """,
     )
+
+
+UNANNOTATED = """\
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("meta")
+
+
+@mcp.tool()
+def set_meta(
+    key,
+    value=None,
+    fallback="",
+    *,
+    strict=False,
+    **kwargs,
+) -> str:
+    return repr((key, value, fallback, strict, kwargs))
+"""
+
+
+def test_unannotated_parameters_get_the_sdk_type_with_the_marker_under_unsafe_fixes(tmp_path):
+    (tmp_path / "server.py").write_text(UNANNOTATED, encoding="utf-8")
+    assert run_cli("fix", "--write", "--no-cache", ".", cwd=tmp_path).exit_code == 0
+    assert (tmp_path / "server.py").read_text(encoding="utf-8") == UNANNOTATED  # all unsafe
+    fixed = run_cli("fix", "--write", "--no-cache", "--unsafe-fixes", ".", cwd=tmp_path)
+    assert fixed.exit_code == 0, fixed.output
+    assert (tmp_path / "server.py").read_text(encoding="utf-8") == dedent(
+        """\
+        from typing import Annotated, Any
+
+        from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
+
+        mcp = GuardedFastMCP("meta")
+
+
+        @mcp.tool()
+        def set_meta(
+            key: Annotated[Any, NoPreParse],
+            value: Annotated[Any, NoPreParse] = None,
+            fallback: Annotated[Any, NoPreParse] = "",
+            *,
+            strict: Annotated[Any, NoPreParse] = False,
+            **kwargs: Annotated[Any, NoPreParse],
+        ) -> str:
+            return repr((key, value, fallback, strict, kwargs))
+        """
+    )
+    for command in (["check"], ["format", "--check"]):
+        ruff = subprocess.run(
+            [sys.executable, "-m", "ruff", *command, "--isolated", "server.py"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+        )
+        assert ruff.returncode == 0, ruff.stdout
+    assert run_cli("check", "--no-cache", ".", cwd=tmp_path).stdout == "All checks passed!\n"

@@ -129,7 +129,8 @@ def test_names_merge_into_existing_from_imports_in_sorted_position(tmp_path):
 
                 @mcp.tool()
                 def search(
-                    query: Annotated[Optional[str], NoPreParse] = None, extra: Any = None
+                    query: Annotated[Optional[str], NoPreParse] = None,
+                    extra: Annotated[Any, NoPreParse] = None,
                 ) -> str:
                     return str(coerce_integer_arguments({}, None)) + (query or "")
                 """

@@ -1,9 +1,10 @@
-"""Under the guarded servers, text parameters get string arguments exactly as sent."""
+"""Under the guarded servers, text parameters get string arguments exactly as sent, and every other
+parameter, `Any` and unannotated ones included unless marked, what the SDK gives it."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any, Literal, Optional
+from typing import Annotated, Any, Literal, Optional, TypeVar
 
 import fastmcp
 import pytest
@@ -11,7 +12,7 @@ from pydantic import Field
 
 import mcp_codemod.runtime as runtime
 from mcp_codemod.runtime import NoPreParse, guard, install, uninstall
-from mcp_codemod.runtime.guards import admits_str
+from mcp_codemod.runtime.guards import admits_str, declares_text, marked_no_pre_parse
 
 from .sdk import OTHER_GUARDED_CLASS, GuardedServer, PlainServer, Tool, call, connect, input_schemas
 
@@ -48,6 +49,22 @@ def unannotated(x) -> str:  # type: ignore[no-untyped-def]
     return repr(x)
 
 
+def marked_any(x: Annotated[Any, NoPreParse]) -> str:
+    return repr(x)
+
+
+def marked_any_or_none(x: Annotated[Any, NoPreParse] | None = None) -> str:
+    return repr(x)
+
+
+def str_or_any(x: str | Any) -> str:
+    return repr(x)
+
+
+def anything_else(**kwargs: Any) -> str:
+    return repr(kwargs)
+
+
 def literal_a_or_null(x: Literal["a", "null"]) -> str:
     return repr(x)
 
@@ -70,15 +87,23 @@ TEXT_TOOLS = [
     described_str_or_none,
     marked_str_or_none,
     str_or_list,
-    any_value,
-    unannotated,
+    marked_any,
+    marked_any_or_none,
 ]
-OTHER_TOOLS = [literal_a_or_null, marked_literal_a_or_null, list_of_str, dict_or_none]
+# Parameters that take anything: the guard leaves them to the SDK until their author marks them.
+ANYTHING_TOOLS = [any_value, unannotated, str_or_any]
+OTHER_TOOLS = [
+    literal_a_or_null,
+    marked_literal_a_or_null,
+    list_of_str,
+    dict_or_none,
+    anything_else,
+]
 JSON_LOOKING_TEXT = ["null", "[1, 2]", '{"a": 1}', '["a"]', "true", "123"]
 
 
 def with_tools(server: Any) -> Any:
-    for fn in TEXT_TOOLS + OTHER_TOOLS:
+    for fn in TEXT_TOOLS + ANYTHING_TOOLS + OTHER_TOOLS:
         server.tool()(fn)
     return server
 
@@ -114,6 +139,16 @@ async def test_text_parameters_receive_json_looking_text_as_sent(make_server: Ca
                 assert await call(client, tool.__name__, {"x": text}) == repr(text), tool
         assert await call(client, "literal_a_or_null", {"x": "null"}) == "'null'"
         assert await call(client, "literal_a_or_null", {"x": "a"}) == "'a'"
+
+
+async def test_parameters_that_take_anything_keep_the_sdk_decoding(make_server: Callable) -> None:
+    async with connect(with_tools(make_server())) as plain_or_guarded:
+        for tool in ANYTHING_TOOLS:
+            assert await call(plain_or_guarded, tool.__name__, {"x": "null"}) == "None", tool
+            assert await call(plain_or_guarded, tool.__name__, {"x": "[1]"}) == "[1]", tool
+            assert await call(plain_or_guarded, tool.__name__, {"x": "hello"}) == "'hello'", tool
+        received = await call(plain_or_guarded, "anything_else", {"kwargs": '{"a": 1}'})
+        assert received == "{'kwargs': {'a': 1}}"
 
 
 async def test_non_string_arguments_to_text_parameters_are_unchanged(
@@ -240,12 +275,27 @@ async def test_marker_does_not_change_the_input_schema() -> None:
         Annotated[str | None, Field(description="d")],
         str | list[str],
         Literal["a", "null"],
-        Any,
         Annotated[str, "meta"] | int,
     ],
 )
-def test_annotations_that_admit_a_string(annotation: Any) -> None:
+def test_annotations_that_declare_text(annotation: Any) -> None:
+    assert declares_text(annotation)
     assert admits_str(annotation)
+
+
+@pytest.mark.parametrize("annotation", [Any, object, str | Any, Optional[Any], TypeVar("T")])  # noqa: UP045
+def test_annotations_that_take_anything_admit_a_string_but_do_not_declare_text(
+    annotation: Any,
+) -> None:
+    assert admits_str(annotation)
+    assert not declares_text(annotation)
+
+
+def test_a_marker_counts_on_the_annotation_its_union_members_and_field_metadata() -> None:
+    assert marked_no_pre_parse(Any, [NoPreParse])
+    assert marked_no_pre_parse(Annotated[Any, NoPreParse] | None)
+    assert not marked_no_pre_parse(list[Annotated[str, NoPreParse]])
+    assert not marked_no_pre_parse(Any, ["other metadata"])
 
 
 def test_type_aliases_and_new_types_are_seen_through() -> None:
@@ -253,8 +303,9 @@ def test_type_aliases_and_new_types_are_seen_through() -> None:
 
     from typing_extensions import TypeAliasType
 
-    assert admits_str(TypeAliasType("Query", str | None))
-    assert admits_str(NewType("UserName", str))
+    assert declares_text(TypeAliasType("Query", str | None))
+    assert declares_text(NewType("UserName", str))
+    assert declares_text(TypeVar("Name", bound=str))
     assert not admits_str(TypeAliasType("Ids", list[int]))
 
 
