@@ -363,8 +363,8 @@ def _run_fix(paths, write: bool, show_diff: bool, unsafe_fixes: bool, options) -
             f" {plural(hidden, 'hidden fix', 'hidden fixes')} can be enabled with `--unsafe-fixes`."
         )
     click.echo(message, err=True)
-    if result.unchecked:
-        click.echo(report.unresolved_note(result), err=True)
+    if after.unchecked:  # as the fixes leave them: a server they guarded is protected now
+        click.echo(report.unresolved_note(after), err=True)
     if failed or _exit_code(after, exit_zero=False):
         sys.exit(1)
     sys.exit(1 if changed and not write else 0)

@@ -235,7 +235,9 @@ mcp = GuardedFastMCP("echo")
 
 
 @mcp.tool()
-def echo(payload: Annotated[Any, NoPreParse], raw: Annotated[Any, NoPreParse] = None) -> str:
+def echo(
+    payload: Annotated[Any, NoPreParse], raw: Annotated[Any, NoPreParse] = None
+) -> str:
     return repr(payload) + repr(raw)
 """,
         ),

@@ -567,8 +567,9 @@ def set_meta(
 
 def test_unannotated_parameters_get_the_sdk_type_with_the_marker_under_unsafe_fixes(tmp_path):
     (tmp_path / "server.py").write_text(UNANNOTATED, encoding="utf-8")
-    assert run_cli("fix", "--write", "--no-cache", ".", cwd=tmp_path).exit_code == 0
-    assert (tmp_path / "server.py").read_text(encoding="utf-8") == UNANNOTATED  # all unsafe
+    # All unsafe: nothing is written, and the findings are left (exit 1).
+    assert run_cli("fix", "--write", "--no-cache", ".", cwd=tmp_path).exit_code == 1
+    assert (tmp_path / "server.py").read_text(encoding="utf-8") == UNANNOTATED
     fixed = run_cli("fix", "--write", "--no-cache", "--unsafe-fixes", ".", cwd=tmp_path)
     assert fixed.exit_code == 0, fixed.output
     assert (tmp_path / "server.py").read_text(encoding="utf-8") == dedent(
