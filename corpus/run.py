@@ -21,11 +21,17 @@ all registrations over the run; the run fails at 2% or more. It prints a table p
 column for every rule that reported something) and exits 1 when any invariant fails.
 
 `--deep` additionally installs the packages marked `deep=` into throwaway virtualenvs (kept in the
-cache), imports each named server from the sources before and after the fix, requires every
-tool's input schema to be unchanged, and runs `mcp-codemod probe` on both, for servers whose class
-is constructed in the package's sources: after the fix the probe may find no mangled argument at
-all (whatever `check` said of it), and before the fix `check` must report exactly the parameters
-the probe finds mangled (MCP001, MCP002).
+cache), and imports each named server from three trees: the pristine sources, a fresh copy fixed
+with the default `fix --write` (safe fixes only), and the tree fixed with `fix --unsafe-fixes
+--write`. Every tool's input schema must be the same in all three. For servers whose class is
+constructed in the package's sources, `mcp-codemod probe` runs on each tree and counts the mangled
+parameters before any fix, after the default fix and after the unsafe fix; after the unsafe fix the
+probe may find none (whatever `check` said of it); before the fix `check` must report exactly the
+parameters the probe finds mangled (MCP001, MCP002; the run reports its recall and precision);
+and the safe fix may change only mangled behaviour: a fixed battery of arguments is run through
+every parameter's handling on each tree, and a parameter that receives any of them differently
+after the default fix must have been mangled before (a violation is a failure; the same count
+after the unsafe fix is reported, not judged).
 
 Importable: `tests/engine/test_corpus_subset.py` calls `load_packages` and `run_package`.
 """
@@ -299,9 +305,19 @@ class PackageResult:
     changed: list[str] = field(default_factory=list)
     fix: str = "not run"  # "crashed" (fix --write failed), "failed" (an invariant), "ok"
     deep: str = ""
-    probe: dict = field(default_factory=dict)  # --deep: the probe's problems before/after
+    probe: dict = field(default_factory=dict)  # --deep: the probe's problems before/safe/after
     probe_only: list = field(default_factory=list)  # mangled per the probe, not reported by check
     check_only: list = field(default_factory=list)  # reported by check, not mangled per the probe
+    # --deep, (tool, parameter) pairs: mangled per the probe before any fix, still mangled after
+    # the default `fix --write` (safe fixes) and after `fix --unsafe-fixes --write`, reported by
+    # check (MCP001/MCP002) on the probed tools, and those whose received values the safe fix
+    # changed although they were not mangled before (the safety invariant's violations).
+    mangled: list = field(default_factory=list)
+    left_safe: list = field(default_factory=list)
+    left_unsafe: list = field(default_factory=list)
+    reported: list = field(default_factory=list)
+    unsafe_changed: list = field(default_factory=list)  # the same after the unsafe fix: a note
+    safe_violations: list = field(default_factory=list)
     elsewhere: list = field(default_factory=list)  # tools check reports that no probed server has
     failures: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -343,8 +359,8 @@ def _digest(root: Path) -> dict[str, str]:
 
 def _findings(run: Run) -> tuple[list[dict], list[str]]:
     items = json.loads(run.stdout or "[]")
-    findings = [item for item in items if item["code"] != "E902"]
-    errors = [item["path"] for item in items if item["code"] == "E902"]
+    findings = [item for item in items if item["type"] == "finding"]
+    errors = [item["path"] for item in items if item["type"] == "error"]
     return findings, errors
 
 
@@ -551,7 +567,8 @@ async def tools():
         found = await server.get_tools()
         return {name: tool.parameters for name, tool in found.items()}
     listed = await server.list_tools()  # mcp 1.x: inputSchema; mcp 2.x: input_schema
-    return {t.name: getattr(t, "input_schema", None) or t.inputSchema for t in listed}
+    return {t.name: getattr(t, "input_schema", None) or getattr(t, "inputSchema", None)
+            or t.parameters for t in listed}  # fastmcp 3.x: parameters
 print(json.dumps({"class": type(server).__module__ + "." + type(server).__qualname__,
                   "tools": asyncio.run(tools())}, sort_keys=True))
 """
@@ -579,7 +596,7 @@ def _venv(package: Package, cache: Path) -> Path:
     if marker.exists() and marker.read_text(encoding="utf-8") == stamp:
         return python
     if not python.exists():
-        base = f"python{package.python}" if package.python else sys.executable
+        base = _interpreter(package.python) if package.python else sys.executable
         subprocess.run([base, "-m", "venv", str(folder)], check=True, capture_output=True)
     pip = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
     done = subprocess.run([*pip, *requirements], capture_output=True, text=True, timeout=900)
@@ -587,6 +604,21 @@ def _venv(package: Package, cache: Path) -> Path:
         raise RuntimeError(f"installing {package.requirement} failed:\n{done.stderr[-2000:]}")
     marker.write_text(stamp, encoding="utf-8")
     return python
+
+
+def _interpreter(version: str) -> str:
+    """`python3.12` where it runs, else pyenv's build of that version (as .ci/run looks)."""
+    name = f"python{version}"
+    root = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
+    candidates = [name, *map(str, sorted(root.glob(f"versions/{version}*/bin/{name}")))]
+    for candidate in candidates:
+        try:
+            done = subprocess.run([candidate, "-c", "import venv"], capture_output=True)
+        except OSError:
+            continue
+        if done.returncode == 0:
+            return candidate
+    return name
 
 
 def _in_venv(
@@ -621,9 +653,28 @@ def _in_venv(
         )
 
 
+# The trees `--deep` imports the server from: the pristine sources, a copy after the default
+# `fix --write` (safe fixes only), and the tree after `fix --unsafe-fixes --write`.
+TREES = ("before", "safe", "unsafe")
+SAFE_FIX = ["fix", "--write"]
+
+
+def _safe_tree(result: PackageResult, pristine: Path, work: Path) -> Path | None:
+    """A fresh copy of the sources beside `work`, fixed with the default `fix --write`."""
+    safe = work.parent / "safe"
+    shutil.rmtree(safe, ignore_errors=True)
+    shutil.copytree(pristine, safe)
+    fixed = codemod([*SAFE_FIX, *_options(result.package), "."], safe)
+    if fixed.crashed() or fixed.returncode != 0:
+        result.failures.append(f"deep: the default fix --write: {fixed.describe()}")
+        return None
+    return safe
+
+
 def deep(result: PackageResult, cache: Path) -> None:
     """Install the package; for each `deep=` target the tools' input schemas must be equal before
-    and after the fix, and `mcp-codemod probe` runs on both trees (judged by `_compare`)."""
+    and after each fix, and `mcp-codemod probe` runs on the three trees (judged by `_compare`),
+    with the received value of every argument of a fixed battery (`_OUTCOMES`) beside it."""
     package = result.package
     if not package.deep:
         return
@@ -634,45 +685,67 @@ def deep(result: PackageResult, cache: Path) -> None:
         result.failures.append(f"deep: {error}")
         return
     pristine, work = cache / "src" / package.key, work_tree(cache / "work", package)
+    safe = _safe_tree(result, pristine, work)
+    if safe is None:
+        result.deep = "default fix failed"
+        return
+    trees = dict(zip(TREES, (pristine, safe, work), strict=True))
     notes = []
-    problems: dict[str, list] = {"before": [], "after": []}
+    problems: dict[str, list] = {label: [] for label in TREES}
+    outcomes: dict[str, dict] = {label: {} for label in TREES}
     probed: set[str] = set()
     for target in deep_targets(package.deep):
         schemas = {}
-        for label, tree in (("before", pristine), ("after", work)):
+        for label, tree in trees.items():
             done = _in_venv(python, ["-c", _SCHEMAS], tree, target)
             if done.returncode != 0:
                 result.failures.append(
-                    f"deep: importing {target} {label} the fix: {done.stderr[-1500:]}"
+                    f"deep: importing {target} {_WHEN[label]}: {done.stderr[-1500:]}"
                 )
                 result.deep = "failed"
                 return
             schemas[label] = json.loads(done.stdout.strip().splitlines()[-1])
-        before, after = schemas["before"]["tools"], schemas["after"]["tools"]
-        note = f"{target}: {len(before)} tools, {schemas['after']['class']} after the fix"
-        if before != after:
-            differ = sorted(n for n in set(before) | set(after) if before.get(n) != after.get(n))
-            result.failures.append(f"deep: {target}: the fix changed the input schemas of {differ}")
-        else:
+        before = schemas["before"]["tools"]
+        note = f"{target}: {len(before)} tools, {schemas['unsafe']['class']} after the fix"
+        equal = True
+        for label in ("safe", "unsafe"):
+            after = schemas[label]["tools"]
+            if before != after:
+                equal = False
+                differ = sorted(
+                    n for n in set(before) | set(after) if before.get(n) != after.get(n)
+                )
+                result.failures.append(
+                    f"deep: {target}: the {label} fix changed the input schemas of {differ}"
+                )
+        if equal:
             note += ", schemas equal"
         server_class = schemas["before"]["class"].rpartition(".")[2]
         if not _constructed_in(pristine, server_class):
             # The package cannot fix a server that another package builds for it.
             notes.append(f"{note}, not probed: no `{server_class}(...)` in its sources")
             continue
-        found = _probe(result, python, pristine, work, target)
+        found = _probe(result, python, trees, target)
         if found is None:
             return
-        for label in problems:
+        received = _outcomes(result, python, trees, target)
+        if received is None:
+            return
+        for label in TREES:
             problems[label] += found[label]
+            outcomes[label].update(received[label])
         probed.update(before)
-        count = {label: len({(p["tool"], p["parameter"]) for p in found[label]}) for label in found}
+        count = {label: len(_pairs(found[label])) for label in found}
         notes.append(
-            f"{note}, probe: {count['before']} mangled parameters before, {count['after']} after"
+            f"{note}, probe: {count['before']} mangled parameters before, {count['safe']} after "
+            f"the default fix, {count['unsafe']} after the unsafe fix"
         )
-    _compare(result, problems, probed)
+    _compare(result, problems, probed, outcomes)
     result.probe = problems
     result.deep = "; ".join(notes)
+
+
+_WHEN = {"before": "before the fix", "safe": "after the default fix", "unsafe": "after the fix"}
 
 
 def _constructed_in(root: Path, class_name: str) -> bool:
@@ -681,17 +754,17 @@ def _constructed_in(root: Path, class_name: str) -> bool:
 
 
 def _probe(
-    result: PackageResult, python: Path, pristine: Path, work: Path, target: str
+    result: PackageResult, python: Path, trees: dict[str, Path], target: str
 ) -> dict[str, list] | None:
-    """The probe's problems (JSON) before and after the fix; None when it failed."""
+    """The probe's problems (JSON) on each tree; None when it failed."""
     problems = {}
-    for label, tree in (("before", pristine), ("after", work)):
+    for label, tree in trees.items():
         command = ["-m", "mcp_codemod", "probe", "--output-format", "json", "_corpus_target:server"]
         done = _in_venv(python, command, tree, target)
         crashed = "Traceback (most recent call last)" in done.stdout + done.stderr
         if crashed or done.returncode not in (0, 1):
             result.failures.append(
-                f"deep: probe exited {done.returncode} on {target} {label} the fix: "
+                f"deep: probe exited {done.returncode} on {target} {_WHEN[label]}: "
                 f"{done.stderr[-1500:]}"
             )
             result.deep = "probe failed"
@@ -705,6 +778,84 @@ def _probe(
     return problems
 
 
+# What every parameter of every tool receives for a fixed battery of arguments (the probe's own
+# values, and ordinary ones), after the framework's own handling and the parameter's validator,
+# as the probe reproduces them; the tool body is never called. A value is compared as its type
+# and repr (addresses blanked), a refusal as "rejected". Printed as JSON:
+# {"tool\x00parameter": {"argument as JSON": outcome}}.
+_OUTCOMES = r"""
+import importlib, json, pkgutil, re, sys
+from _corpus_target import server
+
+def inspect_server():
+    for name in ("mcp_codemod.probe_frameworks", "mcp_codemod.probe"):
+        try:
+            found = getattr(importlib.import_module(name), "inspect_server", None)
+        except ImportError:
+            found = None
+        if found is not None:
+            return found
+    import mcp_codemod  # the probe's modules may have moved: look for the function
+    for info in pkgutil.walk_packages(mcp_codemod.__path__, "mcp_codemod."):
+        try:
+            found = getattr(importlib.import_module(info.name), "inspect_server", None)
+        except Exception:
+            continue
+        if found is not None:
+            return found
+    raise SystemExit("mcp_codemod has no inspect_server")
+
+BATTERY = ["null", "[1]", '{"a": 1}', "abc", "5", "", "true", 5.0, 5, 2.5, True, None, [1], ["a"],
+           {"a": 1}, "[]", "{}", '["a"]']
+ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+def outcome(parameter, sent):
+    try:
+        received = parameter.validate(parameter.prepare(sent))
+    except Exception:
+        return "rejected"
+    return type(received).__qualname__ + ":" + ADDRESS.sub("", repr(received))
+
+framework, tools, parameters_of = inspect_server()(server)
+found = {}
+for name, tool in tools:
+    try:
+        parameters = parameters_of(tool)
+    except Exception:
+        continue
+    for parameter in parameters:
+        found[name + "\x00" + parameter.key] = {
+            json.dumps(sent): outcome(parameter, sent) for sent in BATTERY
+        }
+print(json.dumps(found, sort_keys=True))
+"""
+
+
+def _outcomes(
+    result: PackageResult, python: Path, trees: dict[str, Path], target: str
+) -> dict[str, dict] | None:
+    """`_OUTCOMES` on each tree, keyed by (tool, parameter); None when it failed."""
+    received = {}
+    for label, tree in trees.items():
+        done = _in_venv(python, ["-c", _OUTCOMES], tree, target)
+        try:
+            found = json.loads(done.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            result.failures.append(
+                f"deep: the received values of {target} {_WHEN[label]}: {done.stderr[-1500:]}"
+            )
+            result.deep = "failed"
+            return None
+        received[label] = {tuple(key.split("\x00", 1)): value for key, value in found.items()}
+    return received
+
+
+def _pairs(problems: list[dict]) -> set[tuple[str, str]]:
+    """The (tool, parameter) pairs whose arguments do not arrive as sent (not the schema's
+    arrays without `items`: a client's complaint, not a mangled argument)."""
+    return {(p["tool"], p["parameter"]) for p in problems if p.get("outcome") != "schema"}
+
+
 def _names(pairs) -> str:
     return ", ".join(f"{tool}({parameter})" for tool, parameter in sorted(pairs))
 
@@ -713,18 +864,32 @@ def _names(pairs) -> str:
 PROBED_CODES = {"MCP001", "MCP002"}
 
 
-def _compare(result: PackageResult, problems: dict[str, list], tools: set[str]) -> None:
-    """Probe against check, by (tool, parameter), on the probed servers' tools. Two invariants:
-    after the fix nothing is mangled (whatever check said about it: an announced gap is still a
-    gap), and before the fix check reports exactly what the probe finds mangled."""
+def _changed(outcomes: dict[str, dict], label: str) -> set[tuple[str, str]]:
+    """The parameters some argument of the battery reaches differently after the fix `label`."""
+    before, after = outcomes["before"], outcomes[label]
+    return {pair for pair in before.keys() & after.keys() if before[pair] != after[pair]}
+
+
+def _compare(
+    result: PackageResult, problems: dict[str, list], tools: set[str], outcomes: dict[str, dict]
+) -> None:
+    """Probe against check, by (tool, parameter), on the probed servers' tools. Three invariants:
+    after the unsafe fix nothing is mangled (whatever check said about it: an announced gap is
+    still a gap); before the fix check reports exactly what the probe finds mangled; and the safe
+    fix changes only mangled behaviour (what a parameter receives changes only if the probe found
+    it mangled before). What is left after the default fix is counted, not judged."""
     reported = {
         (f["tool"], f["parameter"])
         for f in result.findings
         if f["code"] in PROBED_CODES and f["tool"] in tools
     }
     fixable = {(f["tool"], f["parameter"]) for f in result.findings if f.get("fixable")}
-    mangled = {(p["tool"], p["parameter"]) for p in problems["before"]}
-    left = {(p["tool"], p["parameter"]) for p in problems["after"]}
+    mangled = _pairs(problems["before"])
+    left = _pairs(problems["unsafe"])
+    result.mangled, result.reported = sorted(mangled), sorted(reported)
+    result.left_safe, result.left_unsafe = sorted(_pairs(problems["safe"])), sorted(left)
+    result.safe_violations = sorted(_changed(outcomes, "safe") - mangled)
+    result.unsafe_changed = sorted(_changed(outcomes, "unsafe") - mangled)
     if left:
         kinds = {
             "reported as fixable": left & reported & fixable,
@@ -737,6 +902,11 @@ def _compare(result: PackageResult, problems: dict[str, list], tools: set[str]) 
         result.failures.append(
             f"deep: the probe still finds {len(left)} parameters mangled after the fix; "
             + "; ".join(parts)
+        )
+    if result.safe_violations:
+        result.failures.append(
+            f"deep: the default fix changed what {len(result.safe_violations)} parameters receive "
+            f"that the probe found unharmed before: {_names(result.safe_violations)}"
         )
     result.probe_only = sorted(mangled - reported)
     result.check_only = sorted(reported - mangled)
@@ -751,6 +921,19 @@ def _compare(result: PackageResult, problems: dict[str, list], tools: set[str]) 
             f"mangled parameters check does not report and {len(result.check_only)} reported ones "
             "the probe finds unharmed (see the details)"
         )
+
+
+def recall_precision(results: list[PackageResult]) -> tuple[str, str]:
+    """check against the probe before the fix, over the packages: reported and mangled ÷
+    mangled, and reported and mangled ÷ reported (pairs counted per package)."""
+    hits = sum(len(set(r.reported) & set(r.mangled)) for r in results)
+    mangled = sum(len(r.mangled) for r in results)
+    reported = sum(len(r.reported) for r in results)
+    return _ratio(hits, mangled), _ratio(hits, reported)
+
+
+def _ratio(part: int, whole: int) -> str:
+    return f"{part}/{whole} ({part / whole:.0%})" if whole else "-"
 
 
 # ---- reporting -------------------------------------------------------------------------------
@@ -772,6 +955,10 @@ def table(results: list[PackageResult], markdown: bool = False) -> str:
         "changed",
         "fix",
         "disagree",
+        "mangled b/s/u",
+        "recall",
+        "prec.",
+        "safe viol.",
         "failures",
         "s",
     ]
@@ -796,6 +983,9 @@ def table(results: list[PackageResult], markdown: bool = False) -> str:
                 str(len(r.changed)),
                 r.fix,
                 f"{len(r.probe_only)}/{len(r.check_only)}" if r.probe else "",
+                _left(r) if r.probe else "",
+                *(recall_precision([r]) if r.probe else ("", "")),
+                str(len(r.safe_violations)) if r.probe else "",
                 str(len(r.failures)),
                 f"{r.seconds:.1f}",
             ]
@@ -816,6 +1006,9 @@ def table(results: list[PackageResult], markdown: bool = False) -> str:
         str(sum(len(r.changed) for r in results)),
         "",
         f"{sum(len(r.probe_only) for r in results)}/{sum(len(r.check_only) for r in results)}",
+        _left(*results),
+        *recall_precision(results),
+        str(sum(len(r.safe_violations) for r in results)),
         str(sum(len(r.failures) for r in results)),
         f"{sum(r.seconds for r in results):.1f}",
     ]
@@ -832,6 +1025,33 @@ def table(results: list[PackageResult], markdown: bool = False) -> str:
 
     rule = "-" * len(line(header))
     return "\n".join([line(header), rule, *map(line, rows), rule, line(footer)]) + "\n"
+
+
+def _left(*results: PackageResult) -> str:
+    """Mangled parameters before any fix / after the default fix / after the unsafe fix."""
+    columns = (
+        sum(len(r.mangled) for r in results),
+        sum(len(r.left_safe) for r in results),
+        sum(len(r.left_unsafe) for r in results),
+    )
+    return "/".join(map(str, columns))
+
+
+def deep_line(results: list[PackageResult]) -> str:
+    """The deep totals in a sentence (empty without --deep)."""
+    probed = [r for r in results if r.probe]
+    if not probed:
+        return ""
+    mangled, safe, unsafe = _left(*probed).split("/")
+    recall, precision = recall_precision(probed)
+    violations = sum(len(r.safe_violations) for r in probed)
+    changed = sum(len(r.unsafe_changed) for r in probed)
+    return (
+        f"Deep, {len(probed)} probed packages: {mangled} mangled parameters before any fix, "
+        f"{safe} left after the default fix, {unsafe} after the unsafe fix; check's recall "
+        f"{recall}, precision {precision}; the default fix changed what {violations} unharmed "
+        f"parameters receive (must be 0), the unsafe fix {changed}."
+    )
 
 
 def _oneline(text: str | None) -> str:
@@ -870,12 +1090,26 @@ def details(results: list[PackageResult]) -> str:
             )
         if r.check_only:
             lines.append(f"- reported by check, unharmed per the probe: {_names(r.check_only)}")
+        if r.left_safe:
+            lines.append(f"- still mangled after the default fix: {_names(r.left_safe)}")
+        if r.unsafe_changed:
+            lines.append(
+                "- the unsafe fix changed what these unharmed parameters receive: "
+                + _names(r.unsafe_changed)
+            )
         lines.append("")
     return "\n".join(lines)
 
 
 BEGIN = "<!-- corpus/run.py: begin generated -->"
 END = "<!-- corpus/run.py: end generated -->"
+
+
+def markers(section: str | None) -> tuple[str, str]:
+    """The markers around a generated section: the default one, or a named one (`--section`)."""
+    if not section:
+        return BEGIN, END
+    return BEGIN.replace(" -->", f" {section} -->"), END.replace(" -->", f" {section} -->")
 
 
 def share_line(results: list[PackageResult]) -> str:
@@ -888,7 +1122,14 @@ def share_line(results: list[PackageResult]) -> str:
     )
 
 
-def write_markdown(path: Path, results: list[PackageResult], deep: bool, elapsed: float) -> None:
+def write_markdown(
+    path: Path,
+    results: list[PackageResult],
+    deep: bool,
+    elapsed: float,
+    section: str | None = None,
+    command: str | None = None,
+) -> None:
     """The table and details, in place of the generated section of `path` (RESULTS.md keeps its
     hand-written analysis around it)."""
     import platform
@@ -897,18 +1138,22 @@ def write_markdown(path: Path, results: list[PackageResult], deep: bool, elapsed
 
     failed = sum(bool(r.failures) for r in results)
     header = (
-        f"`python corpus/run.py{' --deep' if deep else ''}`: {len(results)} packages, "
+        f"`{command or 'python corpus/run.py' + (' --deep' if deep else '')}`: "
+        f"{len(results)} packages, "
         f"{failed} with failures, {elapsed:.0f} s (mcp-codemod {__version__}, Python "
         f"{platform.python_version()}, {time.strftime('%Y-%m-%d')}). {share_line(results)}\n"
     )
-    generated = f"{BEGIN}\n{header}\n{table(results, markdown=True)}\n{details(results)}{END}"
+    if deep_line(results):
+        header += f"\n{deep_line(results)}\n"
+    begin, end = markers(section)
+    generated = f"{begin}\n{header}\n{table(results, markdown=True)}\n{details(results)}{end}"
     text = path.read_text(encoding="utf-8") if path.exists() else ""
-    if BEGIN in text and END in text:
-        before, _, rest = text.partition(BEGIN)
-        _, _, after = rest.partition(END)
+    if begin in text and end in text:
+        before, _, rest = text.partition(begin)
+        _, _, after = rest.partition(end)
         text = before + generated + after
-    else:
-        text = generated + "\n"
+    else:  # a new section goes after what the file holds
+        text = (text.rstrip("\n") + "\n\n" if text.strip() else "") + generated + "\n"
     path.write_text(text, encoding="utf-8")
 
 
@@ -946,6 +1191,11 @@ def main(argv: list[str] | None = None) -> int:
         type=Path,
         help="write the table and details here too (between the BEGIN/END markers if it has them)",
     )
+    parser.add_argument(
+        "--section",
+        help="with --markdown: the named generated section to replace (`begin generated NAME`), "
+        "so that a run of some packages (--only) leaves the whole corpus's table in place",
+    )
     parser.add_argument("--details", action="store_true", help="print findings and unresolved")
     # What `analysis` runs in a package's copy (not for people: it prints JSON).
     parser.add_argument("--analysis-here", action="store_true", help=argparse.SUPPRESS)
@@ -967,12 +1217,16 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     with ThreadPoolExecutor(max(1, args.jobs)) as pool:
         results = list(pool.map(lambda p: run_package(p, args.cache, not args.no_fix), packages))
-    if args.deep:
-        for result in results:
-            if result.package.deep and result.fix in ("ok", "failed"):
-                started = time.perf_counter()
-                deep(result, args.cache)
-                result.seconds += time.perf_counter() - started
+    if args.deep:  # each package in its own virtualenv and work folder: `--jobs` at a time
+
+        def deep_one(result: PackageResult) -> None:
+            started = time.perf_counter()
+            deep(result, args.cache)
+            result.seconds += time.perf_counter() - started
+
+        chosen = [r for r in results if r.package.deep and r.fix in ("ok", "failed")]
+        with ThreadPoolExecutor(max(1, args.jobs)) as pool:
+            list(pool.map(deep_one, chosen))
     elapsed = time.perf_counter() - start
     print(table(results))
     if args.details:
@@ -984,9 +1238,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  - {failure}")
     unseen, tools = unseen_share(results)
     print(share_line(results))
+    if deep_line(results):
+        print(deep_line(results))
     print(f"{len(results)} packages, {len(failed)} with failures, {elapsed:.1f}s")
     if args.markdown:
-        write_markdown(args.markdown, results, args.deep, elapsed)
+        command = "python corpus/run.py " + " ".join(argv if argv is not None else sys.argv[1:])
+        write_markdown(args.markdown, results, args.deep, elapsed, args.section, command.strip())
     return 1 if failed or (tools and unseen / tools >= UNSEEN_TARGET) else 0
 
 

@@ -8,18 +8,25 @@ scripts and a project's own tooling all call them. Bad options and configuration
 
 from __future__ import annotations
 
+import os
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mcp_codemod.engine.checker import CheckResult, check_files
-from mcp_codemod.engine.discovery import PathError, discover, force_excluded, writable_files
+from mcp_codemod.engine.discovery import (
+    Exclusion,
+    PathError,
+    discover,
+    force_excluded,
+    writable_files,
+)
 from mcp_codemod.engine.facts_cache import default_cache_dir
 from mcp_codemod.engine.project import Discovery
-from mcp_codemod.engine.settings import ConfigError, Settings, load_settings
+from mcp_codemod.engine.settings import ConfigError, Settings, SettingsResolver
 from mcp_codemod.engine.source_files import SourceError
-from mcp_codemod.rules import select_rules
+from mcp_codemod.rules import layered_rules
 
 if TYPE_CHECKING:
     from mcp_codemod.fix.apply import FileFix, FixResult
@@ -44,6 +51,7 @@ class Options:
 
     config: Path | None = None
     select: Sequence[str] | None = None
+    extend_select: Sequence[str] | None = None
     ignore: Sequence[str] | None = None
     extend_exclude: Sequence[str] | None = None
     framework: str | None = None
@@ -54,12 +62,14 @@ class Options:
     cache_dir: Path | None = None
 
 
-def settings_for(options: Options) -> Settings:
+def resolver_for(options: Options) -> SettingsResolver:
+    """The settings of each file: its closest configuration, then the options."""
     try:
-        return load_settings(
+        return SettingsResolver(
             options.config,
             {
                 "select": _codes(options.select),
+                "extend_select": _codes(options.extend_select),
                 "ignore": _codes(options.ignore),
                 "extend_exclude": list(options.extend_exclude or ()) or None,
                 "framework": options.framework,
@@ -71,6 +81,23 @@ def settings_for(options: Options) -> Settings:
         raise UsageError(str(error)) from None
 
 
+def settings_for(options: Options) -> Settings:
+    """The settings of the run itself (its output format): the working directory's."""
+    try:
+        return resolver_for(options).run_settings()
+    except ConfigError as error:
+        raise UsageError(str(error)) from None
+
+
+@dataclass(frozen=True)
+class Group:
+    """The files of one project (one configuration) and what checking them found."""
+
+    settings: Settings
+    files: list[Path]
+    result: CheckResult
+
+
 def check_paths(
     paths: Sequence[str | Path] = (),
     options: Options | None = None,
@@ -80,8 +107,20 @@ def check_paths(
     """The findings under `paths` (default: the working directory), as `mcp-codemod check`.
     `stdin`: instead of `paths`, one module's bytes and the path it stands for (which need
     not exist: editors pass unsaved buffers)."""
-    settings, _files, result = _check(paths, options or Options(), stdin)
-    return settings, result
+    settings, groups = _check(paths, options or Options(), stdin)
+    return settings, merged(groups)
+
+
+def discovered_files(
+    paths: Sequence[str | Path], options: Options | None = None
+) -> list[tuple[Path, Settings]]:
+    """Each file `check` would look at under `paths`, with its settings (`--show-files`)."""
+    resolver = resolver_for(options or Options())
+    try:
+        files = _discover(paths, resolver, None)
+        return [(file, resolver.settings_of_file(file)) for file in files]
+    except ConfigError as error:
+        raise UsageError(str(error)) from None
 
 
 def _check(
@@ -89,40 +128,88 @@ def _check(
     options: Options,
     stdin: tuple[Path, bytes] | None,
     overlay: dict[Path, bytes] | None = None,
-) -> tuple[Settings, list[Path], CheckResult]:
-    """The settings, the files discovered (discovery runs once per command) and the result.
-    `overlay`: texts that discovered files would have (by resolved path), read instead of theirs."""
-    settings = settings_for(options)
-    real_paths: dict[str, str] = {}
-    if stdin is None:
-        files = _discover(paths, settings, real_paths)
-    elif settings.force_exclude and force_excluded(
-        stdin[0], settings.excludes, settings.respect_gitignore
-    ):
-        files = []  # as ruff: an editor passing an excluded file's buffer gets no findings
-    else:
-        files = [stdin[0]]
+) -> tuple[Settings, list[Group]]:
+    """The run's settings and, per configuration, the files discovered (discovery runs once
+    per command) and what checking them found. Each group is analysed as a project of its
+    own: its configuration chooses the rules, the framework and the runtime module.
+    `overlay`: texts that discovered files would have (by resolved path), read instead of
+    theirs."""
+    resolver = resolver_for(options)
+    try:
+        run_settings = resolver.run_settings()
+        real_paths: dict[str, str] = {}
+        if stdin is None:
+            files = _discover(paths, resolver, real_paths)
+        else:
+            settings = resolver.settings_of_file(stdin[0])
+            if settings.force_exclude and force_excluded(stdin[0], _exclusion(settings)):
+                files = []  # as ruff: an editor passing an excluded file's buffer gets no findings
+            else:
+                files = [stdin[0]]
+        by_settings: dict[int, tuple[Settings, list[Path]]] = {}
+        for file in files:
+            settings = resolver.settings_of_file(file)
+            by_settings.setdefault(id(settings), (settings, []))[1].append(file)
+        if not by_settings:
+            by_settings[0] = (resolver.settings_of_file(Path(paths[0] if paths else ".")), [])
+    except ConfigError as error:
+        raise UsageError(str(error)) from None
+    walked = () if stdin is not None else _walked(paths)
     unsaved = {stdin[0]: stdin[1]} if stdin is not None else {}
     if overlay:
         unsaved |= {file: overlay[file.resolve()] for file in files if file.resolve() in overlay}
-    walked = () if stdin is not None else _walked(paths)
-    rules = select_rules(
-        list(settings.select) if settings.select is not None else None, list(settings.ignore)
+    groups = []
+    for settings, group_files in by_settings.values():
+        cache = None
+        if options.cache:
+            cache = (
+                options.cache_dir or settings.cache_dir or default_cache_dir(settings.config_file)
+            )
+        result = check_files(
+            group_files,
+            layered_rules(
+                (layer.select, layer.extend_select, layer.ignore) for layer in settings.rule_layers
+            ),
+            settings.framework,
+            jobs=options.jobs,
+            cache_dir=cache,
+            unsaved=unsaved,
+            runtime_copy=settings.runtime_module,
+            discovery=Discovery(walked, settings.excludes, settings.respect_gitignore, real_paths),
+        )
+        groups.append(Group(settings, group_files, _without_ignored(result, resolver)))
+    return run_settings, groups
+
+
+def _without_ignored(result: CheckResult, resolver: SettingsResolver) -> CheckResult:
+    """The findings less those `per-file-ignores` turns off in their file."""
+    kept = []
+    for finding in result.findings:
+        absolute = os.path.abspath(finding.path)
+        ignored = resolver.settings_of_file(Path(absolute)).ignored_in(absolute)
+        if ignored is None or not any(
+            code == "ALL" or finding.code.startswith(code) for code in ignored
+        ):
+            kept.append(finding)
+    if len(kept) == len(result.findings):
+        return result
+    return replace(result, findings=tuple(kept))
+
+
+def merged(groups: Sequence[Group]) -> CheckResult:
+    """One result for the groups of a run."""
+    if len(groups) == 1:
+        return groups[0].result
+    results = [group.result for group in groups]
+    return CheckResult(
+        findings=tuple(sorted(f for r in results for f in r.findings)),
+        errors=tuple(sorted(e for r in results for e in r.errors)),
+        files=sum(r.files for r in results),
+        tools=sum(r.tools for r in results),
+        unresolved=tuple(u for r in results for u in r.unresolved),
+        digests={key: value for r in results for key, value in r.digests.items()},
+        tool_files=tuple(sorted({pair for r in results for pair in r.tool_files})),
     )
-    cache = None
-    if options.cache:
-        cache = options.cache_dir or settings.cache_dir or default_cache_dir(settings.config_file)
-    result = check_files(
-        files,
-        rules,
-        settings.framework,
-        jobs=options.jobs,
-        cache_dir=cache,
-        unsaved=unsaved,
-        runtime_copy=settings.runtime_module,
-        discovery=Discovery(walked, settings.excludes, settings.respect_gitignore, real_paths),
-    )
-    return settings, files, result
 
 
 def _walked(paths: Sequence[str | Path]) -> tuple[Path, ...]:
@@ -131,16 +218,30 @@ def _walked(paths: Sequence[str | Path]) -> tuple[Path, ...]:
     return tuple(path.resolve() for path in given if path.is_dir())
 
 
+def _exclusion(settings: Settings) -> Exclusion:
+    return Exclusion(
+        settings.excludes, settings.respect_gitignore, settings.force_exclude, settings.root
+    )
+
+
 def _discover(
-    paths: Sequence[str | Path], settings: Settings, real_paths: dict[str, str] | None = None
+    paths: Sequence[str | Path],
+    resolver: SettingsResolver,
+    real_paths: dict[str, str] | None = None,
 ) -> list[Path]:
+    exclusions: dict[int, Exclusion] = {}
+
+    def exclusion_at(directory: str) -> Exclusion:
+        settings = resolver.settings_at(Path(directory))
+        if id(settings) not in exclusions:
+            exclusions[id(settings)] = _exclusion(settings)
+        return exclusions[id(settings)]
+
     try:
         return discover(
             [Path(p) for p in paths] or [Path(".")],
-            settings.excludes,
-            settings.respect_gitignore,
-            settings.force_exclude,
-            real_paths,
+            real_paths=real_paths,
+            exclusion_at=exclusion_at,
         )
     except PathError as error:
         raise UsageError(str(error)) from None
@@ -158,35 +259,62 @@ def fix_paths(
     options: Options | None = None,
     *,
     unsafe_fixes: bool = False,
+    stdin: tuple[Path, bytes] | None = None,
 ) -> FixOutcome:
     """The changes `mcp-codemod fix` would make (nothing is written: `fixer.write` does that).
     Only files discovery finds under `paths` are changed, never a module an import leads to
-    elsewhere: an edit there is a note in the result."""
+    elsewhere: an edit there is a note in the result. `stdin`: fix one module's bytes instead
+    (the change's path is the name it stands for; nothing else is changed)."""
     # The fixer is imported only when fixing: `check`'s start-up (a warm run is mostly start-up)
     # does not pay for it.
-    from mcp_codemod.fix.apply import fix_findings
+    from mcp_codemod.fix.apply import FixResult, fix_findings
     from mcp_codemod.fix.guard_module import guard_module_change
+    from mcp_codemod.fix.importers import Importers
     from mcp_codemod.fix.imports import RUNTIME
 
-    settings, files, result = _check(paths, options or Options(), None)
+    _settings, groups = _check(paths, options or Options(), stdin)
     given = [Path(p) for p in paths] or [Path(".")]
-    writable = writable_files(files, given)
-    applicable = tuple(f for f in result.findings if f.applies(unsafe_fixes))
-    runtime = settings.runtime_module or RUNTIME
-    fixes = fix_findings(applicable, result.digests, writable, runtime=runtime)
-    if settings.runtime_module is None:
-        return FixOutcome(result, fixes, writable)
-    try:
-        guards = guard_module_change(
-            settings.runtime_module, settings.config_file, needed=bool(fixes.files)
+    if stdin is not None:
+        given = [stdin[0]]
+    parts: list[FixResult] = []
+    all_writable: set[Path] = set()
+    for group in groups:
+        settings, result = group.settings, group.result
+        writable = writable_files(group.files, given)
+        all_writable |= writable
+        applicable = tuple(f for f in result.findings if f.applies(unsafe_fixes))
+        runtime = settings.runtime_module or RUNTIME
+        importers = Importers(settings.excludes, settings.respect_gitignore)
+        fixes = fix_findings(
+            applicable,
+            result.digests,
+            writable,
+            runtime=runtime,
+            importers=importers,
+            unsaved=_unsaved(stdin),
         )
-    except ConfigError as error:
-        raise UsageError(str(error)) from None
-    except SourceError as error:
-        raise UsageError(f"`runtime-module` {settings.runtime_module}: {error}") from None
-    if guards is not None:
-        fixes = replace(fixes, files=(*fixes.files, guards))
-    return FixOutcome(result, fixes, writable)
+        if settings.runtime_module is not None and stdin is None:
+            try:
+                guards = guard_module_change(
+                    settings.runtime_module, settings.config_file, needed=bool(fixes.files)
+                )
+            except ConfigError as error:
+                raise UsageError(str(error)) from None
+            except SourceError as error:
+                raise UsageError(f"`runtime-module` {settings.runtime_module}: {error}") from None
+            if guards is not None:
+                fixes = replace(fixes, files=(*fixes.files, guards))
+        parts.append(fixes)
+    fixes = parts[0]
+    for part in parts[1:]:
+        fixes = FixResult(
+            files=(*fixes.files, *part.files),
+            failures=(*fixes.failures, *part.failures),
+            advice=(*fixes.advice, *part.advice),
+            outside=(*fixes.outside, *part.outside),
+            incomplete=fixes.incomplete + part.incomplete,
+        )
+    return FixOutcome(merged(groups), fixes, frozenset(all_writable))
 
 
 def check_after_fix(
@@ -203,14 +331,14 @@ def check_after_fix(
     if written is not None:
         if not written:
             return outcome.check
-        return _check(paths, options, None)[2]
+        return merged(_check(paths, options, None)[1])
     if not outcome.fixes.files:
         return outcome.check
     overlay = {
         Path(change.path).resolve(): change.fixed.encode(change.encoding)
         for change in outcome.fixes.files
     }
-    return _check(paths, options, None, overlay)[2]
+    return merged(_check(paths, options, None, overlay)[1])
 
 
 def tool_modules(server_module: str, root: Path) -> tuple[str, ...]:
@@ -229,6 +357,10 @@ def tool_modules(server_module: str, root: Path) -> tuple[str, ...]:
             }
         )
     )
+
+
+def _unsaved(stdin: tuple[Path, bytes] | None) -> dict[str, bytes] | None:
+    return {os.path.abspath(stdin[0]): stdin[1]} if stdin is not None else None
 
 
 def _codes(values: Sequence[str] | None) -> list[str] | None:

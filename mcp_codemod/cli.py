@@ -8,10 +8,12 @@ configuration or internal error.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import gc
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -50,6 +52,11 @@ def analysis_options(function):
         click.option(
             "--select", multiple=True, help="Rule codes or prefixes to enable (comma-separated)."
         ),
+        click.option(
+            "--extend-select",
+            multiple=True,
+            help="Rule codes or prefixes to enable besides those selected (comma-separated).",
+        ),
         click.option("--ignore", multiple=True, help="Rule codes or prefixes to disable."),
         click.option(
             "--extend-exclude",
@@ -69,7 +76,8 @@ def analysis_options(function):
         click.option(
             "--config",
             type=click.Path(path_type=Path),
-            help="pyproject.toml to read [tool.mcp-codemod] from (default: the closest one).",
+            help="pyproject.toml to read [tool.mcp-codemod] from, for every file (default: "
+            "the closest one above each file).",
         ),
         click.option(
             "--jobs",
@@ -96,6 +104,26 @@ def analysis_options(function):
             help="Apply (and mark with [*]) the fixes that can change what a correct tool receives.",
         ),
         click.option(
+            "--quiet",
+            "-q",
+            is_flag=True,
+            help="Print findings (or the diff), nothing else: no summary, notes or advice.",
+        ),
+        click.option(
+            "--silent",
+            "-s",
+            is_flag=True,
+            help="Print nothing but errors that stop the run; the exit code still tells.",
+        ),
+        click.option(
+            "--color",
+            type=click.Choice(["auto", "always", "never"]),
+            default="auto",
+            show_default=True,
+            help="Colour the text output: auto is on a terminal, unless NO_COLOR is set "
+            "(FORCE_COLOR turns it on).",
+        ),
+        click.option(
             "--verbose",
             "-v",
             is_flag=True,
@@ -110,6 +138,7 @@ def analysis_options(function):
 
 def _options(
     select,
+    extend_select,
     ignore,
     extend_exclude,
     force_exclude,
@@ -129,6 +158,7 @@ def _options(
     return api.Options(
         config=config,
         select=select,
+        extend_select=extend_select,
         ignore=ignore,
         extend_exclude=extend_exclude,
         force_exclude=force_exclude,
@@ -163,8 +193,8 @@ class _Main(click.Group):
                 sys.stdout.flush()
         except OSError as error:
             # The commands turn every error of the files they read and write into a message:
-            # what escapes them is the output's. The interpreter's last flush would fail again.
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            # what escapes them is the output's.
+            _quiet_stdout()
             if error.errno == errno.EPIPE:
                 sys.exit(1)
             _fail(f"cannot write the output: {error.strerror or error}")
@@ -184,6 +214,7 @@ def run() -> NoReturn:
     turned on after them it would only go over their objects once more before the exit."""
     global _ends_with_exit
     _ends_with_exit = True
+    _refuse_closed_streams()
     gc.disable()
     try:
         main()
@@ -194,18 +225,123 @@ def run() -> NoReturn:
         else:
             click.echo(exit.code, err=True)
             code = 1
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except OSError:
-            code = code or 2  # the output that could not be written was reported already
+    except OSError as error:
+        # Output written while the options are read (`--version`, `--help`) into a broken
+        # stream: as `_Main.invoke` does for a command's.
+        _quiet_stdout()
+        code = 1
+        if error.errno != errno.EPIPE:
+            _last_words(f"cannot write the output: {error.strerror or error}")
+            code = 2
+    try:
+        sys.stdout.flush()
+    except OSError as error:
+        # Output written outside a command (`--version`, `--help`) into a broken stream.
+        _quiet_stdout()
+        _last_words(f"cannot write the output: {error.strerror or error}")
+        code = 2
+    try:
+        sys.stderr.flush()
+    except OSError:
+        code = code or 2  # nowhere left to say it
     os._exit(code)
+
+
+def _refuse_closed_streams() -> None:
+    """A closed standard output or error (`>&-`) ends the run before it does anything (`fix
+    --write` writes no file it could not report): one line on the stream still open, or quietly
+    when both are closed, and exit 2. The closed descriptors are first pointed at /dev/null, so
+    that no file the run opens takes their numbers."""
+    closed = []
+    for number, name in ((1, "standard output"), (2, "standard error")):
+        try:
+            os.fstat(number)
+        except OSError:
+            closed.append((number, name))
+    if not closed:
+        return
+    for number, _name in closed:
+        null = os.open(os.devnull, os.O_WRONLY)
+        if null != number:
+            os.dup2(null, number)
+            os.close(null)
+    names = " and ".join(name for _number, name in closed)
+    message = f"mcp-codemod: error: {names} closed; nothing was done\n".encode()
+    if len(closed) == 1:
+        open_stream = 2 if closed[0][0] == 1 else 1
+        with contextlib.suppress(OSError):  # else nowhere left to say it
+            os.write(open_stream, message)
+    os._exit(2)
+
+
+def _quiet_stdout() -> None:
+    """Standard output to /dev/null: the interpreter's last flush would fail again."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def _last_words(message: str) -> None:
+    with contextlib.suppress(OSError):  # else nowhere left to say it
+        click.echo(f"mcp-codemod: error: {message}", err=True)
 
 
 @click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="mcp-codemod")
 def main() -> None:
     """Find and fix MCP tool parameters that the server framework or the client mangles."""
+
+
+class Output:
+    """Where and how a command prints: the report on standard output (or `--output-file`),
+    messages on standard error; `--quiet` keeps only the findings (or the diff), `--silent`
+    nothing but the errors that stop the run; colour per `--color`, NO_COLOR and FORCE_COLOR."""
+
+    def __init__(self, quiet: bool, silent: bool, color: str, output_file: Path | None = None):
+        self.quiet = quiet or silent
+        self.silent = silent
+        self.output_file = output_file
+        self.color = output_file is None and _use_color(color, sys.stdout)
+        self.report: list[str] = []
+
+    def echo(self, text: str) -> None:
+        """Part of the report."""
+        if self.silent:
+            return
+        if self.output_file is not None:
+            self.report.append(text)
+        else:
+            click.echo(text, nl=False, color=self.color)
+
+    def note(self, text: str) -> None:
+        """A message beside the report: summaries, notes, advice."""
+        if not self.quiet:
+            click.echo(text, err=True)
+
+    def finding_note(self, text: str) -> None:
+        """A message that tells why the run fails (a file not checked): kept under --quiet."""
+        if not self.silent:
+            click.echo(text, err=True)
+
+    def close(self) -> None:
+        """Write the report to `--output-file`: one line and exit 2 when it cannot be."""
+        if self.output_file is None:
+            return
+        try:
+            self.output_file.write_text("".join(self.report), encoding="utf-8")
+        except OSError as error:
+            _fail(f"--output-file {self.output_file}: cannot write: {error.strerror or error}")
+
+
+def _use_color(choice: str, stream) -> bool:
+    if choice != "auto":
+        return choice == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    try:
+        return stream is not None and stream.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 @main.command()
@@ -215,40 +351,83 @@ def main() -> None:
     type=click.Choice(OUTPUT_FORMATS),
     help="How to print findings (default: text).",
 )
-@click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings are reported.")
+@click.option(
+    "--output-file",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the report to this file instead of standard output.",
+)
+@click.option(
+    "--exit-zero",
+    is_flag=True,
+    help="Exit 0 whatever was found or left unchecked (2 still means a usage or internal error).",
+)
 @click.option("--statistics", is_flag=True, help="Print counts per rule instead of each finding.")
-@click.option("--fix", "apply_fixes", is_flag=True, help="Apply the fixes: `fix --write`.")
+@click.option(
+    "--fix",
+    "apply_fixes",
+    is_flag=True,
+    help="Apply the fixes: `fix --write`; with `-`, print the fixed source.",
+)
+@click.option(
+    "--add-noqa",
+    is_flag=True,
+    help="Add a `# noqa: CODE` comment on the line of each finding (a baseline); keeps the "
+    "codes already there.",
+)
 @click.option(
     "--stdin-filename",
     type=click.Path(path_type=Path),
     help="With the path `-`: the file name of the source read from standard input.",
 )
+@click.option("--show-files", is_flag=True, help="List the files that would be checked, and exit.")
+@click.option(
+    "--show-settings",
+    is_flag=True,
+    help="Print the settings of the first file that would be checked (and where they come "
+    "from), and exit.",
+)
 def check(
     paths,
     output_format,
+    output_file,
     exit_zero,
     statistics,
     apply_fixes,
+    add_noqa,
     stdin_filename,
+    show_files,
+    show_settings,
     unsafe_fixes,
+    quiet,
+    silent,
+    color,
     **options,
 ) -> None:
     """Report tool parameters that the framework or the client mangles.
 
     PATHS default to the working directory; `-` reads one module from standard input.
+    Exit 0 when nothing was found and every registration was checked, 1 otherwise, 2 on a
+    usage, configuration or internal error.
     """
     from mcp_codemod import api
     from mcp_codemod.engine import process_exit
     from mcp_codemod.report import check_output as report
 
-    if _ends_with_exit and not apply_fixes:
+    out = Output(quiet, silent, color, output_file)
+    if show_files or show_settings:
+        _show(paths, options, show_files, out)
+    if apply_fixes and add_noqa:
+        _fail("--fix and --add-noqa cannot be combined")
+    if _ends_with_exit and not apply_fixes and not add_noqa:
         # The report is all that is left to do: the run's objects can wait for the exit. (Not
         # when fixing first: the fixes' syntax trees would be made beside them.)
         process_exit.leave_to_exit()
     if apply_fixes:
         if Path("-") in paths:
-            _fail("--fix cannot rewrite standard input; run `mcp-codemod fix` on the file")
-        _run_fix(paths, write=True, show_diff=False, unsafe_fixes=unsafe_fixes, options=options)
+            stdin = _stdin(paths, stdin_filename)
+            _fix_stdin(stdin, unsafe_fixes, options, out, exit_zero=exit_zero)
+        _run_fix(paths, True, False, unsafe_fixes, options, out, exit_zero=exit_zero)
     settings_options = _options(output_format=output_format, **options)
     try:
         stdin = _stdin(paths, stdin_filename)
@@ -257,17 +436,64 @@ def check(
         _fail(str(error))
     except Exception as error:
         _internal_error(error)
+    if add_noqa:
+        _add_noqa(result, stdin, out)
     fmt = settings.output_format
     if statistics and fmt == "json":
-        _echo(report.statistics_json(result, unsafe_fixes))
+        out.echo(report.statistics_json(result, unsafe_fixes))
     elif statistics or fmt not in report.FORMATTERS:
         # Statistics are a table or JSON, as ruff's: the annotation formats have no place for them.
-        _echo(report.text(result, statistics, unsafe_fixes))
+        out.echo(report.text(result, statistics, unsafe_fixes, color=out.color, quiet=out.quiet))
     else:
-        _echo(report.FORMATTERS[fmt](result))
+        out.echo(report.FORMATTERS[fmt](result))
         if result.unresolved:
-            click.echo(report.unresolved_note(result), err=True)
-    sys.exit(_exit_code(result, exit_zero))
+            out.finding_note(report.unresolved_note(result))
+    out.close()
+    sys.exit(0 if exit_zero else _exit_code(result))
+
+
+def _show(paths, options, show_files: bool, out: Output) -> NoReturn:
+    """`--show-files` / `--show-settings`, as ruff's: what the run would look at, and why."""
+    from mcp_codemod import api
+    from mcp_codemod.report.settings_output import describe_settings
+
+    try:
+        found = api.discovered_files(paths, _options(**options))
+    except api.UsageError as error:
+        _fail(str(error))
+    if show_files:
+        for file, _settings in found:
+            out.echo(f"{os.path.abspath(file)}\n")
+    elif not found:
+        _fail("no Python file to show the settings of")
+    else:
+        file, settings = found[0]
+        out.echo(describe_settings(Path(os.path.abspath(file)), settings))
+    out.close()
+    sys.exit(0)
+
+
+def _add_noqa(result: CheckResult, stdin, out: Output) -> NoReturn:
+    from mcp_codemod.fix.noqa import add_noqa
+    from mcp_codemod.report import plural
+
+    if stdin is not None:
+        _fail("--add-noqa cannot rewrite standard input")
+    outcome = add_noqa(result.findings)
+    for where, message in outcome.failures:
+        out.finding_note(f"{where}: error: {message}")
+    for error in result.errors:
+        out.finding_note(f"{error.path}: error: {error.message}")
+    out.note(
+        f"Added {plural(outcome.added, 'noqa directive')}"
+        + (f" in {plural(outcome.files, 'file')}." if outcome.added else ".")
+    )
+    if result.unchecked:
+        from mcp_codemod.report import check_output as report
+
+        # A registration not checked has no code to add: it still needs its remedy.
+        out.finding_note(report.unresolved_note(result))
+    sys.exit(1 if outcome.failures or result.errors else 0)
 
 
 def _stdin(paths: tuple[Path, ...], filename: Path | None) -> tuple[Path, bytes] | None:
@@ -277,6 +503,8 @@ def _stdin(paths: tuple[Path, ...], filename: Path | None) -> tuple[Path, bytes]
         return None
     if len(paths) > 1:
         _fail("`-` (standard input) cannot be combined with other paths")
+    if sys.stdin is None:
+        _fail("standard input is closed")
     return (filename or Path("stdin.py"), sys.stdin.buffer.read())
 
 
@@ -284,30 +512,114 @@ def _echo(text: str) -> None:
     click.echo(text, nl=False)
 
 
-def _exit_code(result: CheckResult, exit_zero: bool) -> int:
-    if result.errors:
+def _exit_code(result: CheckResult) -> int:
+    if result.errors or result.findings:
         return 1
     if any(tool.server.framework is None for tool in result.unchecked):
         # Tools on a server that may pre-parse went unchecked, and no finding says so.
         return 1
-    return 1 if result.findings and not exit_zero else 0
+    return 0
 
 
 @main.command()
 @analysis_options
 @click.option("--write", is_flag=True, help="Apply the changes (default: print them as a diff).")
 @click.option("--diff", "show_diff", is_flag=True, help="With --write: print the diff too.")
-def fix(paths, write: bool, show_diff: bool, unsafe_fixes: bool, **options) -> None:
+@click.option(
+    "--stdin-filename",
+    type=click.Path(path_type=Path),
+    help="With the path `-`: the file name of the source read from standard input; the fixed "
+    "source is printed.",
+)
+def fix(
+    paths,
+    write: bool,
+    show_diff: bool,
+    stdin_filename,
+    unsafe_fixes: bool,
+    quiet,
+    silent,
+    color,
+    **options,
+) -> None:
     """Rewrite fixable findings: guarded annotations and the guarded server class.
 
     Without --write: print the diff and exit 1 if anything would change. With --write: apply
-    it; exit 0 unless a file could not be checked or fixed.
+    it; exit 0 unless a file could not be checked or fixed. With the path `-`: read one module
+    from standard input and print it fixed (with --diff: the diff).
     """
-    _run_fix(paths, write, show_diff, unsafe_fixes, options)
+    out = Output(quiet, silent, color)
+    stdin = _stdin(paths, stdin_filename)
+    if stdin is not None:
+        _fix_stdin(stdin, unsafe_fixes, options, out, diff=show_diff)
+    _run_fix(paths, write, show_diff, unsafe_fixes, options, out)
 
 
-def _run_fix(paths, write: bool, show_diff: bool, unsafe_fixes: bool, options) -> NoReturn:
+def _fix_stdin(
+    stdin: tuple[Path, bytes],
+    unsafe_fixes: bool,
+    options,
+    out: Output,
+    diff: bool = False,
+    exit_zero: bool = False,
+) -> NoReturn:
+    """As ruff's `check --fix -`: the fixed source on standard output (the buffer as it came
+    when nothing applies), what is left on standard error; exit 1 when findings remain."""
     from mcp_codemod import api
+    from mcp_codemod.report import check_output as report
+
+    try:
+        outcome = api.fix_paths((), _options(**options), unsafe_fixes=unsafe_fixes, stdin=stdin)
+    except api.UsageError as error:
+        _fail(str(error))
+    except Exception as error:
+        _internal_error(error)
+    result, fixes = outcome.check, outcome.fixes
+    for failure in (*result.errors, *fixes.failures):
+        out.finding_note(f"{failure.path}: error: {failure.message}")
+    change = fixes.files[0] if fixes.files else None
+    if diff:
+        if change is not None:
+            out.echo(change.diff())
+    elif change is not None:
+        sys.stdout.buffer.write(change.fixed.encode(change.encoding))
+    else:
+        sys.stdout.buffer.write(stdin[1])
+    fixed = change.fixes if change is not None else 0
+    left = [f for f in result.findings if not f.applies(unsafe_fixes)]
+    if change is None and fixes.failures:
+        left = list(result.findings)
+    for finding in left:
+        out.finding_note(
+            f"{finding.path}:{finding.line}:{finding.column}: {finding.code} {finding.message}"
+        )
+    from mcp_codemod.report import plural
+
+    out.note(f"Fixed {plural(fixed, 'issue')}; {len(left)} left.")
+    if result.unchecked:
+        out.finding_note(report.unresolved_note(result))
+    # As `fix --diff`, a diff that is not empty fails the run.
+    failed = bool(
+        left
+        or result.errors
+        or fixes.failures
+        or (diff and change is not None)
+        or _exit_code(replace(result, findings=()))
+    )
+    sys.exit(0 if exit_zero else int(failed))
+
+
+def _run_fix(
+    paths,
+    write: bool,
+    show_diff: bool,
+    unsafe_fixes: bool,
+    options,
+    out: Output,
+    exit_zero: bool = False,
+) -> NoReturn:
+    from mcp_codemod import api
+    from mcp_codemod.engine.scanned_files import display_path
     from mcp_codemod.engine.source_files import SourceError
     from mcp_codemod.fix import apply as fixer  # fixer: only when fixing, `check` does without it
     from mcp_codemod.report import check_output as report
@@ -323,37 +635,46 @@ def _run_fix(paths, write: bool, show_diff: bool, unsafe_fixes: bool, options) -
     result, fixes = outcome.check, outcome.fixes
     failed = len(result.errors) + len(fixes.failures)
     for error in result.errors:
-        click.echo(f"{error.path}: error: {error.message}", err=True)
+        out.finding_note(f"{error.path}: error: {error.message}")
     for failure in fixes.failures:
-        click.echo(f"{failure.path}: error: {failure.message}", err=True)
+        out.finding_note(f"{failure.path}: error: {failure.message}")
+    if show_diff or not write:
+        for change in fixes.files:
+            out.echo(change.diff())
+        # Before any file is written: output that cannot be written stops the run here.
+        sys.stdout.flush()
     changed = []
+    generated = []
     for change in fixes.files:
-        if show_diff or not write:
-            _echo(change.diff())
         if write:
             try:
                 fixer.write(change)
             except SourceError as error:
-                click.echo(f"{change.path}: error: {error}", err=True)
+                out.finding_note(f"{change.path}: error: {error}")
                 failed += 1
                 continue
-        changed.append(change)
+        (generated if change.generated else changed).append(change)
     for note in fixes.outside:
-        click.echo(note, err=True)
+        out.note(note)
     for advice in fixes.advice:
-        click.echo(f"note: {advice}", err=True)
+        out.note(f"note: {advice}")
     try:
-        after = api.check_after_fix(paths, settings_options, outcome, changed if write else None)
+        written = [*changed, *generated] if write else None
+        after = api.check_after_fix(paths, settings_options, outcome, written)
     except Exception as error:
         _internal_error(error)
-    _echo_remaining(after, outcome, paths, unsafe_fixes)
+    _echo_remaining(after, outcome, paths, unsafe_fixes, out)
     fixed = sum(change.fixes for change in changed)
     left = sum(not finding.applies(unsafe_fixes) for finding in result.findings)
     hidden = sum(f.fixable and not f.applies(unsafe_fixes) for f in result.findings)
     verb = "Fixed" if write else "Would fix"
-    message = f"{verb} {plural(fixed, 'issue')} in {plural(len(changed), 'file')}."
+    message = f"{verb} {plural(fixed, 'issue')} in {plural(len(changed), 'file')}"
     if not changed:
-        message = "Nothing to fix."
+        message = "Nothing to fix"
+    for module in generated:
+        wrote = "wrote" if write else "would write"
+        message += f"; {wrote} the guard module {display_path(Path(module.path))}"
+    message += "."
     if fixes.incomplete:
         message += f" {fixes.incomplete} need an edit outside the given paths (see the notes)."
     if left:
@@ -362,16 +683,21 @@ def _run_fix(paths, write: bool, show_diff: bool, unsafe_fixes: bool, options) -
         message += (
             f" {plural(hidden, 'hidden fix', 'hidden fixes')} can be enabled with `--unsafe-fixes`."
         )
-    click.echo(message, err=True)
+    out.note(message)
     if after.unchecked:  # as the fixes leave them: a server they guarded is protected now
-        click.echo(report.unresolved_note(after), err=True)
-    if failed or _exit_code(after, exit_zero=False):
+        out.finding_note(report.unresolved_note(after))
+    if exit_zero:
+        sys.exit(0)
+    if failed or _exit_code(after):
         sys.exit(1)
-    sys.exit(1 if changed and not write else 0)
+    sys.exit(1 if fixes.files and not write else 0)
 
 
-def _echo_remaining(after: CheckResult, outcome: api.FixOutcome, paths, unsafe_fixes) -> None:
-    """Every finding the fixes leave, with the step that fixes it: `fix` never passes over one."""
+def _echo_remaining(
+    after: CheckResult, outcome: api.FixOutcome, paths, unsafe_fixes: bool, out: Output
+) -> None:
+    """Every finding the fixes leave, with the step that fixes it: `fix` never passes over one.
+    Kept under --quiet: it is why the run fails."""
     from mcp_codemod.fix.remaining import what_fixes
     from mcp_codemod.report import plural
 
@@ -383,13 +709,12 @@ def _echo_remaining(after: CheckResult, outcome: api.FixOutcome, paths, unsafe_f
         return resolved.setdefault(path, Path(path).resolve()) in outcome.writable
 
     given = [str(path) for path in paths]
-    click.echo(f"{plural(len(after.findings), 'issue')} left after the fixes:", err=True)
+    lines = [f"{plural(len(after.findings), 'issue')} left after the fixes:"]
     for finding in after.findings:
-        click.echo(
-            f"{finding.path}:{finding.line}:{finding.column}: {finding.code} ", err=True, nl=False
-        )
-        click.echo(finding.message, err=True)
-        click.echo(f"  help: {what_fixes(finding, unsafe_fixes, writable, given)}", err=True)
+        where = f"{finding.path}:{finding.line}:{finding.column}"
+        lines.append(f"{where}: {finding.code} {finding.message}")
+        lines.append(f"  help: {what_fixes(finding, unsafe_fixes, writable, given)}")
+    out.finding_note("\n".join(lines))
 
 
 @main.command(name="rules")

@@ -152,7 +152,6 @@ class Function:
 class Alias:
     value: TypeExpr
     type_statement: bool
-    site: AnnotationSite
 
 
 @dataclass(frozen=True)

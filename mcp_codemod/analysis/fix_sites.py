@@ -22,12 +22,6 @@ class FixSites:
             return self.string_site(node, scope)
         return AnnotationSite(self.text.span(node), self.append_position(node, scope))
 
-    def alias_site(self, node: ast.expr, scope: Scope) -> AnnotationSite:
-        # An alias value is evaluated when the module runs, so the marker goes outside a string
-        # value (`Annotated["str | None", NoPreParse]`): inside it, pydantic would resolve
-        # `NoPreParse` as a nested forward reference, from the SDK's namespace instead of ours.
-        return AnnotationSite(self.text.span(node), self.append_position(node, scope))
-
     def append_position(self, node: ast.expr, scope: Scope) -> Position | None:
         if isinstance(node, ast.Subscript) and self.names.qualify(node.value, scope) in ANNOTATED:
             elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
@@ -43,7 +37,7 @@ class FixSites:
         reference, outside the module's namespace. There the marker goes outside the quotes.
         """
         if self.postponed_annotations:
-            return self.alias_site(node, scope)
+            return AnnotationSite(self.text.span(node), None)
         text = self.text.segment(node)
         if (
             text is None

@@ -26,7 +26,6 @@ from mcp_codemod.analysis.reach import LibraryLoader, Reached, ToolReach, Unreac
 from mcp_codemod.analysis.scope import STAR
 from mcp_codemod.analysis.servers import ServerResolver
 from mcp_codemod.analysis.subjects import (
-    AliasSite,
     LinkResult,
     ResolvedServer,
     ToolParameter,
@@ -224,12 +223,6 @@ class Linker:
         for parameter in function.parameters:
             if facade is not None and not facade.tool_parameter(parameter):
                 continue
-            alias = None
-            if parameter.alias is not None:
-                found = self.names.alias(parameter.alias, owner)
-                if found is not None:
-                    module, name = found
-                    alias = AliasSite(module.path, module.aliases[name].site)
             annotation = parameter.annotation
             if owner.star_imports and annotation is not None:
                 annotation = _unstarred_type(
@@ -262,9 +255,7 @@ class Linker:
                     )
                 )
                 continue
-            result.append(
-                ToolParameter(owner.path, tool, function, parameter, facts, server, alias)
-            )
+            result.append(ToolParameter(owner.path, tool, function, parameter, facts, server))
         return result
 
     def library_parameters(
@@ -284,7 +275,6 @@ class Linker:
                 path=module.path,
                 function=function,
                 parameter=replace(found.parameter, position=at, site=None),
-                alias=None,
                 library=tool.owner.path,
             )
             for found in self.parameters(

@@ -218,11 +218,7 @@ class _Scanner:
                 scope.names[name.id] = Symbol("server", server=app)
 
     def alias(self, value: ast.expr, type_statement: bool, scope: Scope) -> Alias:
-        return Alias(
-            self.annotations.type_expr(value, scope),
-            type_statement,
-            self.fix_sites.alias_site(value, scope),
-        )
+        return Alias(self.annotations.type_expr(value, scope), type_statement)
 
     def bind_value(
         self,

@@ -23,12 +23,6 @@ class ResolvedServer:
 
 
 @dataclass(frozen=True)
-class AliasSite:
-    path: str
-    site: AnnotationSite
-
-
-@dataclass(frozen=True)
 class ToolParameter:
     """One argument of one registered tool, with everything the rules and the fixer need."""
 
@@ -38,7 +32,6 @@ class ToolParameter:
     parameter: Parameter
     facts: AnnotationFacts
     server: ResolvedServer
-    alias: AliasSite | None  # the annotation is this module-level alias: fix it there
     # Third-party: the file outside the project (found on `sys.path`) that defines the tool
     # function. `path`, the function's and the parameter's positions are then the
     # registration's, and no marker can be added: `fix_site` has no site; only the server can
@@ -50,12 +43,11 @@ class ToolParameter:
 
     @property
     def fix_site(self) -> tuple[str, AnnotationSite | None]:
-        """Where a marker goes: at the alias's definition when the annotation is one; nowhere
-        for a library's function or in a file generated at each start."""
+        """Where a marker goes: on the parameter's own annotation, also when that is a type alias
+        (marking the alias's definition would change every other use of it too); nowhere for a
+        library's function or in a file generated at each start."""
         if self.library is not None or self.generated_by is not None:
             return self.path, None
-        if self.alias is not None:
-            return self.alias.path, self.alias.site
         return self.path, self.parameter.site
 
 

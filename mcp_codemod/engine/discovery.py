@@ -20,6 +20,7 @@ import re
 import stat
 import string
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from pathspec import GitIgnoreSpec
@@ -250,21 +251,65 @@ def _exclusion(patterns: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("|".join(fnmatch.translate(p) for p in patterns) or "(?!)", flags)
 
 
-def _force_excluded(given: Path, excluded, respect_gitignore: bool) -> bool:
-    """Whether `check .` run from the working directory would skip `given`: an exclude matches
-    one of its names or the path to one of its directories, or git ignores it."""
+class Exclusion:
+    """The excludes of one project, as ruff applies them: a glob matches a file's or a
+    directory's name, or its path relative to the project root (the directory of the
+    configuration file that set them), not to the working directory or to the path given."""
+
+    def __init__(
+        self,
+        excludes: tuple[str, ...],
+        respect_gitignore: bool,
+        force_exclude: bool = False,
+        root: Path | None = None,
+    ) -> None:
+        self.excluded = _exclusion(excludes).match
+        self.respect_gitignore = respect_gitignore
+        self.force_exclude = force_exclude
+        # None: relative to each directory given (the search for a registrar's callers, which
+        # walks a project root).
+        self.root = os.path.abspath(root) if root is not None else None
+
+    def prefix(self, resolved_directory: str) -> str | None:
+        """The path of a directory relative to the project root, as a prefix for its entries'
+        names ("" at the root); None outside the root, where only names are matched."""
+        if self.root is None:
+            return None
+        relative = os.path.relpath(resolved_directory, self.root)
+        if relative == ".":
+            return ""
+        if relative.startswith(".."):
+            return None
+        return relative.replace(os.sep, "/") + "/"
+
+
+# The exclusion that applies in a (resolved) directory: its project's.
+ExclusionAt = Callable[[str], Exclusion]
+
+
+def _force_excluded(given: Path, exclusion: Exclusion) -> bool:
+    """Whether `check` would skip `given` when it met it in a walk from its project root: an
+    exclude matches the name of the file or of one of its directories below the root, or the
+    path to one of them relative to the root; or git ignores it. Outside any project root, the
+    names below the working directory (or the file's own name) are matched."""
     absolute = Path(os.path.abspath(given))
-    relative = os.path.relpath(absolute)
-    parts = absolute.parts[1:] if relative.startswith("..") else Path(relative).parts
-    for end in range(1, len(parts) + 1):
-        if excluded(parts[end - 1]) or excluded("/".join(parts[:end])):
+    steps: tuple[str, ...] = (absolute.name,)
+    for base in (exclusion.root, os.getcwd()):
+        if base is None:
+            continue
+        relative = os.path.relpath(absolute, base)
+        if relative != "." and not relative.startswith(".."):
+            steps = Path(relative).parts
+            break
+    for end in range(1, len(steps) + 1):
+        if exclusion.excluded(steps[end - 1]) or exclusion.excluded("/".join(steps[:end])):
             return True
-    return respect_gitignore and _git_ignores(absolute, absolute.is_dir())
+    return exclusion.respect_gitignore and _git_ignores(absolute, absolute.is_dir())
 
 
-def force_excluded(path: Path, excludes: tuple[str, ...], respect_gitignore: bool) -> bool:
+def force_excluded(path: Path, exclusion: Exclusion) -> bool:
     """Whether `--force-exclude` skips `path` (which need not exist: an editor's buffer)."""
-    return _force_excluded(path, _exclusion(excludes).match, respect_gitignore)
+    return _force_excluded(path, exclusion)
 
 
 def _is_regular_file(path: Path) -> bool:
@@ -276,46 +321,65 @@ def _is_regular_file(path: Path) -> bool:
 
 def discover(
     paths: list[Path],
-    excludes: tuple[str, ...],
-    respect_gitignore: bool,
+    excludes: tuple[str, ...] = (),
+    respect_gitignore: bool = True,
     force_exclude: bool = False,
     real_paths: dict[str, str] | None = None,
+    *,
+    root: Path | None = None,
+    exclusion_at: ExclusionAt | None = None,
 ) -> list[Path]:
     """Python files under `paths`, sorted, without duplicates. `real_paths`: filled with the
     real path of each file the walk found that is no link, by the path as found and by the real
-    path itself."""
+    path itself. `exclusion_at`: the exclusion of each project met (hierarchical settings);
+    without it, `excludes`, `respect_gitignore` and `force_exclude` apply everywhere, relative
+    to `root` (default: each path given)."""
+    if exclusion_at is None:
+        single = Exclusion(excludes, respect_gitignore, force_exclude, root)
+        exclusion_at = lambda _directory: single  # noqa: E731
     found: set[Path] = set()
-    excluded = _exclusion(excludes).match
     for given in paths:
         if not given.exists():
             raise PathError(f"{given}: no such file or directory")
         is_directory = given.is_dir()
         if not is_directory and not _is_regular_file(given):
             raise PathError(f"{given}: not a regular file or a directory")
-        if force_exclude and _force_excluded(given, excluded, respect_gitignore):
+        exclusion = exclusion_at(os.path.abspath(given if is_directory else given.parent))
+        if exclusion.force_exclude and _force_excluded(given, exclusion):
             continue
         if not is_directory:
             found.add(given)
             continue
-        root = given.resolve()
-        base_layers = _ancestor_layers(root) if respect_gitignore else ()
-        if base_layers and _ignored(root, True, base_layers):
+        root_directory = given.resolve()
+        base_layers = _ancestor_layers(root_directory) if exclusion.respect_gitignore else ()
+        if base_layers and _ignored(root_directory, True, base_layers):
             # A directory given explicitly is walked even where git ignores it, as ruff does;
             # the patterns that ignore it would ignore all of it (pathspec matches descendants).
             base_layers = ()
-        # Each directory with its resolved path and its path relative to `given`, carried down:
-        # a directory reached by the walk is no link, so neither needs asking the system again.
-        # Paths are strings until a file is found: a Path per directory entry costs more than
-        # the listing. `Path(given)/name` spells the same path as `str(given) + sep + name`.
+        prefix = exclusion.prefix(str(root_directory)) if exclusion.root is not None else ""
+        # Each directory with its resolved path and its path relative to its project root,
+        # carried down: a directory reached by the walk is no link, so neither needs asking
+        # the system again. Paths are strings until a file is found: a Path per directory
+        # entry costs more than the listing. `Path(given)/name` spells the same path as
+        # `str(given) + sep + name`.
         start = "" if str(given) == "." else os.path.join(str(given), "")
-        stack: list[tuple[str, Layers, str, str]] = [(start, base_layers, str(root), "")]
+        stack: list[tuple[str, Layers, str, str | None, Exclusion]] = [
+            (start, base_layers, str(root_directory), prefix, exclusion)
+        ]
         while stack:
-            here, layers, resolved, prefix = stack.pop()
+            here, layers, resolved, prefix, exclusion = stack.pop()
             try:
                 entries = list(os.scandir(here or "."))
             except OSError:
                 continue  # unreadable, or gone since it was listed: as os.walk does
-            if respect_gitignore and any(entry.name == ".gitignore" for entry in entries):
+            if any(entry.name == "pyproject.toml" for entry in entries):
+                # Perhaps another project's configuration, with excludes of its own.
+                nested = exclusion_at(resolved)
+                if nested is not exclusion:
+                    exclusion = nested
+                    prefix = exclusion.prefix(resolved) if exclusion.root is not None else ""
+            excluded = exclusion.excluded
+            if exclusion.respect_gitignore and any(e.name == ".gitignore" for e in entries):
                 layers = _with_gitignore(layers, Path(resolved))
             resolved_prefix = os.path.join(resolved, "")
             for entry in entries:
@@ -324,14 +388,19 @@ def discover(
                 is_directory = entry.is_dir(follow_symlinks=False)
                 if not is_directory and not name.endswith(".py"):
                     continue
-                relative = prefix + name
-                if excluded(name) or excluded(relative):
+                relative = None if prefix is None else prefix + name
+                if excluded(name) or (relative is not None and excluded(relative)):
                     continue
-                if layers and _ignored(Path(resolved, name), is_directory, layers):
+                if (
+                    layers
+                    and exclusion.respect_gitignore
+                    and _ignored(Path(resolved, name), is_directory, layers)
+                ):
                     continue
                 if is_directory:
                     below = os.path.join(resolved, name)
-                    stack.append((here + name + os.sep, layers, below, relative + "/"))
+                    below_prefix = None if relative is None else relative + "/"
+                    stack.append((here + name + os.sep, layers, below, below_prefix, exclusion))
                 elif entry.is_file():  # a regular file or a link to one: not a FIFO or a socket
                     path = here + name
                     found.add(Path(path))

@@ -47,9 +47,28 @@ _HEADER_BYTES = 8
 
 
 def default_jobs() -> int:
+    """One job per core this process may use, or one job when those cores are overloaded: with
+    a 1-minute load average of twice as many runnable processes as cores, a worker only takes
+    turns with the others, and handing work over costs more than it saves (docs/speed.md,
+    "Jobs under load"). Twice: the load a run of ours leaves behind (its workers, a linter
+    beside it) stays below that on a machine that is otherwise quiet."""
     if hasattr(os, "sched_getaffinity"):
-        return max(1, len(os.sched_getaffinity(0)))
-    return os.cpu_count() or 1
+        cores = max(1, len(os.sched_getaffinity(0)))
+    else:
+        cores = os.cpu_count() or 1
+    if cores > 1 and _load() >= OVERLOADED * cores:
+        return 1
+    return cores
+
+
+OVERLOADED = 2  # runnable processes per core, on average over the last minute
+
+
+def _load() -> float:
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):  # not on Windows
+        return 0.0
 
 
 class Workers:

@@ -70,10 +70,12 @@ def ascii_compatible(encoding: str) -> bool:
         return False
 
 
-def read_for_rewrite(path: Path) -> tuple[bytes, Source]:
-    """The bytes and the decoded text of a file the fixer may rewrite; raises SourceError for an
-    encoding it must not re-encode."""
-    data = read_bytes(path)
+def read_for_rewrite(path: Path, data: bytes | None = None) -> tuple[bytes, Source]:
+    """The bytes and the decoded text of a file the fixer may rewrite (`data`: the bytes of an
+    unsaved buffer instead of the file's); raises SourceError for an encoding it must not
+    re-encode."""
+    if data is None:
+        data = read_bytes(path)
     source = decode(data)
     # utf-8-sig is UTF-8 after its BOM, which encoding puts back.
     if not ascii_compatible(source.encoding.removesuffix("-sig")):

@@ -26,6 +26,7 @@ from mcp_codemod.engine.cycle_collection import without_cycle_collection
 from mcp_codemod.engine.facts_cache import digest
 from mcp_codemod.engine.source_files import CHANGED, SourceError, read_for_rewrite, write_source
 from mcp_codemod.fix.format_style import FormatStyles
+from mcp_codemod.fix.importers import Importers
 from mcp_codemod.fix.imports import ANNOTATED, ANY, RUNTIME, first_party_names, plan_imports
 from mcp_codemod.fix.line_wrap import LineStyle, wrap_edited_lines
 from mcp_codemod.fix.textdiff import unified_diff
@@ -55,6 +56,7 @@ class FileFix:
     encoding: str
     fixes: int
     data: bytes  # the bytes `original` was decoded from: the file is replaced only if it holds them
+    generated: bool = False  # the guard module (`runtime-module`), not a file of the user's
     created: bool = False  # a file that does not exist yet (the generated guard module)
 
     def diff(self) -> str:
@@ -100,9 +102,7 @@ def plan(findings: tuple[Finding, ...], writable: Callable[[str], bool]) -> Plan
         complete = True
         for marker in finding.fix.markers:
             if not writable(marker.path):
-                where = (
-                    "the alias is defined" if marker.path != finding.path else "the annotation is"
-                )
+                where = "the annotation is"
                 outside[_outside_note(marker.path, marker.site.span.start.line, where)] = None
                 complete = False
                 continue
@@ -126,8 +126,8 @@ def plan(findings: tuple[Finding, ...], writable: Callable[[str], bool]) -> Plan
                 continue
             plans[swap.path].swaps[swap.span] = GUARDED_CLASS_NAME[swap.framework]
         if complete:
-            # Counted where its first edit lands: a marker on an alias in another module fixes
-            # the finding there, and the finding's own file may not change at all.
+            # Counted where its first edit lands: a server built in another module is guarded
+            # there, and the finding's own file may not change at all.
             edits = [*finding.fix.markers, *finding.fix.annotations, *finding.fix.swaps]
             plans[edits[0].path if edits else finding.path].fixes += 1
         else:
@@ -152,12 +152,18 @@ def fix_findings(
     digests: Mapping[str, bytes],
     writable: Collection[Path],
     runtime: str = RUNTIME,
+    importers: Importers | None = None,
+    unsaved: Mapping[str, bytes] | None = None,
 ) -> FixResult:
-    """The fixed text of each file the findings' fixes edit. Only files in `writable` (resolved
+    """The fixed text of each file the findings' fixes edit (`unsaved`: the bytes of a buffer,
+    by absolute path, to fix instead of the file's). Only files in `writable` (resolved
     paths: what discovery found under the paths given) are planned; a file is fixed only if it
     still holds the bytes the analysis read (`digests`, by absolute path). Markers and guarded
     classes are imported from `runtime` (the `runtime-module` setting, or mcp_codemod.runtime).
-    Every failure is one file's, and one line."""
+    `importers` tells which server class imports other modules of the project take from a
+    fixed module (default: its project as discovered with the default settings). Every failure
+    is one file's, and one line."""
+    importers = importers or Importers()
     resolved: dict[str, Path] = {}
 
     def is_writable(path: str) -> bool:
@@ -176,8 +182,10 @@ def fix_findings(
             continue
         targets.add(target)
         try:
-            data, source = read_for_rewrite(Path(path))
-            if digest(data) != digests.get(os.path.abspath(path)):
+            buffer = (unsaved or {}).get(os.path.abspath(path))
+            data, source = read_for_rewrite(Path(path), buffer)
+            # A buffer is the very bytes the analysis read; a file may have changed since.
+            if buffer is None and digest(data) != digests.get(os.path.abspath(path)):
                 raise SourceError(CHANGED)
             fixed = apply(
                 source.text,
@@ -185,6 +193,7 @@ def fix_findings(
                 path=Path(path),
                 runtime=runtime,
                 style=styles.of(Path(path)),
+                importers=importers,
             )
         except (SourceError, FixError) as error:
             failures.append(FixFailure(path, str(error)))
@@ -216,19 +225,27 @@ def apply(
     path: Path | None = None,
     runtime: str = RUNTIME,
     style: LineStyle | None = None,
+    importers: Importers | None = None,
 ) -> str:
     """The text with the plan's edits and the imports they need; raises FixError.
 
     `path` tells first-party modules from third-party ones (where an import goes); `runtime` is
     the module the markers and guarded classes are imported from; `style`: the project's
-    formatter settings, to which an edited line that grew too long is split (default: ruff's).
+    formatter settings, to which an edited line that grew too long is split (default: ruff's);
+    with `importers`, an import that another module of the project takes from this one (at
+    `path`) is never removed.
     """
     with without_cycle_collection():
-        return _apply(text, file_plan, path, runtime, style or LineStyle())
+        return _apply(text, file_plan, path, runtime, style or LineStyle(), importers)
 
 
 def _apply(
-    text: str, file_plan: FilePlan, path: Path | None, runtime: str, style: LineStyle
+    text: str,
+    file_plan: FilePlan,
+    path: Path | None,
+    runtime: str,
+    style: LineStyle,
+    importers: Importers | None,
 ) -> str:
     try:
         tree = ast.parse(text)
@@ -241,25 +258,35 @@ def _apply(
             raise FixError("the file changed since it was analysed")
         return offsets[position.line - 1] + position.column
 
-    needed: set[str] = set()
-    for site, markers in file_plan.markers.values():
-        needed |= markers
-        if site.append_at is None:
-            needed.add(ANNOTATED)
-    for markers in file_plan.annotations.values():
-        needed |= markers | {ANNOTATED, ANY}
     swaps = [
         (offset(span.start), offset(span.end), guarded) for span, guarded in file_plan.swaps.items()
     ]
-    needed |= {guarded for _, _, guarded in swaps}
+    # The names the edits spell, each with where it is first spelled: its import must run
+    # before that.
+    first_use: dict[str, int] = {}
+
+    def use(name: str, at: int) -> None:
+        first_use[name] = min(at, first_use.get(name, at))
+
+    for site, markers in file_plan.markers.values():
+        at = offset(site.append_at if site.append_at is not None else site.span.start)
+        for name in markers | ({ANNOTATED} if site.append_at is None else set()):
+            use(name, at)
+    for after, markers in file_plan.annotations.items():
+        for name in markers | {ANNOTATED, ANY}:
+            use(name, offset(after))
+    for start, _, guarded in swaps:
+        use(guarded, start)
     imports = plan_imports(
         text,
         tree,
-        needed,
+        set(first_use),
         [(start, end) for start, end, _ in swaps],
         runtime,
         first_party_names(path),
-        style,
+        first_use,
+        (lambda name: importers.takes(path, name)) if importers and path else lambda _: False,
+        style=style,
     )
     del tree  # before the result's own parse: two trees of a large file do not fit twice
     spell = imports.spellings

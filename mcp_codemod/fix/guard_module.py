@@ -103,7 +103,9 @@ def guard_module_change(module: str, config_file: Path | None, needed: bool) -> 
     path = guard_module_path(module, config_file)
     wanted = guard_module_text()
     if not path.exists():
-        return FileFix(str(path), "", wanted, "utf-8", 0, b"", created=True) if needed else None
+        if not needed:
+            return None
+        return FileFix(str(path), "", wanted, "utf-8", 0, b"", generated=True, created=True)
     try:
         data, source = read_for_rewrite(path)
         current = source.text
@@ -111,7 +113,7 @@ def guard_module_change(module: str, config_file: Path | None, needed: bool) -> 
         data, current = read_bytes(path), ""
     if current == wanted or _same_code(current, wanted):
         return None
-    return FileFix(str(path), current, wanted, "utf-8", 0, data)
+    return FileFix(str(path), current, wanted, "utf-8", 0, data, generated=True)
 
 
 def _same_code(current: str, wanted: str) -> bool:

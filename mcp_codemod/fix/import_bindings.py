@@ -12,12 +12,13 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Binding:
-    """What a module-level statement binds a name to."""
+    """What a module-level statement binds a name to (or unbinds it from: `del`)."""
 
     kind: str  # "from" (`from module import name`), "module" (`import module`), "other"
     module: str = ""
     name: str = ""  # for "from": the imported name; for "module": how to spell the module
     unconditional: bool = True  # not under `if`, `for`, `while` or `match`
+    end: int = 0  # where the statement ends (a character offset): the name is bound after it
 
 
 def module_statements(
@@ -40,20 +41,27 @@ def module_statements(
                 yield from module_statements(case.body, False)
 
 
-def module_bindings(tree: ast.Module) -> dict[str, list[Binding]]:
+def module_bindings(tree: ast.Module, text: str, offsets: list[int]) -> dict[str, list[Binding]]:
+    """Every name the module binds at module level, with what to: imports, and as "other" any
+    other statement that binds or unbinds it (assignments, definitions, `del`, `except ... as`,
+    `match` captures, `:=`, and a `global` declaration in a function, which may rebind it)."""
     bindings: dict[str, list[Binding]] = {}
 
     def bind(name: str, binding: Binding) -> None:
         bindings.setdefault(name, []).append(binding)
 
     for statement, unconditional in module_statements(tree.body):
+        end = char_offset(text, offsets, statement.end_lineno, statement.end_col_offset)
         if isinstance(statement, ast.Import):
             for alias in statement.names:
                 if alias.asname:
-                    bind(alias.asname, Binding("module", alias.name, alias.asname, unconditional))
+                    bind(
+                        alias.asname,
+                        Binding("module", alias.name, alias.asname, unconditional, end),
+                    )
                 else:
                     top = alias.name.split(".")[0]
-                    bind(top, Binding("module", alias.name, alias.name, unconditional))
+                    bind(top, Binding("module", alias.name, alias.name, unconditional, end))
         elif isinstance(statement, ast.ImportFrom):
             module = statement.module if statement.level == 0 else None
             for alias in statement.names:
@@ -63,7 +71,7 @@ def module_bindings(tree: ast.Module) -> dict[str, list[Binding]]:
                 if module is None:
                     bind(local, Binding("other"))
                 else:
-                    bind(local, Binding("from", module, alias.name, unconditional))
+                    bind(local, Binding("from", module, alias.name, unconditional, end))
         elif isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             bind(statement.name, Binding("other"))
         else:
@@ -71,7 +79,29 @@ def module_bindings(tree: ast.Module) -> dict[str, list[Binding]]:
                 for node in ast.walk(target):
                     if isinstance(node, ast.Name):
                         bind(node.id, Binding("other"))
+    for node in ast.walk(tree):
+        for name in _rebound(node):
+            bind(name, Binding("other"))
     return bindings
+
+
+def _rebound(node: ast.AST) -> list[str]:
+    """Names that a node binds or unbinds wherever it stands, which `_targets` does not see:
+    `global` (the function may assign the module's name), `:=` (in a comprehension it binds in
+    the enclosing scope), `except ... as` (unbound again after the handler), `match` captures.
+    Counted also in functions, where most bind only there: a name counted too many is spelled
+    `_Name`, a name missed is a NameError."""
+    if isinstance(node, ast.Global):
+        return list(node.names)
+    if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
+        return [node.target.id]
+    if isinstance(node, ast.ExceptHandler) and node.name:
+        return [node.name]
+    if isinstance(node, ast.MatchAs | ast.MatchStar) and node.name:
+        return [node.name]
+    if isinstance(node, ast.MatchMapping) and node.rest:
+        return [node.rest]
+    return []
 
 
 def _targets(statement: ast.stmt) -> list[ast.AST]:
@@ -79,6 +109,8 @@ def _targets(statement: ast.stmt) -> list[ast.AST]:
         return list(statement.targets)
     if isinstance(statement, ast.AnnAssign | ast.AugAssign | ast.For | ast.AsyncFor):
         return [statement.target]
+    if isinstance(statement, ast.Delete):
+        return list(statement.targets)
     if isinstance(statement, ast.With | ast.AsyncWith):
         return [item.optional_vars for item in statement.items if item.optional_vars]
     if isinstance(statement, getattr(ast, "TypeAlias", ())):
@@ -98,14 +130,21 @@ def _provides(binding: Binding, name: str, modules: tuple[str, ...], runtime: st
 
 
 def reusable(
-    name: str, modules: tuple[str, ...], bindings: dict[str, list[Binding]], runtime: str
+    name: str,
+    modules: tuple[str, ...],
+    bindings: dict[str, list[Binding]],
+    runtime: str,
+    first_use: int,
 ) -> str | None:
     """How the module already refers to `name` from `modules`, if every binding of that
-    spelling agrees and one of them holds whatever the branches do."""
+    spelling agrees and one of them holds, whatever the branches do, before `first_use` (the
+    offset of the first edit that will use it)."""
 
     def agreed(local: str, test: Callable[[Binding], bool]) -> bool:
         found = bindings.get(local, [])
-        return all(test(b) for b in found) and any(b.unconditional for b in found)
+        return all(test(b) for b in found) and any(
+            b.unconditional and b.end <= first_use for b in found
+        )
 
     imported = [
         local

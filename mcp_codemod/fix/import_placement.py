@@ -9,15 +9,30 @@ import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from mcp_codemod.analysis.source_text import split_lines
 from mcp_codemod.fix.import_bindings import bound_by, char_offset, import_statements
 from mcp_codemod.fix.line_wrap import LineStyle
 
+# What a kept import that nothing in its own module uses says (ruff's F401 reads the code).
+KEPT_FOR_OTHERS = "# noqa: F401 -- other modules import it from here"
+
 # Sections in isort's order.
 _FUTURE, _STDLIB, _THIRD_PARTY, _FIRST_PARTY, _LOCAL = range(5)
 
 Edit = tuple[int, int, str]  # (start, end, replacement) in characters
+
+
+class _NewImport(NamedTuple):
+    """New import statements, and where they go."""
+
+    section: int
+    at: int  # -1: a new block (`_new_block`)
+    text: str  # the statements as laid out there (blank lines around a new section)
+    grouped: bool  # laid out with the other new statements at the same place
+    statements: str  # the statements alone
+    used_at: int  # the first use of a name they import: they must run before it
 
 
 @dataclass
@@ -79,6 +94,7 @@ class LeadingBlock:
         tree: ast.Module,
         offsets: list[int],
         first_party: Callable[[str], bool],
+        first_use: dict[str, int],
         style: LineStyle,
     ) -> None:
         """`style`: the project's line length and indentation; a longer import is wrapped, one
@@ -88,10 +104,11 @@ class LeadingBlock:
         self.tree = tree
         self.offsets = offsets
         self.first_party = first_party
+        # Where each name to import is first used: its import must run before that offset.
+        self.first_use = first_use
         self.items: list[_Item] = []
         self._edits: list[Edit] = []
-        # New statements: (section, offset, text, whether it is laid out with the others there).
-        self._new: list[tuple[int, int, str, bool]] = []
+        self._new: list[_NewImport] = []
         body = tree.body
         index = 0
         if body and _is_docstring(body[0]):
@@ -153,6 +170,23 @@ class LeadingBlock:
         return self.section(node.names[0].name)
 
     # -- edits
+
+    def keep_binding(self, name: str) -> None:
+        """Keep the module-level imports that bind `name` (a server class nothing here uses any
+        more, which other modules import from here), and say so to ruff's F401, which would
+        have the user remove them: the input passed it, the fixed file must too."""
+        for statement, _ in import_statements(self.tree, everywhere=False):
+            for alias in statement.names:
+                if bound_by(alias, statement) != name:
+                    continue
+                line_end = self._line_after(alias.end_lineno)
+                line = self.text[self.offsets[alias.end_lineno - 1] : line_end]
+                content = line.rstrip("\r\n")
+                # The author's own directive stands; after a `\` no comment can follow.
+                if "noqa" in line or content.endswith("\\"):
+                    continue
+                at = self.offsets[alias.end_lineno - 1] + len(content)
+                self._edits.append((at, at, f"  {KEPT_FOR_OTHERS}"))
 
     def remove_binding(self, name: str, everywhere: bool) -> None:
         """Remove the imports that bind `name` (a server class nothing uses): at module level,
@@ -217,6 +251,8 @@ class LeadingBlock:
                 or node.level
                 or node.module != module
                 or any(a.asname or a.name == "*" for a in node.names)
+                or self._position(node.end_lineno, node.end_col_offset)
+                > min(self.first_use[name] for name in names)
             ):
                 continue
             self._merge_into(node, names, eol)
@@ -287,30 +323,35 @@ class LeadingBlock:
         statement = "".join(
             _from_import(module, names, eol, self.style) + eol for names in statements
         )
+        used_at = min(self.first_use[name] for names in statements for name, _ in names)
+
+        def new(at: int, text: str, grouped: bool) -> None:
+            self._new.append(_NewImport(section, at, text, grouped, statement, used_at))
+
         kept = [i for i in self.items if not i.removed]
         same = [i for i in kept if i.section == section]
         if same:
             later = next((i for i in same if i.key > key), None)
             if later is not None:
-                self._new.append((section, later.start, statement, False))
+                new(later.start, statement, False)
             else:
-                self._new.append((section, *self._append_after(same[-1], statement), False))
+                new(*self._append_after(same[-1], statement), False)
             return
         replaced = next((i for i in self.items if i.removed and i.section == section), None)
         if replaced is not None:
-            self._new.append((section, replaced.line_start, statement, True))
+            new(replaced.line_start, statement, True)
             return
         lower = [i for i in kept if i.section < section]
         higher = [i for i in kept if i.section > section]
         if lower:
             at, prefix = self._append_after(lower[-1], "")
-            self._new.append((section, at, prefix + eol + statement, False))
+            new(at, prefix + eol + statement, False)
         elif higher:
-            self._new.append((section, higher[0].start, statement + eol, False))
+            new(higher[0].start, statement + eol, False)
         elif self.items:  # every import of the block was removed: take the first one's place
-            self._new.append((section, self.items[0].line_start, statement, True))
+            new(self.items[0].line_start, statement, True)
         else:
-            self._new.append((section, -1, statement, True))  # a new block: see _new_block
+            new(-1, statement, True)  # a new block: see _new_block
 
     def _append_after(self, item: _Item, statement: str) -> tuple[int, str]:
         at = item.end
@@ -325,23 +366,62 @@ class LeadingBlock:
                 edits.append(self._removal(item))
         # Statements that take a place of their own (a removed import's, or a new block's) are
         # laid out together: a blank line between sections, as isort separates them.
-        grouped: dict[int, list[tuple[int, str]]] = {}
-        for section, at, statement, group in self._new:
-            if group:
-                grouped.setdefault(at, []).append((section, statement))
+        grouped: dict[int, list[_NewImport]] = {}
+        late: list[_NewImport] = []  # placed where they would run after a use
+        for new in self._new:
+            if new.at > new.used_at:
+                late.append(new)
+            elif new.grouped:
+                grouped.setdefault(new.at, []).append(new)
             else:
-                edits.append((at, at, statement))
-        for at, statements in grouped.items():
-            block = _sections_apart(sorted(statements), eol)
-            edits.append(self._new_block(block, eol) if at == -1 else (at, at, block))
+                edits.append((new.at, new.at, new.text))
+        for at, news in grouped.items():
+            block = _sections_apart(sorted((n.section, n.text) for n in news), eol)
+            edit = self._new_block(block, eol) if at == -1 else (at, at, block)
+            if edit[0] > min(n.used_at for n in news):
+                late += sorted(news, key=lambda n: n.section)
+            else:
+                edits.append(edit)
+        by_holder: dict[ast.stmt, list[str]] = {}
+        for new in late:
+            by_holder.setdefault(self._holder(new.used_at), []).append(new.statements)
+        edits += [self._before(holder, statements, eol) for holder, statements in by_holder.items()]
         return edits
+
+    def _start_of(self, statement: ast.stmt) -> int:
+        if _first_line(statement) < statement.lineno:  # decorated: it starts its line
+            return self.offsets[_first_line(statement) - 1]
+        return self._position(statement.lineno, statement.col_offset)
+
+    def _holder(self, offset: int) -> ast.stmt:
+        """The module-level statement that holds `offset`."""
+        holder = self.tree.body[0]
+        for statement in self.tree.body:
+            if self._start_of(statement) > offset:
+                break
+            holder = statement
+        return holder
+
+    def _before(self, holder: ast.stmt, statements: list[str], eol: str) -> Edit:
+        """Imports whose place in the block comes after a use of what they import: only when
+        that use shares a line with an import or the docstring, after a `;` (as in
+        `from mcp.server.fastmcp import FastMCP; mcp = FastMCP("t")`). They go right before the
+        module-level statement that holds the use: on lines of their own when it starts its
+        line, else on its line, each followed by `; `. Such a line is not as isort lays it out
+        (ruff's I001 and its formatter reject the input already), but every name is bound
+        before its use."""
+        line_start = self.offsets[_first_line(holder) - 1]
+        start = self._start_of(holder)
+        if not self.text[line_start:start].strip():
+            return line_start, line_start, "".join(statements)
+        return start, start, "".join(f"{statement.removesuffix(eol)}; " for statement in statements)
 
     def _removal(self, item: _Item) -> Edit:
         """Remove a statement (not the comments above it); a section it leaves empty loses its
         blank separator line too."""
         start, end = item.line_start, item.end
         emptied = not any(i.section == item.section and not i.removed for i in self.items)
-        if emptied and not any(entry[0] == item.section for entry in self._new):
+        if emptied and not any(new.section == item.section for new in self._new):
             index = self.items.index(item)
             blank = re.compile(r"[ \t]*(\r\n|\r|\n)")
             before = self.items[index - 1].end if index else None

@@ -13,7 +13,7 @@ unused is removed. No other import line moves.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,27 +63,36 @@ def plan_imports(
     swapped: list[tuple[int, int]],
     runtime: str = RUNTIME,
     first_party: Callable[[str], bool] = lambda _: False,
+    first_use: Mapping[str, int] | None = None,
+    taken_elsewhere: Callable[[str], bool] = lambda _: False,
     style: LineStyle | None = None,
 ) -> ImportPlan:
-    """How to spell each `needed` name, and the import edits that make them available; the
-    server class imports that only the `swapped` spans used are removed."""
+    """How to spell each `needed` name, and the import edits that make them available where
+    they are used: before `first_use[name]` (the offset of the first edit that spells it;
+    default: the end of the text). The server class imports that only the `swapped` spans used
+    are removed, unless another module takes the name from this one (`taken_elsewhere`)."""
     offsets = line_offsets(text)
     eol = line_ending(text)
-    bindings = module_bindings(tree)
+    first_use = {name: (first_use or {}).get(name, len(text)) for name in needed}
+    bindings = module_bindings(tree, text, offsets)
     spellings: dict[str, str] = {}
     additions: dict[str, list[tuple[str, str | None]]] = {}  # module → (name, alias)
     for name in sorted(needed):
         modules = _TYPING_MODULES if name in (ANNOTATED, ANY) else (runtime,)
-        spelling = reusable(name, modules, bindings, runtime)
+        spelling = reusable(name, modules, bindings, runtime, first_use[name])
         if spelling is None:
             local = free_name(name, text, bindings)
             additions.setdefault(modules[0], []).append((name, None if local == name else local))
             spelling = local
         spellings[name] = spelling
-    block = LeadingBlock(text, tree, offsets, first_party, style or LineStyle())
+    block = LeadingBlock(text, tree, offsets, first_party, first_use, style or LineStyle())
     for base in {text[start:end].split(".")[0] for start, end in swapped}:
         outside = occurrences_outside(base, text, tree, offsets, swapped)
-        if not still_used(base, text, tree, offsets, swapped, bindings, outside):
+        if still_used(base, text, tree, offsets, swapped, bindings, outside):
+            continue
+        if taken_elsewhere(base):
+            block.keep_binding(base)
+        else:
             # Mentions outside the module's imports are imports in functions, or comments.
             block.remove_binding(base, everywhere=bool(outside))
     for module, names in sorted(additions.items(), key=lambda item: block.section(item[0])):

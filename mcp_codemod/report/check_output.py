@@ -1,38 +1,66 @@
-"""What `check` prints: text, statistics, summaries and the machine formats (json, github, sarif)."""
+"""What `check` prints: text, statistics and summaries; the machine formats (json, github, gitlab,
+junit: `machine_formats`; sarif: `sarif`) by name in FORMATTERS."""
 
 from __future__ import annotations
 
 import json
 from collections import Counter
 
-from mcp_codemod import __version__
-from mcp_codemod.analysis.frameworks import Framework
-from mcp_codemod.analysis.subjects import UnresolvedTool
+import click
+
 from mcp_codemod.engine.checker import CheckResult
 from mcp_codemod.report import plural
-from mcp_codemod.rules import RULES, RULES_BY_CODE
+from mcp_codemod.report.machine_formats import as_json, github, gitlab, junit
+from mcp_codemod.report.sarif import sarif
+from mcp_codemod.report.unchecked import remedy
+from mcp_codemod.rules import RULES_BY_CODE
 from mcp_codemod.rules.findings import Finding
 
 FIX_COMMAND = "mcp-codemod fix --write"
+PASSED = "All checks passed!"
 
 
-def text(result: CheckResult, statistics: bool, unsafe_fixes: bool = False) -> str:
+def text(
+    result: CheckResult,
+    statistics: bool,
+    unsafe_fixes: bool = False,
+    *,
+    color: bool = False,
+    quiet: bool = False,
+) -> str:
+    """The findings (or their statistics) and the summary; `quiet`: without the summary (the
+    registrations not checked are still listed: they fail the run); `color`: as ruff colours
+    them (path bold, code red, fix mark cyan)."""
+    style = click.style if color else _plain
     lines = []
     for error in result.errors:
-        lines.append(f"{error.path}: error: {error.message}")
+        lines.append(f"{style(error.path, bold=True)}: {style('error', fg='red')}: {error.message}")
     if statistics:
         lines.extend(
             f"{row['count']:>5}\t{row['code']}\t{'[*] ' if row['fixable'] else ''}{row['name']}"
             for row in _statistics(result.findings, unsafe_fixes)
         )
     else:
+        colon = style(":", fg="cyan")
         for finding in result.findings:
-            mark = "[*] " if finding.applies(unsafe_fixes) else ""
+            mark = style("[*] ", fg="cyan") if finding.applies(unsafe_fixes) else ""
             lines.append(
-                f"{finding.path}:{finding.line}:{finding.column}: {finding.code} {mark}{finding.message}"
+                f"{style(finding.path, bold=True)}{colon}{finding.line}{colon}{finding.column}"
+                f"{colon} {style(finding.code, fg='red', bold=True)} {mark}{finding.message}"
             )
-    lines.append(summary(result, unsafe_fixes))
-    return "\n".join(lines) + "\n"
+    if quiet:
+        if result.unresolved:
+            lines.append(unresolved_note(result))
+    else:
+        closing = summary(result, unsafe_fixes)
+        if closing == PASSED:
+            closing = style(closing, fg="green")
+        lines.append(closing)
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def _plain(text: str, **_style) -> str:
+    return text
 
 
 def _statistics(findings: tuple[Finding, ...], unsafe_fixes: bool) -> list[dict]:
@@ -79,7 +107,7 @@ def summary(result: CheckResult, unsafe_fixes: bool = False) -> str:
             "on servers that do not JSON-pre-parse text parameters (listed below)."
         )
     else:
-        parts.append("All checks passed!")
+        parts.append(PASSED)
     if result.errors:
         parts.append(f"{plural(len(result.errors), 'file')} could not be checked.")
     if result.unresolved:
@@ -94,144 +122,9 @@ def unresolved_note(result: CheckResult) -> str:
         "(`mcp-codemod probe` checks any server at run time):"
     ]
     lines.extend(
-        f"  {tool.path}:{tool.line}: {tool.reason}; {_remedy(tool)}" for tool in result.unresolved
+        f"  {tool.path}:{tool.line}: {tool.reason}; {remedy(tool)}" for tool in result.unresolved
     )
     return "\n".join(lines)
 
 
-def _remedy(tool: UnresolvedTool) -> str:
-    framework = tool.server.framework
-    if framework is None:
-        return (
-            "state its framework with `framework` in [tool.mcp-codemod] (or `--framework`), "
-            "or guard the server with `mcp_codemod.runtime.guard(server)`"
-        )
-    if not framework.pre_parses_json:
-        if framework in (Framework.GUARDED_MCP1, Framework.GUARDED_MCP2):
-            return (
-                "protected: the server is guarded (its `Any` and unannotated parameters, if any, "
-                "are still JSON-pre-parsed)"
-            )
-        return f"protected: {framework.title} does not pre-parse"
-    return "unprotected: guard the server (MCP004)"
-
-
-def as_json(result: CheckResult) -> str:
-    items = [
-        {
-            "code": f.code,
-            "path": f.path,
-            "line": f.line,
-            "column": f.column,
-            "tool": f.tool,
-            "parameter": f.parameter,
-            "annotation": f.annotation,
-            "framework": f.framework,
-            "message": f.message,
-            "fixable": f.fixable,
-            "fix": None
-            if f.fix is None
-            else {"applicability": f.fix.safety.value, "message": f.fix.title},
-        }
-        for f in result.findings
-    ]
-    items += [
-        {"code": "E902", "path": e.path, "line": None, "column": None, "message": e.message}
-        for e in result.errors
-    ]
-    return json.dumps(items, indent=2) + "\n"
-
-
-def _escape_property(value: str) -> str:
-    return (
-        value.replace("%", "%25")
-        .replace("\r", "%0D")
-        .replace("\n", "%0A")
-        .replace(":", "%3A")
-        .replace(",", "%2C")
-    )
-
-
-def _escape_data(value: str) -> str:
-    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def github(result: CheckResult) -> str:
-    lines = [
-        f"::error file={_escape_property(e.path)},title=mcp-codemod::{_escape_data(e.message)}"
-        for e in result.errors
-    ]
-    lines += [
-        f"::error file={_escape_property(f.path)},line={f.line},col={f.column},"
-        f"title={f.code}::{_escape_data(f'{f.code} {f.message}')}"
-        for f in result.findings
-    ]
-    return "\n".join(lines) + ("\n" if lines else "")
-
-
-def sarif(result: CheckResult) -> str:
-    rules = [
-        {
-            "id": rule.code,
-            "name": rule.name,
-            "shortDescription": {"text": rule.summary},
-            "fullDescription": {"text": rule.why.replace("\n", " ")},
-            "help": {"text": rule.fix_title.replace("\n", " ")},
-            "defaultConfiguration": {"enabled": rule.enabled_by_default},
-        }
-        for rule in RULES
-    ]
-    results = [
-        {
-            "ruleId": f.code,
-            "ruleIndex": [r.code for r in RULES].index(f.code),
-            "level": "error",
-            "message": {"text": f.message},
-            "locations": [
-                {
-                    "physicalLocation": {
-                        "artifactLocation": {"uri": f.path.replace("\\", "/")},
-                        "region": {"startLine": f.line, "startColumn": f.column},
-                    }
-                }
-            ],
-            "properties": {"tool": f.tool, "parameter": f.parameter, "fixable": f.fixable},
-        }
-        for f in result.findings
-    ]
-    notifications = [
-        {
-            "level": "error",
-            "message": {"text": e.message},
-            "locations": [{"physicalLocation": {"artifactLocation": {"uri": e.path}}}],
-        }
-        for e in result.errors
-    ]
-    document = {
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {
-                    "driver": {
-                        "name": "mcp-codemod",
-                        "version": __version__,
-                        # No informationUri: the PyPI name mcp-codemod is another project's, and
-                        # this one has no public address to point at.
-                        "rules": rules,
-                    }
-                },
-                "results": results,
-                "invocations": [
-                    {
-                        "executionSuccessful": not result.errors,
-                        "toolExecutionNotifications": notifications,
-                    }
-                ],
-            }
-        ],
-    }
-    return json.dumps(document, indent=2) + "\n"
-
-
-FORMATTERS = {"json": as_json, "github": github, "sarif": sarif}
+FORMATTERS = {"json": as_json, "github": github, "sarif": sarif, "gitlab": gitlab, "junit": junit}

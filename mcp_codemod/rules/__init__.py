@@ -5,6 +5,8 @@ May import `analysis` and `runtime` (a rule declares its run-time marker); nothi
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 from mcp_codemod.rules import (
     array_without_items,
     json_pre_parsed,
@@ -28,13 +30,26 @@ RULES_BY_CODE = {rule.code: rule for rule in RULES}
 
 def select_rules(select: list[str] | None, ignore: list[str]) -> tuple[Rule, ...]:
     """Rules enabled by `--select`/`--ignore`; codes are matched by prefix, as ruff does (`MCP`)."""
-    if select is None:
-        chosen = [rule for rule in RULES if rule.enabled_by_default]
-    else:
-        chosen = [rule for rule in RULES if any(rule.code.startswith(s) for s in select)]
-        if any(s == "ALL" for s in select):
-            chosen = list(RULES)
-    return tuple(rule for rule in chosen if not any(rule.code.startswith(i) for i in ignore))
+    return layered_rules([(select, [], ignore)])
+
+
+def layered_rules(layers: Iterable[tuple[Sequence[str] | None, Sequence[str], Sequence[str]]]):
+    """The rules chosen by layers of (select, extend-select, ignore), as ruff layers the
+    configuration and the command line: a `select` replaces what the layers before it chose,
+    `extend-select` adds to it, `ignore` removes (within a layer, `ignore` wins)."""
+    chosen = {rule.code for rule in RULES if rule.enabled_by_default}
+    for select, extend_select, ignore in layers:
+        if select is not None:
+            chosen = {rule.code for rule in _matching(select)}
+        chosen |= {rule.code for rule in _matching(extend_select)}
+        chosen -= {rule.code for rule in _matching(ignore)}
+    return tuple(rule for rule in RULES if rule.code in chosen)
+
+
+def _matching(codes: Sequence[str]) -> list[Rule]:
+    if "ALL" in codes:
+        return list(RULES)
+    return [rule for rule in RULES if any(rule.code.startswith(code) for code in codes)]
 
 
 def unknown_codes(codes: list[str]) -> list[str]:

@@ -122,5 +122,37 @@ def page(
     return str(number * size)
 """,
         ),
+        # A type alias may type other things too (a pydantic model that must go on refusing
+        # 5.0): the parameter is marked, never the alias.
+        Invalid(
+            """\
+from mcp.server.fastmcp import FastMCP
+from pydantic import StrictInt
+
+Count = StrictInt
+mcp = FastMCP("pages")
+
+
+@mcp.tool()
+def page(number: Count) -> str:
+    return str(number)
+""",
+            lines=(9,),
+            fixed="""\
+from typing import Annotated
+
+from mcp.server.fastmcp import FastMCP
+from mcp_codemod.runtime import AcceptWholeFloat
+from pydantic import StrictInt
+
+Count = StrictInt
+mcp = FastMCP("pages")
+
+
+@mcp.tool()
+def page(number: Annotated[Count, AcceptWholeFloat]) -> str:
+    return str(number)
+""",
+        ),
     ),
 )

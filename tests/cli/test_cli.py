@@ -83,6 +83,7 @@ def test_json_output(project):
     result = run("check", "--output-format", "json")
     items = json.loads(result.output)
     assert items[0] == {
+        "type": "finding",
         "code": "MCP001",
         "path": "server.py",
         "line": 8,

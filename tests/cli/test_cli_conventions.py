@@ -145,7 +145,19 @@ def test_check_reads_standard_input(project):
     assert result.stdout.startswith("app/server.py:7:12: MCP001 [*] Tool `search`")
     assert not (project / "app").exists()
     assert run("check", "--stdin-filename", "x.py").exit_code == 2
-    assert "--fix cannot rewrite standard input" in run("check", "--fix", "-", stdin=b"").output
+    # As ruff: `check --fix -` prints the buffer fixed, and writes nothing.
+    fixed = run(
+        "check",
+        "--no-cache",
+        "--fix",
+        "--stdin-filename",
+        "app/server.py",
+        "-",
+        stdin=EXPOSED.encode(),
+    )
+    assert fixed.exit_code == 0, fixed.output
+    assert "def search(query: Annotated[str | None, NoPreParse] = None)" in fixed.stdout
+    assert not (project / "app").exists()
 
 
 def test_statistics_in_every_format(project):

@@ -153,3 +153,13 @@ def test_the_spawned_pool_maps_in_order(monkeypatch):
         assert [result for job in jobs for result in job.result()] == list(range(10))
     finally:
         pool.shutdown()
+
+
+def test_the_default_job_count_is_one_on_overloaded_cores(monkeypatch):
+    from mcp_codemod.engine import parallel
+
+    monkeypatch.setattr(parallel.os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
+    monkeypatch.setattr(parallel, "_load", lambda: 1.5)
+    assert parallel.default_jobs() == 2
+    monkeypatch.setattr(parallel, "_load", lambda: 4.0)
+    assert parallel.default_jobs() == 1

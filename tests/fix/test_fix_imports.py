@@ -239,46 +239,41 @@ def test_a_module_without_imports_gets_a_block_after_its_docstring(tmp_path):
         tmp_path,
         {
             "app/__init__.py": "",
-            "app/types.py": '''\
-                """Types the tools share."""
+            "app/tools.py": '''\
+                """The tools."""
 
-                Query = str | None
+                def search(query: str | None = None) -> str:
+                    return query or ""
                 ''',
             "app/server.py": """\
                 from mcp.server.fastmcp import FastMCP
 
-                from app.types import Query
+                from app.tools import search
 
                 mcp = FastMCP("demo")
-
-
-                @mcp.tool()
-                def search(query: Query = None) -> str:
-                    return query or ""
+                mcp.add_tool(search)
                 """,
         },
         {
-            "app/types.py": '''\
-                """Types the tools share."""
+            "app/tools.py": '''\
+                """The tools."""
 
                 from typing import Annotated
 
                 from mcp_codemod.runtime import NoPreParse
 
-                Query = Annotated[str | None, NoPreParse]
+
+                def search(query: Annotated[str | None, NoPreParse] = None) -> str:
+                    return query or ""
                 ''',
             # The project's own modules come after third-party ones.
             "app/server.py": """\
                 from mcp_codemod.runtime import GuardedFastMCP
 
-                from app.types import Query
+                from app.tools import search
 
                 mcp = GuardedFastMCP("demo")
-
-
-                @mcp.tool()
-                def search(query: Query = None) -> str:
-                    return query or ""
+                mcp.add_tool(search)
                 """,
         },
     )
@@ -813,30 +808,27 @@ def test_extra_blank_lines_before_a_comment_shrink_to_the_one_ruff_wants(tmp_pat
         tmp_path,
         {
             "app/__init__.py": "",
-            "app/types.py": '''\
-                """Types the tools share."""
+            "app/tools.py": '''\
+                """The tools."""
 
 
                 # Text as the client sent it.
 
-                Query = str | None
+                def search(query: str | None = None) -> str:
+                    return query or ""
                 ''',
             "app/server.py": """\
                 from mcp.server.fastmcp import FastMCP
 
-                from app.types import Query
+                from app.tools import search
 
                 mcp = FastMCP("demo")
-
-
-                @mcp.tool()
-                def search(query: Query = None) -> str:
-                    return query or ""
+                mcp.add_tool(search)
                 """,
         },
         {
-            "app/types.py": '''\
-                """Types the tools share."""
+            "app/tools.py": '''\
+                """The tools."""
 
                 from typing import Annotated
 
@@ -844,7 +836,78 @@ def test_extra_blank_lines_before_a_comment_shrink_to_the_one_ruff_wants(tmp_pat
 
                 # Text as the client sent it.
 
-                Query = Annotated[str | None, NoPreParse]
+                def search(query: Annotated[str | None, NoPreParse] = None) -> str:
+                    return query or ""
                 ''',
+        },
+    )
+
+
+def test_a_server_class_import_another_module_takes_is_kept_and_ruff_told_why(tmp_path):
+    assert_fix(
+        tmp_path,
+        {
+            "server.py": """\
+                from mcp.server.fastmcp import Context, FastMCP
+
+                mcp = FastMCP("demo")
+
+
+                @mcp.tool()
+                def search(ctx: Context, query: str | None = None) -> str:
+                    return query or ""
+                """,
+            "client.py": "from server import FastMCP\n",
+        },
+        {
+            "server.py": """\
+                from typing import Annotated
+
+                from mcp.server.fastmcp import Context, FastMCP  # noqa: F401 -- other modules import it from here
+                from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
+
+                mcp = GuardedFastMCP("demo")
+
+
+                @mcp.tool()
+                def search(ctx: Context, query: Annotated[str | None, NoPreParse] = None) -> str:
+                    return query or ""
+                """,
+        },
+    )
+
+
+def test_a_kept_import_continued_with_a_backslash_gets_no_comment(tmp_path):
+    assert_fix(
+        tmp_path,
+        {
+            "server.py": """\
+                from mcp.server.fastmcp import FastMCP, \\
+                    Context
+
+                mcp = FastMCP("demo")
+
+
+                @mcp.tool()
+                def search(ctx: Context, query: str | None = None) -> str:
+                    return query or ""
+                """,
+            "client.py": "import server\n\nKIND = server.FastMCP\n",
+        },
+        {
+            "server.py": """\
+                from typing import Annotated
+
+                from mcp.server.fastmcp import FastMCP, \\
+                    Context
+                from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
+
+                mcp = GuardedFastMCP("demo")
+
+
+                @mcp.tool()
+                def search(ctx: Context, query: Annotated[str | None, NoPreParse] = None) -> str:
+                    return query or ""
+                """,
         },
     )

@@ -335,7 +335,7 @@ USES_ALIAS = SERVER.replace(
 ).replace("query: str | None", "query: Query")
 
 
-def test_an_alias_in_a_parent_directory_is_not_written(tmp_path):
+def test_an_alias_in_a_parent_directory_is_not_written_the_parameter_is_marked(tmp_path):
     write_files(
         tmp_path,
         {
@@ -347,20 +347,12 @@ def test_an_alias_in_a_parent_directory_is_not_written(tmp_path):
 
     result = fix(tmp_path / "proj", ".")
 
-    assert (tmp_path / "common.py").read_text(encoding="utf-8") == ALIAS_MODULE
-    assert (
-        "../common.py:3: note: the alias is defined outside the given paths; "
-        "fix it there or pass that path"
-    ) in lines(result.output)
-    assert "1 need an edit outside the given paths (see the notes)." in result.output
     assert result.exit_code == 0, result.output
-    # The server still becomes guarded: that edit is inside.
-    assert "GuardedFastMCP" in (tmp_path / "proj" / "server.py").read_text(encoding="utf-8")
-    # Given both paths, both are fixed.
-    write_files(tmp_path, {"proj/server.py": USES_ALIAS.format("common import Query")})
-    both = fix(tmp_path, "proj", "common.py")
-    assert both.exit_code == 0, both.output
-    assert "NoPreParse" in (tmp_path / "common.py").read_text(encoding="utf-8")
+    assert "note:" not in result.output
+    assert (tmp_path / "common.py").read_text(encoding="utf-8") == ALIAS_MODULE
+    server = (tmp_path / "proj" / "server.py").read_text(encoding="utf-8")
+    assert "def search(query: Annotated[Query, NoPreParse] = None) -> str:" in server
+    assert "GuardedFastMCP" in server
 
 
 @pytest.mark.parametrize(
@@ -383,11 +375,9 @@ def test_an_alias_in_an_excluded_or_ignored_folder_is_not_written(tmp_path, sett
 
     result = fix(tmp_path, ".")
 
-    assert (tmp_path / "vendor" / "common.py").read_text(encoding="utf-8") == ALIAS_MODULE
-    assert "vendor/common.py:3: note: the alias is defined outside the given paths" in (
-        result.output
-    )
     assert result.exit_code == 0, result.output
+    assert (tmp_path / "vendor" / "common.py").read_text(encoding="utf-8") == ALIAS_MODULE
+    assert "Annotated[Query, NoPreParse]" in (tmp_path / "server.py").read_text(encoding="utf-8")
 
 
 # ---- encodings --------------------------------------------------------------------------------

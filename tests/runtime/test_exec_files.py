@@ -37,7 +37,7 @@ def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def findings(tree: Path, path: str) -> list[dict]:
     result = run_cli("check", "--no-cache", "--output-format", "json", ".", cwd=tree)
     assert result.exit_code == 1, result.output
-    return [f for f in json.loads(result.stdout) if f["path"] == path]
+    return [f for f in json.loads(result.stdout) if f["path"] == path and f["type"] == "finding"]
 
 
 @pytest.mark.parametrize("server", ["server", "plain"])
