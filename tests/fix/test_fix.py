@@ -181,7 +181,11 @@ def test_a_shared_alias_is_left_as_it_is_and_each_parameter_marked(tmp_path):
 
 
         @mcp.tool()
-        def search(ctx: Context, query: Annotated[Query, NoPreParse] = None, other: Annotated[Query, NoPreParse] = None) -> str:
+        def search(
+            ctx: Context,
+            query: Annotated[Query, NoPreParse] = None,
+            other: Annotated[Query, NoPreParse] = None,
+        ) -> str:
             return str((query, other))
         """,
     )
@@ -218,7 +222,10 @@ def test_string_annotations_and_postponed_evaluation(tmp_path):
         server = GuardedFastMCP("demo")
 
 
-        def lookup(name: Annotated[Name, NoPreParse] = None, key: Annotated["str | None", NoPreParse] = None) -> str:
+        def lookup(
+            name: Annotated[Name, NoPreParse] = None,
+            key: Annotated["str | None", NoPreParse] = None,
+        ) -> str:
             return str((name, key))
 
 
