@@ -64,7 +64,7 @@ DEFAULT_CACHE = Path(
 )
 CODEMOD = [sys.executable, "-m", "mcp_codemod"]
 SELECT = "ALL"  # every rule, the ones off by default too; fix only touches the fixable ones
-# Unsafe fixes too: the server swap of MCP004 is what covers the tools `check` cannot see.
+# Unsafe fixes too: the server swap of MCP001 for `Any` and unannotated parameters.
 FIX = ["fix", "--unsafe-fixes"]
 TIMEOUT = 300  # seconds for one command on one package
 

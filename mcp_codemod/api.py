@@ -27,6 +27,7 @@ from mcp_codemod.engine.project import Discovery
 from mcp_codemod.engine.settings import ConfigError, Settings, SettingsResolver
 from mcp_codemod.engine.source_files import SourceError
 from mcp_codemod.rules import layered_rules
+from mcp_codemod.rules.findings import FileError
 
 if TYPE_CHECKING:
     from mcp_codemod.fix.apply import FileFix, FixResult
@@ -60,6 +61,7 @@ class Options:
     jobs: int | None = None
     cache: bool = True
     cache_dir: Path | None = None
+    max_file_size: int | None = None
 
 
 def resolver_for(options: Options) -> SettingsResolver:
@@ -75,6 +77,7 @@ def resolver_for(options: Options) -> SettingsResolver:
                 "framework": options.framework,
                 "output_format": options.output_format,
                 "force_exclude": options.force_exclude,
+                "max_file_size": options.max_file_size,
             },
         )
     except ConfigError as error:
@@ -138,8 +141,9 @@ def _check(
     try:
         run_settings = resolver.run_settings()
         real_paths: dict[str, str] = {}
+        unreadable: list[tuple[Path, str]] = []
         if stdin is None:
-            files = _discover(paths, resolver, real_paths)
+            files = _discover(paths, resolver, real_paths, unreadable)
         else:
             settings = resolver.settings_of_file(stdin[0])
             if settings.force_exclude and force_excluded(stdin[0], _exclusion(settings)):
@@ -175,9 +179,15 @@ def _check(
             cache_dir=cache,
             unsaved=unsaved,
             runtime_copy=settings.runtime_module,
+            max_file_size=settings.max_file_size,
             discovery=Discovery(walked, settings.excludes, settings.respect_gitignore, real_paths),
         )
         groups.append(Group(settings, group_files, _without_ignored(result, resolver)))
+    if unreadable:  # what is in them went unchecked: each is an error, as an unreadable file
+        errors = [FileError(os.path.relpath(path), message) for path, message in unreadable]
+        first = groups[0]
+        result = replace(first.result, errors=tuple(sorted((*first.result.errors, *errors))))
+        groups[0] = Group(first.settings, first.files, result)
     return run_settings, groups
 
 
@@ -228,6 +238,7 @@ def _discover(
     paths: Sequence[str | Path],
     resolver: SettingsResolver,
     real_paths: dict[str, str] | None = None,
+    unreadable: list[tuple[Path, str]] | None = None,
 ) -> list[Path]:
     exclusions: dict[int, Exclusion] = {}
 
@@ -242,6 +253,7 @@ def _discover(
             [Path(p) for p in paths] or [Path(".")],
             real_paths=real_paths,
             exclusion_at=exclusion_at,
+            unreadable=unreadable,
         )
     except PathError as error:
         raise UsageError(str(error)) from None
@@ -296,7 +308,10 @@ def fix_paths(
         if settings.runtime_module is not None and stdin is None:
             try:
                 guards = guard_module_change(
-                    settings.runtime_module, settings.config_file, needed=bool(fixes.files)
+                    settings.runtime_module,
+                    settings.config_file,
+                    needed=bool(fixes.files),
+                    fixed=[change.path for change in fixes.files],
                 )
             except ConfigError as error:
                 raise UsageError(str(error)) from None

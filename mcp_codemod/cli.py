@@ -13,6 +13,7 @@ import errno
 import gc
 import os
 import sys
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
@@ -97,6 +98,13 @@ def analysis_options(function):
             envvar="MCP_CODEMOD_CACHE_DIR",
             help="Where to cache facts (default: .mcp-codemod-cache beside the configuration "
             "file, or in the working directory).",
+        ),
+        click.option(
+            "--max-file-size",
+            type=click.IntRange(min=1),
+            metavar="BYTES",
+            help="Report larger files as not checked instead of parsing them "
+            "(default: 10485760, 10 MiB).",
         ),
         click.option(
             "--unsafe-fixes",
@@ -516,7 +524,9 @@ def _exit_code(result: CheckResult) -> int:
     if result.errors or result.findings:
         return 1
     if any(tool.server.framework is None for tool in result.unchecked):
-        # Tools on a server that may pre-parse went unchecked, and no finding says so.
+        # Tools on a server that may pre-parse went unchecked, and no finding says so. (Where
+        # MCP004 says so and the user suppressed it, `noqa` or `per-file-ignores`, that is their
+        # decision: the summary still lists them, and never says "All checks passed!".)
         return 1
     return 0
 
@@ -645,15 +655,16 @@ def _run_fix(
         sys.stdout.flush()
     changed = []
     generated = []
-    for change in fixes.files:
-        if write:
-            try:
-                fixer.write(change)
-            except SourceError as error:
-                out.finding_note(f"{change.path}: error: {error}")
-                failed += 1
-                continue
-        (generated if change.generated else changed).append(change)
+    with _stopped_by_termination(write):
+        for change in fixes.files:
+            if write:
+                try:
+                    fixer.write(change)
+                except SourceError as error:
+                    out.finding_note(f"{change.path}: error: {error}")
+                    failed += 1
+                    continue
+            (generated if change.generated else changed).append(change)
     for note in fixes.outside:
         out.note(note)
     for advice in fixes.advice:
@@ -715,6 +726,27 @@ def _echo_remaining(
         lines.append(f"{where}: {finding.code} {finding.message}")
         lines.append(f"  help: {what_fixes(finding, unsafe_fixes, writable, given)}")
     out.finding_note("\n".join(lines))
+
+
+@contextlib.contextmanager
+def _stopped_by_termination(writing: bool) -> Iterator[None]:
+    """While writing, SIGTERM and SIGHUP end the run as Ctrl-C does, by an exception: the file
+    being written then removes its temporary copy (the default action ends the process on the
+    spot, leaving `.NAME.py.XXXX.tmp` in the tree). Only around the writes: the processes the
+    analysis forks keep the default action."""
+    import signal
+
+    def stop(signum: int, _frame) -> NoReturn:
+        raise SystemExit(128 + signum)
+
+    # Windows has no SIGHUP.
+    signals = [getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    previous = {number: signal.signal(number, stop) for number in signals} if writing else {}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 @main.command(name="rules")

@@ -111,3 +111,33 @@ def pytest_pycollect_makemodule(module_path: Path, parent):
     if _MISSING_SDK and module_path.parent.name in _NEEDS_AN_SDK:
         return _SkippedModule.from_parent(parent, path=module_path)
     return None
+
+
+def as_nobody() -> tuple[list[str], dict[str, str]] | None:
+    """A command prefix that runs this package's Python as the user `nobody`, and its
+    environment; None where the machine does not allow it (not root, no setpriv, no Python that
+    user can run). For the behaviour a non-root user gets: CI runs the tests as root."""
+    import shutil
+    import subprocess
+    import sys
+
+    if not hasattr(os, "geteuid") or os.geteuid() != 0 or shutil.which("setpriv") is None:
+        return None
+    import mcp_codemod
+
+    site = [path for path in sys.path if path.endswith("site-packages")]
+    package = str(Path(mcp_codemod.__file__).parent.parent)
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([package, *site])}
+    command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    for python in (sys.executable, shutil.which("python3")):
+        if python is None:
+            continue
+        probe = subprocess.run(
+            [*command, python, "-c", "import click, mcp_codemod"],
+            env=environment,
+            capture_output=True,
+            cwd="/",
+        )
+        if probe.returncode == 0:
+            return [*command, python], environment
+    return None

@@ -100,8 +100,15 @@ class Annotations:
                 return self.type_expr(inner, scope)
             return shared.constant(node.value)
         if kind is ast.BinOp and type(node.op) is ast.BitOr:
+            # `a | b | c` nests to the left, a level per member: a loop down that side, so a
+            # union of thousands of members (which CPython compiles) does not recurse as deep.
+            sides = []
+            while type(node) is ast.BinOp and type(node.op) is ast.BitOr:
+                sides.append(node.right)
+                node = node.left
+            sides.append(node)
             members: list[TypeExpr] = []
-            for side in (node.left, node.right):
+            for side in reversed(sides):
                 expr = self.type_expr(side, scope)
                 members.extend(expr.members if isinstance(expr, TUnion) else (expr,))
             return shared.union(tuple(members))
@@ -222,13 +229,25 @@ def _is_strict_call(node: ast.Call, function: str) -> bool:
 
 
 def _is_context(expr: TypeExpr) -> bool:
-    """The SDKs inject `Context` parameters; they are not tool arguments."""
+    """The SDKs inject `Context` parameters, also `Context | None` (they look into a union's
+    members); they are not tool arguments."""
+    if type(expr) is TUnion:
+        return any(_is_context(member) for member in expr.members)
     if type(expr) is TSubscript:
+        if type(expr.base) is TName and expr.base.qualified in _UNIONS:
+            return any(_is_context(member) for member in expr.args)
         expr = expr.base
     if type(expr) is not TName:
         return False
     qualified = expr.qualified
     return qualified == "Context" or qualified.endswith(".Context")
+
+
+_UNIONS = frozenset(
+    f"{module}.{name}"
+    for module in ("typing", "typing_extensions")
+    for name in ("Optional", "Union")
+)
 
 
 def _imported_binding(node: ast.Name, scope: Scope) -> str | None:

@@ -61,6 +61,9 @@ class ServerRef:
     # The application object (qualified class, analysis/facades.py) through which tools are
     # registered on this server: `MCPApp(...)`, or the server given to `MCPApp(mcp=...)`.
     facade: str = ""
+    # CONSTRUCT: the constructions the same name was bound to before, in other branches
+    # (`if ...: mcp = FastMCP("a") else: mcp = FastMCP("b")`): each may be the server.
+    alternatives: tuple[ServerRef, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -146,6 +149,9 @@ class Function:
     # It returns only (None or) nested functions whose `__signature__` it assigns first: what it
     # makes is a tool with a generated signature (`analysis/signed_returns.py`).
     returns_signed_functions: bool = False
+    # `@functools.wraps(fn)`: the SDKs read the signature of `fn` (through `__wrapped__`), not
+    # the wrapper's `*args, **kwargs`.
+    wraps: FunctionRef | None = None
 
 
 @dataclass(frozen=True)
@@ -221,3 +227,9 @@ class ModuleFacts:
     # Each application object constructed here (analysis/facades.py): the line of its
     # construction, and the server its framework registers its own tools on.
     facade_servers: tuple[tuple[int, ServerRef], ...] = ()
+    # Each server class constructed here (by its name, `FastMCP(...)`, or a class of this
+    # module), bound to a name or returned: the servers the module makes, guarded or not.
+    constructions: tuple[ServerRef, ...] = ()
+    # Uses of a possible server that hand its registration on to code not followed: (line, the
+    # server, what the use is). `tool = mcp.tool`, `getattr(mcp, "tool")`, `return mcp.tool()`.
+    escapes: tuple[tuple[int, ServerRef, str], ...] = ()

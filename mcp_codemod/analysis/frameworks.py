@@ -51,6 +51,9 @@ SERVER_CLASSES: dict[str, Framework] = {
     "mcp_codemod.runtime.GuardedMCPServer": Framework.GUARDED_MCP2,
 }
 
+# The names server classes go by, whatever module they are imported from (`FastMCP(...)`).
+SERVER_CLASS_NAMES = frozenset(name.rpartition(".")[2] for name in SERVER_CLASSES)
+
 GUARDED_CLASS_NAME = {Framework.MCP1: "GuardedFastMCP", Framework.MCP2: "GuardedMCPServer"}
 
 RUNTIME_MODULES = (

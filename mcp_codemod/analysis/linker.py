@@ -4,11 +4,12 @@ runs, and what each parameter's annotation admits once aliases in any module are
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import NamedTuple
 
-from mcp_codemod.analysis.facades import Facade
+from mcp_codemod.analysis.facades import FACADE_CLASSES, SERVER_MAKERS, Facade
 from mcp_codemod.analysis.facts import (
     ExecFile,
     ExecText,
@@ -18,10 +19,17 @@ from mcp_codemod.analysis.facts import (
     RefKind,
     Registration,
     ServerRef,
+    ServerSwap,
 )
 from mcp_codemod.analysis.framework_tools import framework_tools
 from mcp_codemod.analysis.frameworks import Framework
-from mcp_codemod.analysis.names import CallerLoader, ModuleLoader, ModulePreloader, ProjectNames
+from mcp_codemod.analysis.names import (
+    MAX_HOPS,
+    CallerLoader,
+    ModuleLoader,
+    ModulePreloader,
+    ProjectNames,
+)
 from mcp_codemod.analysis.reach import LibraryLoader, Reached, ToolReach, Unreached
 from mcp_codemod.analysis.scope import STAR
 from mcp_codemod.analysis.servers import ServerResolver
@@ -35,13 +43,16 @@ from mcp_codemod.analysis.types import (
     MAX_ALIAS_DEPTH,
     AliasTooDeep,
     AnnotationFacts,
+    Integer,
     TCall,
+    Text,
     TName,
     TSubscript,
     TUnion,
     TypeExpr,
     classify,
     type_names,
+    unknown,
 )
 from mcp_codemod.analysis.unseen import Unseen
 
@@ -150,7 +161,88 @@ class Linker:
                             for p in found
                         ]
                     parameters.extend(found)
+        escaped = self.escapes(modules, guarded)
+        tools += len(escaped)
+        unresolved.extend(escaped)
+        constructed = self.constructed(modules, guarded)
+        if constructed:
+            unresolved = _tied(unresolved, constructed)
+            parameters = [replace(p, server=_swappable(p.server, constructed)) for p in parameters]
+            unresolved = [replace(t, server=_swappable(t.server, constructed)) for t in unresolved]
         return LinkResult(tuple(parameters), tuple(unresolved), tools)
+
+    def escapes(
+        self, modules: list[ModuleFacts], guarded: set[tuple[str, int]] | bool
+    ) -> list[UnresolvedTool]:
+        """Each use of a server that hands its registration on to code not followed, as an
+        unseen registration of that server (when its framework is known)."""
+        found = []
+        for module in modules:
+            uses = [
+                (line, ref, f"{use}: what is registered through it cannot be seen")
+                for line, ref, use in module.escapes
+            ]
+            uses.extend(self.handed_on(module))
+            for line, ref, reason in uses:
+                server = self.server(module, ref)
+                if server.framework not in _SDK_SERVERS:
+                    continue  # a server that does not pre-parse cannot mangle them
+                served = _served(server, None, guarded)
+                found.append(UnresolvedTool(module.path, line, reason, Unseen.UNKNOWN_USE, served))
+        return found
+
+    def handed_on(self, module: ModuleFacts) -> Iterator[tuple[int, ServerRef, str]]:
+        """A server given to a function outside the project (neither the standard library's
+        nor an application object's): it may register tools on it."""
+        for call in module.calls:
+            if call.decorates is not None or call.function.kind is not RefKind.IMPORT:
+                continue
+            target = call.function.target
+            if target.partition(".")[0] in _STANDARD_LIBRARY or target in _APPLICATION_CALLS:
+                continue
+            # An application object (`MCPApp`) is no server: its framework's own tools are
+            # counted where it is built (analysis/framework_tools.py).
+            servers = [
+                ref
+                for ref in (*call.arguments, *(ref for _, ref in call.keywords))
+                if ref is not None and ref.kind in _NAMED_SERVERS and not ref.facade
+            ]
+            if not servers or self.names.callee(module, call) is not None:
+                continue
+            if self.in_project(target, module):
+                continue  # its own registrations are the project's, found where they are
+            reason = (
+                f"the server is given to `{target}`, which the analysis does not follow: "
+                "what it registers cannot be seen"
+            )
+            for ref in servers:
+                yield call.line, ref, reason
+
+    def in_project(self, qualified: str, near: ModuleFacts) -> bool:
+        """Whether a qualified name is defined in the project: a class, a class's method, a
+        module's function (any prefix of it a module of the project)."""
+        parts = qualified.split(".")
+        return any(
+            self.names.load(".".join(parts[:end]), near) is not None
+            for end in range(len(parts) - 1, 0, -1)
+        )
+
+    def constructed(
+        self, modules: list[ModuleFacts], guarded: set[tuple[str, int]] | bool
+    ) -> dict[tuple[str, int], ResolvedServer]:
+        """The pre-parsing servers, not guarded, that the checked modules build."""
+        found = {}
+        for module in modules:
+            for ref in module.constructions:
+                server = _served(self.servers.server(module, ref), None, guarded)
+                if (
+                    server.framework is not None
+                    and server.framework.pre_parses_json
+                    and server.origin is not None
+                    and server.facade is None
+                ):
+                    found.setdefault(server.origin, server)
+        return found
 
     def plan(
         self,
@@ -242,6 +334,7 @@ class Linker:
                         lambda name: self.names.alias_value(name, owner),
                         lambda name: self.names.class_fields(name, owner),
                         self.runtime_copy,
+                        lambda name: self.class_or_library_alias(name, owner),
                     )
             except AliasTooDeep:
                 unresolved.append(
@@ -255,8 +348,87 @@ class Linker:
                     )
                 )
                 continue
+            if facts.text is Text.UNKNOWN and server.framework in _SDK_SERVERS:
+                # What the SDK does with its text is unknown: as unseen as a tool not found.
+                unresolved.append(
+                    UnresolvedTool(
+                        owner.path,
+                        parameter.position.line,
+                        f"tool `{tool}`: `{parameter.name}: {parameter.annotation_text}` names "
+                        f"{facts.unknown}",
+                        Unseen.UNRESOLVED_ANNOTATION,
+                        server,
+                    )
+                )
             result.append(ToolParameter(owner.path, tool, function, parameter, facts, server))
         return result
+
+    def class_or_library_alias(
+        self, qualified: str, near: ModuleFacts, hops: int = 0
+    ) -> AnnotationFacts | tuple[TypeExpr, bool] | None:
+        """What a class admits, of the project (an enum, a model without fields, a plain class)
+        or of a library read from `sys.path`; or the value of a library's alias."""
+        chain = list(self.names.project_classes(qualified, near))
+        if chain:
+            bases = [base.qualified for module, name in chain for base in module.classes[name]]
+            hooks = any(_has_schema_hook(module, name) for module, name in chain)
+            return self.class_admits(qualified, bases, hooks, chain[-1][0], hops)
+        found = self.library_definition(qualified, near)
+        if found is None:
+            return None
+        module, name = found
+        if name in module.aliases:
+            alias = module.aliases[name]
+            return alias.value, alias.type_statement
+        bases = [base.qualified for base in module.classes[name]]
+        return self.class_admits(qualified, bases, _has_schema_hook(module, name), module, hops)
+
+    def class_admits(
+        self, qualified: str, bases: list[str], hooks: bool, near: ModuleFacts, hops: int
+    ) -> AnnotationFacts:
+        if any(base in _ENUM_BASES for base in bases):
+            if "builtins.str" in bases or "enum.StrEnum" in bases:
+                # A member's text may be one the pre-parse decodes (`NULL = "null"`): the values
+                # are not read.
+                return unknown(f"`{qualified}`, an enum of texts whose values it does not read")
+            return AnnotationFacts(Text.NO_STR, Integer.NONE)
+        if any(base in _MODEL_BASES for base in bases):
+            return AnnotationFacts(Text.NO_STR, Integer.NONE, structured=True)
+        if hooks:
+            return unknown(f"`{qualified}`, a class with its own pydantic schema")
+        if "builtins.str" in bases:
+            return unknown(f"`{qualified}`, a subclass of str")
+        for base in bases:
+            if base in ("builtins.object", "typing.Generic") or hops >= _MAX_BASES:
+                continue
+            found = self.class_or_library_alias(base, near, hops + 1)
+            if not isinstance(found, AnnotationFacts) or found.text is Text.UNKNOWN:
+                return unknown(f"`{qualified}`, a class whose base `{base}` it cannot read")
+            return found
+        # A plain class: pydantic checks that the value is an instance, which no text is.
+        return AnnotationFacts(Text.NO_STR, Integer.NONE)
+
+    def library_definition(
+        self, qualified: str, near: ModuleFacts
+    ) -> tuple[ModuleFacts, str] | None:
+        """The module on `sys.path`, outside the project, that defines a class or an alias,
+        following re-exports; its source is read, never imported."""
+        if self.load_library is None or qualified.startswith("?"):
+            return None
+        qualified = self.names.unstarred(qualified, near) or qualified
+        for _ in range(MAX_HOPS):
+            module_name, _, name = qualified.rpartition(".")
+            if not module_name or self.names.load(module_name, near) is not None:
+                return None  # a module of the project: what it defines was asked already
+            library = self.load_library(module_name)
+            if library is None:
+                return None
+            if name in library.classes or name in library.aliases:
+                return library, name
+            if name not in library.imports:
+                return None
+            qualified = library.imports[name]
+        return None
 
     def library_parameters(
         self,
@@ -269,6 +441,10 @@ class Linker:
         """A library's tool function: reported on the registration, where the project is."""
         at = registration.position
         function = replace(tool.function, position=at)
+        # Its unchecked parameters are reported where the project registers it, too.
+        unchecked: list[UnresolvedTool] = []
+        found = self.parameters(tool.owner, tool.function, registration, server, unchecked)
+        unresolved.extend(replace(u, path=module.path, line=at.line) for u in unchecked)
         return [
             replace(
                 found,
@@ -277,9 +453,7 @@ class Linker:
                 parameter=replace(found.parameter, position=at, site=None),
                 library=tool.owner.path,
             )
-            for found in self.parameters(
-                tool.owner, tool.function, registration, server, unresolved
-            )
+            for found in found
         ]
 
 
@@ -332,6 +506,83 @@ def _served(
             facade=server.facade,
         )
     return server
+
+
+_STANDARD_LIBRARY = frozenset((*sys.stdlib_module_names, "builtins"))
+# The servers of the mcp SDK, guarded or not: what they receive unseen is counted on both, so the
+# count does not change when the fix guards them.
+_SDK_SERVERS = frozenset(
+    (Framework.MCP1, Framework.MCP2, Framework.GUARDED_MCP1, Framework.GUARDED_MCP2)
+)
+_APPLICATION_CALLS = frozenset((*FACADE_CLASSES, *SERVER_MAKERS))
+# Servers named by what makes them: a parameter's server is its callers' (whose own calls count).
+_NAMED_SERVERS = (RefKind.CONSTRUCT, RefKind.IMPORT, RefKind.ANNOTATED)
+_ENUM_BASES = frozenset(
+    f"enum.{name}" for name in ("Enum", "IntEnum", "StrEnum", "Flag", "IntFlag")
+)
+_MODEL_BASES = frozenset(
+    (
+        "pydantic.BaseModel",
+        "pydantic.main.BaseModel",
+        "typing.TypedDict",
+        "typing_extensions.TypedDict",
+        "typing.NamedTuple",
+    )
+)
+_SCHEMA_HOOKS = ("__get_pydantic_core_schema__", "__get_validators__")
+_MAX_BASES = 8  # classes up a chain of library bases that are read
+_NAMED_AT_MOST = 3  # servers a registration counted against each is listed with
+
+
+def _has_schema_hook(module: ModuleFacts, name: str) -> bool:
+    return any(f"{name}.{hook}" in module.functions for hook in _SCHEMA_HOOKS)
+
+
+def _tied(
+    unresolved: list[UnresolvedTool], constructed: dict[tuple[str, int], ResolvedServer]
+) -> list[UnresolvedTool]:
+    """A registration on a server of unknown framework, in a tree that builds pre-parsing
+    servers, counts against each of them: it may be on any."""
+    servers = list(constructed.values())
+    if len(servers) <= _NAMED_AT_MOST:
+        against = ", ".join(f"{s.description} at {s.origin[0]}:{s.origin[1]}" for s in servers)
+    else:
+        against = f"each of the {len(servers)} pre-parsing servers the checked files build"
+    return [
+        replace(
+            tool,
+            reason=f"{tool.reason}; counted against {against}",
+            kind=Unseen.UNTIED,
+            server=servers[0],
+            also_on=tuple(servers[1:]),
+        )
+        if tool.server.framework is None
+        else tool
+        for tool in unresolved
+    ]
+
+
+def _swappable(
+    server: ResolvedServer, constructed: dict[tuple[str, int], ResolvedServer]
+) -> ResolvedServer:
+    """A pre-parsing server whose construction is out of sight (an annotated parameter no
+    caller passes a server to): the fix guards every server of its framework the tree builds."""
+    if (
+        server.swap is not None
+        or server.also_swaps
+        or server.facade is not None
+        or server.framework is None
+        or not server.framework.pre_parses_json
+    ):
+        return server
+    swaps: tuple[ServerSwap, ...] = tuple(
+        swap
+        for built in constructed.values()
+        if built.framework is server.framework
+        for swap in (built.swap, *built.also_swaps)
+        if swap is not None
+    )
+    return replace(server, also_swaps=swaps) if swaps else server
 
 
 def _executing_modules(modules: list[ModuleFacts]) -> dict[str, tuple[ModuleFacts, ExecFile]]:

@@ -87,6 +87,9 @@ class ToolReach:
         found = self.names.function(module, ref)
         if found is not None:
             owner, function = found
+            if function.wraps is not None:
+                # A `functools.wraps` wrapper: the SDK reads the wrapped function's signature.
+                return self.resolve(owner, function.wraps, line, hops + 1, name_argument)
             return [self.checked(owner, function, False, line, module)]
         if ref.kind is RefKind.IMPORT:
             library = self.library_function(ref.target, module)

@@ -56,6 +56,7 @@ class Registrations:
         self.calls: list[CallSite] = []
         self.guard_calls: list[tuple[str, ServerRef]] = []
         self.install_calls: list[str] = []
+        self.escapes: list[tuple[int, ServerRef, str]] = []
         registers = _REGISTERS_OR_FACADES if "MCPApp" in text.source else _REGISTERS
         self.registering_lines = text.lines_with(registers)
         self.may_write_privately = text.may_name("_tool_manager")
@@ -130,6 +131,8 @@ class Registrations:
             index = bisect_left(lines, node.lineno)
             may_register = index < len(lines) and lines[index] <= node.end_lineno
         calls = calls_within(node) if may_register else root_calls(node)
+        if may_register:
+            self.escapes_in(node, calls, scope, cls)
         if not calls:  # most statements
             return
         # In `server.tool(name)(fn)` the inner call is part of the outer registration.
@@ -143,6 +146,47 @@ class Registrations:
         for call in calls:
             if id(call) not in inner:
                 self.call(call, scope, cls, scope.qualname if call is returned else "")
+
+    def escapes_in(
+        self, node: ast.AST, calls: list[ast.Call], scope: Scope, cls: ClassContext | None
+    ) -> None:
+        """Uses of a server's `tool` / `add_tool` other than a registration: the attribute as
+        a value (`tool = mcp.tool`, `map(mcp.add_tool, fns)`), a decorator made and not applied
+        here (`return mcp.tool(name=name)`), `getattr(mcp, "tool")`. What goes through them is
+        registered where the analysis does not look."""
+        called = {id(call.func): call for call in calls}
+        applied = {id(call.func) for call in calls if type(call.func) is ast.Call}
+        for sub in ast.walk(node):
+            kind = type(sub)
+            if kind is ast.Attribute and sub.attr in _HANDED_ON and not is_super(sub.value):
+                call = called.get(id(sub))
+                if call is None:
+                    replaced = type(sub.ctx) is not ast.Load
+                    use = (
+                        f"`{self.text.label(sub)}` {'replaced' if replaced else 'used as a value'}"
+                    )
+                elif id(call) in applied or _registers(call):
+                    continue
+                else:
+                    use = f"`{self.text.label(call)}`, a decorator made and not applied here"
+                self.escape(sub.value, sub.lineno, use, scope, cls)
+            elif (
+                kind is ast.Call
+                and type(sub.func) is ast.Name
+                and sub.func.id == "getattr"
+                and len(sub.args) >= 2
+                and not (
+                    isinstance(sub.args[1], ast.Constant) and sub.args[1].value not in _HANDED_ON
+                )
+            ):
+                self.escape(sub.args[0], sub.lineno, f"`{self.text.label(sub)}`", scope, cls)
+
+    def escape(
+        self, value: ast.expr, line: int, use: str, scope: Scope, cls: ClassContext | None
+    ) -> None:
+        server = self.references.server_ref(value, scope, cls)
+        if server.kind is not RefKind.UNKNOWN:
+            self.escapes.append((line, server, use))
 
     def private_write(self, node: ast.Assign, scope: Scope, cls: ClassContext | None) -> None:
         """`server._tool_manager._tools[name] = tool`: a tool written past the public API. The
@@ -337,6 +381,20 @@ class Registrations:
                 tool_name_argument=tool_name_argument,
             )
         )
+
+
+# The attributes through which a server registers tools.
+_HANDED_ON = REGISTRATION_ATTRIBUTES | {"add_tool"}
+
+
+def _registers(call: ast.Call) -> bool:
+    """`server.add_tool(fn)`, `server.tool(fn)`: a registration `call` records itself."""
+    func = call.func
+    if type(func) is not ast.Attribute:
+        return False
+    if func.attr == "add_tool":
+        return bool(call.args) or keyword(call, "fn", "tool") is not None
+    return bool(call.args) and not isinstance(call.args[0], ast.Constant)
 
 
 def _tool_manager_of(expression: ast.expr) -> ast.expr | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import replace
 
 from mcp_codemod.analysis.annotations import Annotations
 from mcp_codemod.analysis.exec_files import exec_files
@@ -25,6 +26,7 @@ from mcp_codemod.analysis.facts import (
     ServerRef,
 )
 from mcp_codemod.analysis.fix_sites import FixSites
+from mcp_codemod.analysis.frameworks import REGISTRATION_ATTRIBUTES, SERVER_CLASS_NAMES
 from mcp_codemod.analysis.loops import Loops
 from mcp_codemod.analysis.references import References
 from mcp_codemod.analysis.registrations import Registrations
@@ -34,6 +36,7 @@ from mcp_codemod.analysis.source_text import SourceText, any_line_within
 from mcp_codemod.analysis.syntax import (
     COMPOUND_STATEMENTS,
     header_expressions,
+    is_super,
     nested_bodies,
     statements,
 )
@@ -121,6 +124,8 @@ class _Scanner:
         # The scopes `collect_attributes` bound for methods, for their walk: binding only reads
         # the enclosing scopes, which no longer change once the walk has begun.
         self.bound_methods: dict[ast.FunctionDef | ast.AsyncFunctionDef, Scope] = {}
+        # Every construction a name or attribute is bound to, or a function returns.
+        self.made: list[ServerRef] = []
 
     @property
     def module(self) -> str:
@@ -154,7 +159,22 @@ class _Scanner:
             facade_servers=tuple(
                 (line, server) for (line, _), server in self.references.facades.items()
             ),
+            constructions=self.constructions(),
+            escapes=tuple(registrations.escapes),
         )
+
+    def constructions(self) -> tuple[ServerRef, ...]:
+        """The constructions of a server class: named as a framework's server class is, or a
+        class of this module (a subclass). Other calls bound to names are not asked about."""
+        prefix = f"{self.module}."
+        found = {}
+        for ref in self.made:
+            owner, _, name = ref.target.rpartition(".")
+            if name in SERVER_CLASS_NAMES or (
+                (owner + ".") == prefix and name in self.classes and self.classes[name]
+            ):
+                found[(ref.line, ref.target)] = ref
+        return tuple(found.values())
 
     # ---- binding pass ----------------------------------------------------------------------
     def bind_statements(self, body: list[ast.stmt], scope: Scope, module_level: bool) -> None:
@@ -243,6 +263,9 @@ class _Scanner:
         made = value if isinstance(value, ast.Call) and _same_call(scope, name, value) else None
         made_scope = scope if made is not None else None
         if server is not None:
+            if server.kind is RefKind.CONSTRUCT and not server.facade:
+                self.made.append(server)
+                server = _with_alternatives(server, scope.names.get(name))
             scope.names[name] = Symbol("server", server=server, node=made, scope=made_scope)
             if module_level and isinstance(value, ast.Name) and server.kind is RefKind.IMPORT:
                 # `Count = StrictInt`: as a type, another module's `from .limits import Count`
@@ -330,7 +353,11 @@ class _Scanner:
         if is_method and cls is not None:
             qualname = f"{cls.qualname}.{node.name}"
         is_static = bool(node.decorator_list) and any(
-            isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list
+            (isinstance(d, ast.Name) and d.id == "staticmethod")
+            # `@mcp.tool()` in a class body registers the plain function: its first parameter
+            # is a tool argument like the others.
+            or _registers_directly(d, cls)
+            for d in node.decorator_list
         )
         local = self.bound_methods.pop(node, None)
         if local is None:
@@ -351,10 +378,27 @@ class _Scanner:
             returns_functions=returns_functions,
             returns_signed_functions=self.may_sign(node)
             and returns_signed_functions(node.body, local),
+            # A method's decorators read the class body, which this scope model does not keep.
+            wraps=None if is_method else self.wrapped(node, scope, cls),
         )
         for decorator in node.decorator_list:
             self.registrations.decorator(decorator, qualname, scope, cls)
         self.walk(node.body, local, cls)
+
+    def wrapped(
+        self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, cls: ClassContext | None
+    ) -> FunctionRef | None:
+        """The function a `@functools.wraps(fn)` decorator says this one wraps."""
+        for decorator in node.decorator_list:
+            if (
+                isinstance(decorator, ast.Call)
+                and len(decorator.args) == 1
+                and self.names.qualify(decorator.func, scope) == "functools.wraps"
+            ):
+                wrapped = self.references.function_ref(decorator.args[0], scope, cls)
+                # Not followed: the wrapper's own signature, as the SDK reads it without one.
+                return wrapped if wrapped.kind is not RefKind.UNKNOWN else None
+        return None
 
     def returned(
         self, body: list[ast.stmt], local: Scope
@@ -370,6 +414,8 @@ class _Scanner:
                 server = self.references.server_from_value(statement.value, local)
                 if server is not None:
                     servers.append(server)
+                    if server.kind is RefKind.CONSTRUCT and not server.facade:
+                        self.made.append(server)
                 elif isinstance(statement.value, ast.Name):
                     symbol = local.lookup(statement.value.id)
                     if symbol is not None and symbol.kind == "function":
@@ -464,7 +510,38 @@ class _Scanner:
                             name = self.names.qualify(annotation, scope)
                             server = ServerRef(RefKind.ANNOTATED, name) if name else None
                         if server is not None:
+                            if server.kind is RefKind.CONSTRUCT and not server.facade:
+                                self.made.append(server)
+                                earlier = cls.attributes.get(target.attr)
+                                server = _with_alternatives(
+                                    server, Symbol("server", server=earlier) if earlier else None
+                                )
                             cls.attributes[target.attr] = server
+
+
+def _with_alternatives(server: ServerRef, earlier: Symbol | None) -> ServerRef:
+    """A construction bound to a name that another branch bound to a construction too: both
+    may be the server (`if ...: mcp = FastMCP("a") else: mcp = FastMCP("b")`)."""
+    if earlier is None or earlier.server is None or earlier.server.kind is not RefKind.CONSTRUCT:
+        return server
+    previous = earlier.server
+    if previous.line == server.line:  # a loop body walked once per element
+        return server
+    return replace(
+        server, alternatives=(replace(previous, alternatives=()), *previous.alternatives)
+    )
+
+
+def _registers_directly(decorator: ast.expr, cls: ClassContext | None) -> bool:
+    """`@server.tool` or `@server.tool(...)` on a function in a class body, the server not the
+    instance (no `self` in a class body)."""
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    return (
+        cls is not None
+        and isinstance(target, ast.Attribute)
+        and target.attr in REGISTRATION_ATTRIBUTES
+        and not is_super(target.value)
+    )
 
 
 def _assigns_attribute_of(statement: ast.stmt, name: str) -> bool:

@@ -144,7 +144,19 @@ class ServerResolver:
             ref.strict_input_validation,
             (module.module, ref.line),
             swap,
+            also_swaps=self.alternative_swaps(module, ref, hops),
         )
+
+    def alternative_swaps(
+        self, module: ModuleFacts, ref: ServerRef, hops: int
+    ) -> tuple[ServerSwap, ...]:
+        """The swaps of the pre-parsing constructions another branch binds the same name to."""
+        swaps = []
+        for alternative in ref.alternatives:
+            server = self.server(module, alternative, hops + 1)
+            if server.framework is not None and server.framework.pre_parses_json and server.swap:
+                swaps.append(server.swap)
+        return tuple(swaps)
 
     def server_class(
         self, qualified: str, near: ModuleFacts

@@ -20,6 +20,10 @@ class ResolvedServer:
     origin: tuple[str, int] | None = None  # (module, line) of its construction
     swap: ServerSwap | None = None  # where the fix can make it a guarded server
     facade: Facade | None = None  # the tools are declared on this framework's application object
+    # Other constructions this server may be (another branch's, or, for a server whose own
+    # construction is out of sight, each pre-parsing server the checked tree builds): the fix
+    # guards them all.
+    also_swaps: tuple[ServerSwap, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,8 @@ class UnresolvedTool:
     reason: str
     kind: Unseen
     server: ResolvedServer  # the server it lands on, as far as it is known
+    # UNTIED: the other servers it may land on, each of which it counts against.
+    also_on: tuple[ResolvedServer, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -82,11 +88,12 @@ class LinkResult:
         grouped: dict[object, list[UnresolvedTool]] = {}
         servers: dict[object, ResolvedServer] = {}
         for tool in self.unresolved:
-            if tool.server.framework is None:
-                continue
-            key = tool.server.origin or (tool.server.description, tool.server.swap)
-            grouped.setdefault(key, []).append(tool)
-            servers.setdefault(key, tool.server)
+            for server in (tool.server, *tool.also_on):
+                if server.framework is None:
+                    continue
+                key = server.origin or (server.description, server.swap)
+                grouped.setdefault(key, []).append(tool)
+                servers.setdefault(key, server)
         return tuple(
             ServerTools(servers[key], tuple(sorted(tools, key=lambda t: (t.path, t.line))))
             for key, tools in grouped.items()

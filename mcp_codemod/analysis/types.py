@@ -86,6 +86,9 @@ class AnnotationFacts:
     structured: bool = False
     """A list, dict, set or tuple (an array or object in the JSON schema) at the top or in a
     union branch."""
+    unknown: str = ""
+    """For `Text.UNKNOWN`: what the analysis could not resolve (`pkg.Name`, a text it cannot
+    evaluate), for the message that lists the parameter as unchecked."""
 
 
 # The answers without markers or tuples, made once: `classify` gives one for every name it
@@ -97,7 +100,11 @@ _NO_STR_FACTS = AnnotationFacts(Text.NO_STR, Integer.NONE)
 _STRUCTURED_FACTS = AnnotationFacts(Text.NO_STR, Integer.NONE, structured=True)
 _LAX_FACTS = AnnotationFacts(Text.NO_STR, Integer.LAX)
 _STRICT_FACTS = AnnotationFacts(Text.NO_STR, Integer.STRICT)
-_UNKNOWN_FACTS = AnnotationFacts(Text.UNKNOWN, Integer.NONE)
+
+
+def unknown(what: str) -> AnnotationFacts:
+    return AnnotationFacts(Text.UNKNOWN, Integer.NONE, unknown=what)
+
 
 NO_PRE_PARSE = "NoPreParse"
 ACCEPT_WHOLE_FLOAT = "AcceptWholeFloat"
@@ -126,6 +133,32 @@ _KNOWN_NON_STR = {
 } | {
     f"typing.{name}"
     for name in ("List", "Dict", "Set", "Tuple", "FrozenSet", "Sequence", "Mapping", "Iterable")
+}
+# Types of the standard library and pydantic whose valid texts are never JSON null, an array or
+# an object, so the pre-parse changes nothing they accept (a date, a path, a number, a URL): as
+# good as `int` for MCP001. A class of the project or of a library read from `sys.path` is
+# answered by the linker (`ClassResolver`).
+_NON_TEXT_CLASSES = {
+    f"{module}.{name}"
+    for module, names in (
+        ("datetime", ("datetime", "date", "time", "timedelta", "timezone")),
+        ("pathlib", ("Path", "PurePath", "PosixPath", "WindowsPath", "PurePosixPath")),
+        ("uuid", ("UUID",)),
+        ("decimal", ("Decimal",)),
+        ("fractions", ("Fraction",)),
+        ("builtins", ("complex", "bytearray", "range")),
+        (
+            "ipaddress",
+            tuple(f"IPv{v}{kind}" for v in (4, 6) for kind in ("Address", "Network", "Interface")),
+        ),
+        ("pydantic", ("AnyUrl", "HttpUrl", "AnyHttpUrl", "FileUrl", "EmailStr", "NameEmail")),
+        ("pydantic.networks", ("AnyUrl", "HttpUrl", "AnyHttpUrl", "FileUrl", "EmailStr")),
+    )
+    for name in names
+}
+# Classes that accept any text as themselves (pydantic's secret strings): as `str | None`.
+_TEXT_CLASSES = {
+    f"{module}.{name}" for module in ("pydantic", "pydantic.types") for name in ("SecretStr",)
 }
 _TUPLE = {"builtins.tuple", "typing.Tuple", "typing_extensions.Tuple"}
 _STRUCTURED = {f"builtins.{name}" for name in ("list", "dict", "set", "tuple", "frozenset")} | {
@@ -160,6 +193,8 @@ KNOWN_NAMES = frozenset().union(
     _STRICT_INT,
     _KNOWN_NON_STR,
     _STRUCTURED,
+    _NON_TEXT_CLASSES,
+    _TEXT_CLASSES,
 )
 _STRICT_MARKERS = {
     "pydantic.Field",
@@ -225,17 +260,23 @@ class AliasTooDeep(Exception):
 FieldsResolver = Callable[[str], "tuple[TypeExpr, ...] | None"]
 """Maps a qualified name to the field annotations of the project class it names, if it is one."""
 
+ClassResolver = Callable[[str], "AnnotationFacts | tuple[TypeExpr, bool] | None"]
+"""Maps a qualified name that is neither an alias nor a class with fields of the project to what
+it admits, when the caller can read it: a class (an enum, a model, a plain class), or an alias
+of a library (its value, as `AliasResolver` gives it); None otherwise."""
+
 
 def classify(
     expr: TypeExpr | None,
     resolve_alias: AliasResolver,
     resolve_fields: FieldsResolver = lambda name: None,
     runtime_copy: str | None = None,
+    resolve_class: ClassResolver = lambda name: None,
 ) -> AnnotationFacts:
     """What the annotation admits; raises AliasTooDeep."""
     if expr is None:
         return _ANY_FACTS
-    return _Classifier(resolve_alias, resolve_fields, runtime_copy).top(expr)
+    return _Classifier(resolve_alias, resolve_fields, runtime_copy, resolve_class).top(expr)
 
 
 class _Classifier:
@@ -244,9 +285,11 @@ class _Classifier:
         resolve_alias: AliasResolver,
         resolve_fields: FieldsResolver,
         runtime_copy: str | None,
+        resolve_class: ClassResolver,
     ) -> None:
         self.resolve_alias = resolve_alias
         self.resolve_fields = resolve_fields
+        self.resolve_class = resolve_class
         self.runtime_copy = runtime_copy
         self.seen: set[str] = set()
         self.depth = 0
@@ -262,14 +305,16 @@ class _Classifier:
         if isinstance(expr, TConst):
             if expr.value is None:
                 return _NO_STR_FACTS
-            return _UNKNOWN_FACTS
+            return unknown(f"the constant {expr.value!r}")
         if isinstance(expr, TUnion):
             return self.union(expr.members)
         if isinstance(expr, TCall):
             return self.call(expr, exact_allowed)
         if isinstance(expr, TSubscript) and isinstance(expr.base, TName):
             return self.subscript(expr.base.qualified, expr.args, exact_allowed)
-        return _UNKNOWN_FACTS
+        if isinstance(expr, TOpaque):
+            return unknown(f"`{expr.text}`, which it cannot evaluate")
+        return unknown("an expression it cannot evaluate")
 
     def name(self, qualified: str, exact_allowed: bool) -> AnnotationFacts:
         if qualified in _EXACT_STR:
@@ -284,8 +329,10 @@ class _Classifier:
             return _STRICT_FACTS
         if qualified in _STRUCTURED:
             return _STRUCTURED_FACTS
-        if qualified in _KNOWN_NON_STR:
+        if qualified in _KNOWN_NON_STR or qualified in _NON_TEXT_CLASSES:
             return _NO_STR_FACTS
+        if qualified in _TEXT_CLASSES:
+            return _ADMITS_FACTS
         if qualified not in self.seen:
             alias = self.resolve_alias(qualified)
             if alias is not None:
@@ -311,14 +358,28 @@ class _Classifier:
                 return AnnotationFacts(
                     Text.NO_STR, Integer.NONE, fixed_tuple=nested, structured=True
                 )
-        return _UNKNOWN_FACTS
+            found = self.resolve_class(qualified)
+            if isinstance(found, AnnotationFacts):
+                return found
+            if found is not None:
+                self.seen.add(qualified)
+                value, is_type_statement = found
+                self.depth += 1
+                if self.depth > MAX_ALIAS_DEPTH:
+                    raise AliasTooDeep(qualified)
+                facts = self.visit(value, exact_allowed and not is_type_statement)
+                self.depth -= 1
+                return facts
+        return unknown(_unresolved_name(qualified))
 
     def call(self, expr: TCall, exact_allowed: bool) -> AnnotationFacts:
         if expr.function in _STR_CONSTRAINERS:
             return self.name("builtins.str", exact_allowed)
         if expr.function in _INT_CONSTRAINERS:
             return _STRICT_FACTS if expr.strict else _LAX_FACTS
-        return _UNKNOWN_FACTS
+        return unknown(
+            f"`{_unresolved_name(expr.function, quoted=False)}(...)`, a type made at run time"
+        )
 
     def subscript(
         self, base: str, args: tuple[TypeExpr, ...], exact_allowed: bool
@@ -346,6 +407,7 @@ class _Classifier:
                 # The marker walks the whole schema below it, so it covers nested tuples too.
                 fixed_tuple=inner.fixed_tuple and ARRAY_ITEMS_SCHEMA not in own,
                 structured=inner.structured,
+                unknown=inner.unknown if text is Text.UNKNOWN else "",
             )
         if base in _OPTIONAL and args:
             return self.union((args[0], TConst(None)))
@@ -369,7 +431,7 @@ class _Classifier:
                 fixed_tuple=(base in _TUPLE and not variadic) or nested,
                 structured=base in _STRUCTURED,
             )
-        return _UNKNOWN_FACTS
+        return self.name(base, exact_allowed)
 
     def union(self, members: tuple[TypeExpr, ...]) -> AnnotationFacts:
         parts = [self.visit(m, exact_allowed=False) for m in members]
@@ -392,4 +454,13 @@ class _Classifier:
             markers,
             fixed_tuple=any(p.fixed_tuple for p in parts),
             structured=any(p.structured for p in parts),
+            unknown=next((p.unknown for p in parts if p.text is Text.UNKNOWN), "")
+            if text is Text.UNKNOWN
+            else "",
         )
+
+
+def _unresolved_name(qualified: str, quoted: bool = True) -> str:
+    """`pkg.Name`, or `Name` for a name nothing binds (`?Name`)."""
+    name = qualified.lstrip("?*")
+    return f"`{name}`, which it cannot resolve" if quoted else name

@@ -16,3 +16,14 @@ class Unseen(str, Enum):
     # Tools the framework registers by itself on the server, from code outside the project
     # (mcp-agent's `workflows-*`, analysis/facades.py)
     FRAMEWORK_TOOLS = "framework-tools"
+    # A parameter whose annotation names what the analysis cannot resolve (a third-party name
+    # whose source is not found, a `TypeVar`, a string it cannot evaluate, a type made at run
+    # time): what the SDK does with its text is unknown.
+    UNRESOLVED_ANNOTATION = "unresolved-annotation"
+    # The server, or its `tool`/`add_tool`, handed to code the analysis does not follow
+    # (`tool = mcp.tool`, `getattr(mcp, "tool")`, `return mcp.tool(name=name)`): whatever is
+    # registered through it is unseen.
+    UNKNOWN_USE = "unknown-use"
+    # A registration on a server of unknown framework, counted against each pre-parsing server
+    # the checked tree builds (it may be any of them).
+    UNTIED = "untied"

@@ -17,12 +17,14 @@ from typing import NamedTuple
 from mcp_codemod.analysis.facts import ModuleFacts
 from mcp_codemod.analysis.frameworks import Framework
 from mcp_codemod.analysis.subjects import LinkResult, ServerTools, ToolParameter, UnresolvedTool
+from mcp_codemod.analysis.unseen import Unseen
 from mcp_codemod.engine.cycle_collection import without_cycle_collection
 from mcp_codemod.engine.facts_cache import FactsCache
 from mcp_codemod.engine.parallel import Workers
 from mcp_codemod.engine.process_exit import keep
 from mcp_codemod.engine.project import Discovery, Project
 from mcp_codemod.engine.run_cache import RunCache, Witness
+from mcp_codemod.engine.settings import DEFAULT_MAX_FILE_SIZE
 from mcp_codemod.rules.findings import FileError, Finding
 from mcp_codemod.rules.model import Rule
 
@@ -63,6 +65,7 @@ def check_files(
     unsaved: dict[Path, bytes] | None = None,
     runtime_copy: str | None = None,
     discovery: Discovery | None = None,
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE,
 ) -> CheckResult:
     """`prefilter=False` parses every file (to verify that the prefilter loses nothing);
     `jobs`: processes for parsing (default: one per core; 1: none); `cache_dir`: where facts are
@@ -70,7 +73,8 @@ def check_files(
     on disk (an editor's buffer); `runtime_copy`: the project's copy of mcp_codemod.runtime
     (the `runtime-module` setting), whose names count as the runtime's; `discovery`: how `files`
     were found (default: given one by one, with the default exclusions), which tells where to
-    look for registrars' callers."""
+    look for registrars' callers; `max_file_size`: larger files that could matter are reported,
+    not parsed."""
     with without_cycle_collection():
         return _check(
             files,
@@ -82,6 +86,7 @@ def check_files(
             unsaved or {},
             runtime_copy,
             discovery,
+            max_file_size,
         )
 
 
@@ -95,6 +100,7 @@ def _check(
     unsaved: dict[Path, bytes],
     runtime_copy: str | None,
     discovery: Discovery | None,
+    max_file_size: int,
 ) -> CheckResult:
     # os.path.abspath asks the system for the working directory every time.
     cwd = os.getcwd()
@@ -116,6 +122,7 @@ def _check(
                 runtime_copy,
                 # An internal error's message holds its traceback then (module_facts).
                 bool(os.environ.get("MCP_CODEMOD_DEBUG")),
+                max_file_size,
             ),
         )
         stored = runs.load()
@@ -128,7 +135,7 @@ def _check(
     witness = Witness(cache_dir) if runs is not None and cache_dir is not None else None
     with Workers(jobs) as workers:
         cache = FactsCache(cache_dir) if cache_dir is not None else None
-        sources = Sources(cache, unsaved, witness, workers, discovery.real_paths)
+        sources = Sources(cache, unsaved, witness, workers, discovery.real_paths, max_file_size)
         outcomes = sources.outcomes(files, keys, prefilter)
         project = Project(sources, files, discovery)
         project.add_roots(files)
@@ -155,8 +162,10 @@ def _check(
         sources.cache.save()
     given = _given(files, set(keys), cwd, sources.resolve)
     noqa = {facts.path: facts.noqa for facts in project.loaded()}
+    # The same finding made twice (a function registered twice) is one; findings about two
+    # servers at one registration (counted against each, MCP004) say which server.
     findings = {
-        (finding.path, finding.line, finding.column, finding.code): finding
+        (finding.path, finding.line, finding.column, finding.code, finding.message): finding
         for finding in judge(rules, linked, given, noqa)
     }
     result = CheckResult(
@@ -237,7 +246,9 @@ def _parameter_site(parameter: ToolParameter) -> _Site:
 
 
 def _server_site(subject: ServerTools) -> _Site:
-    first = subject.unseen[0]
+    # At its own first unseen registration; one only counted against it (a registration on a
+    # server of unknown framework) may be counted against other servers too.
+    first = next((t for t in subject.unseen if t.kind is not Unseen.UNTIED), subject.unseen[0])
     lines = [first.line]
     swap = subject.server.swap
     if swap is not None and swap.path == first.path:

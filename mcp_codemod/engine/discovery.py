@@ -5,11 +5,9 @@ A path given explicitly is always looked at, as ruff does, unless `force_exclude
 found beneath a given directory. Only regular files are looked at: reading a FIFO named `x.py`
 would wait forever.
 
-.gitignore files are matched as git matches them, each relative to its own directory, the deepest
-one that has a matching pattern deciding. pathspec's `GitIgnoreSpec` does the matching; bracket
-expressions are rewritten first into a form it copies faithfully (it knows no `[:alpha:]` classes
-and no backslash escapes inside brackets). A pattern git would never match is skipped with a
-warning.
+.gitignore files are matched as git matches them (`engine/gitignore.py`, in time linear in a
+name's length), each relative to its own directory, the deepest one that has a matching pattern
+deciding. A pattern git would never match is skipped with a warning.
 """
 
 from __future__ import annotations
@@ -18,169 +16,22 @@ import fnmatch
 import os
 import re
 import stat
-import string
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from pathspec import GitIgnoreSpec
+from mcp_codemod.engine.gitignore import IgnoreFile, NeverMatches, parse_line
 
 
 class PathError(Exception):
     """A path on the command line that does not exist or is not a file or directory."""
 
 
-class _NeverMatches(Exception):
-    """A .gitignore pattern that git never matches (an empty range, an unknown class...)."""
-
-
-# Git's wildmatch classes, which test ASCII characters only.
-_CLASS_TESTS = {
-    "alnum": str.isalnum,
-    "alpha": str.isalpha,
-    "blank": lambda c: c in " \t",
-    "cntrl": lambda c: ord(c) < 32 or ord(c) == 127,
-    "digit": str.isdigit,
-    "graph": lambda c: 33 <= ord(c) <= 126,
-    "lower": str.islower,
-    "print": lambda c: 32 <= ord(c) <= 126,
-    "punct": lambda c: c in string.punctuation,
-    "space": lambda c: c in " \t\n\r\f\v",
-    "upper": str.isupper,
-    "xdigit": lambda c: c in string.hexdigits,
-}
-_CLASSES = {
-    name: frozenset(chr(code) for code in range(128) if test(chr(code)))
-    for name, test in _CLASS_TESTS.items()
-}
-# Characters that mean something inside a regex set, placed where they are literal.
-_SET_SPECIALS = "]\\^[-"
-
-
-def _bracket(pattern: str, start: int) -> tuple[str, int]:
-    """The bracket expression at `start`, parsed as git's wildmatch does, rewritten for pathspec,
-    and the index after it."""
-    index = start + 1
-    negated = pattern[index : index + 1] in ("!", "^")
-    index += negated
-    members: set[str] = set()
-    ranges: list[tuple[str, str]] = []
-    previous: str | None = None
-    first = True
-    while True:
-        if index >= len(pattern):
-            raise _NeverMatches("unterminated bracket")
-        char = pattern[index]
-        if char == "]" and not first:
-            index += 1
-            break
-        first = False
-        if char == "\\":
-            index += 1
-            if index >= len(pattern):
-                raise _NeverMatches("unterminated bracket")
-            char = pattern[index]
-            members.add(char)
-            previous = char
-        elif (
-            char == "-" and previous is not None and pattern[index + 1 : index + 2] not in ("", "]")
-        ):
-            index += 1
-            high = pattern[index]
-            if high == "\\":
-                index += 1
-                if index >= len(pattern):
-                    raise _NeverMatches("unterminated bracket")
-                high = pattern[index]
-            if previous <= high:  # git matches nothing in a reversed range
-                ranges.append((previous, high))
-            previous = None
-        elif char == "[" and pattern[index + 1 : index + 2] == ":":
-            end = pattern.find("]", index + 2)
-            if end == -1:
-                raise _NeverMatches("unterminated bracket")
-            name = pattern[index + 2 : end]
-            if not name.endswith(":") or end - index - 3 < 0:  # no `:]`: a literal `[`
-                members.add(char)
-                previous = char
-            elif name[:-1] not in _CLASSES:
-                raise _NeverMatches(f"unknown character class [:{name}]")
-            else:
-                members |= _CLASSES[name[:-1]]
-                previous = None
-                index = end
-        else:
-            members.add(char)
-            previous = char
-        index += 1
-    return _bracket_for_pathspec(members, ranges, negated), index
-
-
-def _bracket_for_pathspec(members: set[str], ranges: list[tuple[str, str]], negated: bool) -> str:
-    # A bracket never matches `/` in git, negated or not.
-    members.discard("/")
-    plain = []
-    for low, high in ranges:
-        # Special characters and `/` leave the range and become members of their own.
-        cuts = sorted({c for c in _SET_SPECIALS + "/" if low <= c <= high})
-        members.update(c for c in cuts if c != "/")
-        for cut in cuts:
-            if low < cut:
-                plain.append((low, chr(ord(cut) - 1)))
-            low = chr(ord(cut) + 1)
-        if low <= high:
-            plain.append((low, high))
-    if negated:
-        # `[!]` alone would read as a bracket starting with `]`; `?` is any character but `/`.
-        return "[!" + _set_body(members, plain) + "]" if members or plain else "?"
-    if not plain and len(members) <= 1:
-        if not members:
-            raise _NeverMatches("matches no character")
-        return "\\" + next(iter(members))
-    body = _set_body(members, plain)
-    if body[0] in "^[":
-        # Only `^`, `[` and maybe `-`: a leading `-` is literal; `^[` alone has no safe form.
-        if "-" not in members:
-            raise _NeverMatches("unsupported bracket [^[]")
-        body = "-" + body.replace("-", "")
-    return "[" + body + "]"
-
-
-def _set_body(members: set[str], ranges: list[tuple[str, str]]) -> str:
-    """`]` first, ranges and ordinary members, then `\\` `^` `[` `-`: each literal where it
-    stands (pathspec doubles the backslash)."""
-    ordinary = sorted(c for c in members if c not in _SET_SPECIALS)
-    body = "]" if "]" in members else ""
-    body += "".join(f"{low}-{high}" if low < high else low for low, high in ranges)
-    body += "".join(ordinary)
-    return body + "".join(c for c in "\\^[-" if c in members)
-
-
-def _for_pathspec(line: str) -> str:
-    """A .gitignore line with its bracket expressions rewritten; raises _NeverMatches."""
-    if line.startswith("#"):
-        return line
-    out = []
-    index = 0
-    while index < len(line):
-        char = line[index]
-        if char == "\\":
-            out.append(line[index : index + 2])
-            index += 2
-        elif char == "[":
-            rewritten, index = _bracket(line, index)
-            out.append(rewritten)
-        else:
-            out.append(char)
-            index += 1
-    return "".join(out)
-
-
-Layers = tuple[tuple[Path, GitIgnoreSpec], ...]  # (directory of a .gitignore, its patterns)
+Layers = tuple[tuple[Path, IgnoreFile], ...]  # (directory of a .gitignore, its patterns)
 _warned: set[tuple[Path, int]] = set()
 
 
-def _read_gitignore(directory: Path) -> GitIgnoreSpec | None:
+def _read_gitignore(directory: Path) -> IgnoreFile | None:
     path = directory / ".gitignore"
     try:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
@@ -189,15 +40,18 @@ def _read_gitignore(directory: Path) -> GitIgnoreSpec | None:
     patterns = []
     for number, line in enumerate(lines, start=1):
         try:
-            patterns.extend(GitIgnoreSpec.from_lines([_for_pathspec(line)]).patterns)
-        except (_NeverMatches, ValueError, re.error) as error:
+            pattern = parse_line(line)
+        except (NeverMatches, re.error) as error:
             if (path, number) not in _warned:  # discovery may run more than once
                 _warned.add((path, number))
                 print(
                     f"{path}:{number}: warning: pattern {line!r} skipped: {error}",
                     file=sys.stderr,
                 )
-    return GitIgnoreSpec(patterns) if patterns else None
+            continue
+        if pattern is not None:
+            patterns.append(pattern)
+    return IgnoreFile(tuple(patterns)) if patterns else None
 
 
 def _with_gitignore(layers: Layers, directory: Path) -> Layers:
@@ -211,9 +65,9 @@ def _ignored(path: Path, is_directory: bool, layers: Layers) -> bool:
             relative = path.relative_to(base).as_posix()
         except ValueError:
             continue
-        result = spec.check_file(relative + "/" if is_directory else relative)
-        if result.include is not None:
-            return result.include
+        decision = spec.decision(relative, is_directory)
+        if decision is not None:
+            return decision
     return False
 
 
@@ -328,12 +182,15 @@ def discover(
     *,
     root: Path | None = None,
     exclusion_at: ExclusionAt | None = None,
+    unreadable: list[tuple[Path, str]] | None = None,
 ) -> list[Path]:
     """Python files under `paths`, sorted, without duplicates. `real_paths`: filled with the
     real path of each file the walk found that is no link, by the path as found and by the real
     path itself. `exclusion_at`: the exclusion of each project met (hierarchical settings);
     without it, `excludes`, `respect_gitignore` and `force_exclude` apply everywhere, relative
-    to `root` (default: each path given)."""
+    to `root` (default: each path given). `unreadable`: filled with each directory that cannot
+    be listed, and why (its files went unchecked: the run must say so, as for a file it cannot
+    read)."""
     if exclusion_at is None:
         single = Exclusion(excludes, respect_gitignore, force_exclude, root)
         exclusion_at = lambda _directory: single  # noqa: E731
@@ -354,7 +211,7 @@ def discover(
         base_layers = _ancestor_layers(root_directory) if exclusion.respect_gitignore else ()
         if base_layers and _ignored(root_directory, True, base_layers):
             # A directory given explicitly is walked even where git ignores it, as ruff does;
-            # the patterns that ignore it would ignore all of it (pathspec matches descendants).
+            # the patterns that ignore it would ignore all of it.
             base_layers = ()
         prefix = exclusion.prefix(str(root_directory)) if exclusion.root is not None else ""
         # Each directory with its resolved path and its path relative to its project root,
@@ -370,8 +227,13 @@ def discover(
             here, layers, resolved, prefix, exclusion = stack.pop()
             try:
                 entries = list(os.scandir(here or "."))
-            except OSError:
-                continue  # unreadable, or gone since it was listed: as os.walk does
+            except FileNotFoundError:
+                continue  # gone since it was listed
+            except OSError as error:
+                if unreadable is not None:
+                    directory = Path(here or ".")
+                    unreadable.append((directory, f"cannot read: {error.strerror or error}"))
+                continue
             if any(entry.name == "pyproject.toml" for entry in entries):
                 # Perhaps another project's configuration, with excludes of its own.
                 nested = exclusion_at(resolved)
@@ -415,9 +277,42 @@ def discover(
 def writable_files(files: list[Path], paths: list[Path]) -> frozenset[Path]:
     """The files (resolved) that `fix` may rewrite: those discovery found, where a symbolic link
     found beneath a given directory counts only if its target is beneath that directory too."""
-    roots = [path.resolve() for path in paths]
+    roots = [str(path.resolve()) for path in paths]
+    beneath = tuple(os.path.join(root, "") for root in roots)
+    resolve = _resolver()
     return frozenset(
         target
-        for target in (file.resolve() for file in files)
-        if any(target == root or root in target.parents for root in roots)
+        for target in map(resolve, files)
+        if str(target) in roots or str(target).startswith(beneath)
     )
+
+
+def _resolver() -> Callable[[Path], Path]:
+    """`Path.resolve` for the many files of a tree: each directory's real path is its parent's
+    and its name unless it is a link, so the system is asked one `lstat` per directory and file,
+    not one per directory above each file (a tree 1,500 directories deep took minutes)."""
+    known: dict[str, str] = {}
+
+    def real_directory(directory: str) -> str:
+        pending = []  # the directories below the first one known, the lowest first
+        while directory not in known:
+            parent = os.path.dirname(directory)
+            if parent == directory or os.path.islink(directory):
+                known[directory] = os.path.realpath(directory)
+                break
+            pending.append(directory)
+            directory = parent
+        real = known[directory]
+        for below in reversed(pending):
+            real = known[below] = os.path.join(real, os.path.basename(below))
+        return real
+
+    def resolve(file: Path) -> Path:
+        if ".." in file.parts:  # `link/..` is not where `..` would be read by name
+            return file.resolve()
+        absolute = os.path.abspath(file)
+        if os.path.islink(absolute):
+            return file.resolve()
+        return Path(real_directory(os.path.dirname(absolute)), os.path.basename(absolute))
+
+    return resolve

@@ -5,7 +5,8 @@ the hash of its bytes, whether it passed the textual prefilter, and the outcome 
 `ModuleFacts`, pickled separately so a run unpickles only the modules it links, or the one-line
 error). A file whose stamp is unchanged is not even read; one whose bytes hash the same is not
 parsed. Anything unreadable, of another format, or produced by other analysis code is ignored and
-rewritten: the cache can only make a run faster, never change what it finds.
+rewritten: the cache can only make a run faster, never change what it finds. Reading it runs no
+code: the unpickler builds only the plain-data classes of an exact list (docs/safety.md).
 """
 
 from __future__ import annotations
@@ -28,16 +29,46 @@ _FORMAT = 2
 # A file changed within this long of being stamped may change again without moving its mtime
 # (timestamps have a coarse granularity): its entry is trusted only after hashing it again.
 RACY_NS = 2_000_000_000
-# Unpickling a planted cache file must not run code: only these classes and constants may be
-# built (annotations hold `...` and, in literals, any constant).
-_ALLOWED_MODULES = frozenset(
+# Reading a cache file must not run code, whoever wrote it (a repository may commit one, or
+# point `cache-dir` at a committed folder): the unpickler builds only these classes, named
+# exactly. Each is a plain dataclass or enum whose construction runs no code of the file's
+# choosing; a dotted name (`types.json.codecs.builtins.eval`, which protocol 4 would resolve
+# attribute by attribute) is never on the list. Annotations hold `...` and, in literals, any
+# constant.
+FACTS_CLASSES = frozenset(
     {
-        "mcp_codemod.analysis.facts",
-        "mcp_codemod.analysis.types",
-        "mcp_codemod.analysis.frameworks",
+        ("builtins", "Ellipsis"),
+        ("builtins", "complex"),
+        ("builtins", "frozenset"),
+        ("builtins", "set"),
+        ("mcp_codemod.analysis.frameworks", "Framework"),
+        *(
+            ("mcp_codemod.analysis.facts", name)
+            for name in (
+                "Alias",
+                "AnnotationSite",
+                "CallSite",
+                "ClassBase",
+                "ExecFile",
+                "ExecText",
+                "Function",
+                "FunctionRef",
+                "ModuleFacts",
+                "Parameter",
+                "Position",
+                "RefKind",
+                "Registration",
+                "ServerRef",
+                "ServerSwap",
+                "Span",
+            )
+        ),
+        *(
+            ("mcp_codemod.analysis.types", name)
+            for name in ("TCall", "TConst", "TName", "TOpaque", "TSubscript", "TUnion")
+        ),
     }
 )
-_ALLOWED_BUILTINS = frozenset({"Ellipsis", "complex", "frozenset", "set"})
 _CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
     "# This file is a cache directory tag created by mcp-codemod.\n"
@@ -82,8 +113,12 @@ class Entry(NamedTuple):
 
 
 class RestrictedUnpickler(pickle.Unpickler):
+    """An unpickler that builds the classes of `allowed` and nothing else."""
+
+    allowed: frozenset[tuple[str, str]] = FACTS_CLASSES
+
     def find_class(self, module: str, name: str):
-        if module in _ALLOWED_MODULES or (module == "builtins" and name in _ALLOWED_BUILTINS):
+        if (module, name) in self.allowed:
             return super().find_class(module, name)
         raise pickle.UnpicklingError(f"{module}.{name} is not cached data")
 

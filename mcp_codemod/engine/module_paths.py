@@ -30,13 +30,19 @@ class ModuleNames:
     def package(self, directory: Path) -> tuple[str, Path]:
         """The dotted name of the package a directory is (empty if none), and the directory it
         is importable from."""
-        if directory not in self.packages:
-            if directory.parent != directory and (directory / "__init__.py").is_file():
-                above, root = self.package(directory.parent)
-                name = f"{above}.{directory.name}" if above else directory.name
-                self.packages[directory] = (name, root)
-            else:
-                self.packages[directory] = ("", directory)
+        # A loop up the directories, not recursion: a tree can be deeper than Python recurses.
+        packages = []  # the directories below the first one known, the lowest first
+        above = directory
+        while above not in self.packages:
+            if above.parent == above or not (above / "__init__.py").is_file():
+                self.packages[above] = ("", above)
+                break
+            packages.append(above)
+            above = above.parent
+        name, root = self.packages[above]
+        for package in reversed(packages):
+            name = f"{name}.{package.name}" if name else package.name
+            self.packages[package] = (name, root)
         return self.packages[directory]
 
 
@@ -82,10 +88,20 @@ class ProjectRoots:
 
     def marked(self, directory: Path) -> Path | None:
         """The closest directory at or above this one with a project marker."""
-        if directory not in self.marked_directories:
+        # A loop up the directories, not recursion: a tree can be deeper than Python recurses.
+        climbed = []
+        found: Path | None = None
+        while True:
+            if directory in self.marked_directories:
+                found = self.marked_directories[directory]
+                break
+            climbed.append(directory)
             if any((directory / marker).exists() for marker in PROJECT_MARKERS):
-                found: Path | None = directory
-            else:
-                found = self.marked(directory.parent) if directory.parent != directory else None
-            self.marked_directories[directory] = found
-        return self.marked_directories[directory]
+                found = directory
+                break
+            if directory.parent == directory:
+                break
+            directory = directory.parent
+        for below in climbed:
+            self.marked_directories[below] = found
+        return found

@@ -33,16 +33,27 @@ from mcp_codemod.engine.facts_cache import RestrictedUnpickler, Stamp, stamp
 
 _FORMAT = 2
 _KEPT = 8  # results of this many distinct runs (file sets, settings) are kept
-# The result's classes, besides the facts' (a planted cache file must not run code).
-_RESULT_MODULES = frozenset(
-    {
-        "mcp_codemod.engine.checker",
-        "mcp_codemod.rules.findings",
-        "mcp_codemod.analysis.subjects",
-        "mcp_codemod.analysis.unseen",
-        "mcp_codemod.analysis.facades",  # a server's facade (an unseen registration's server)
-    }
-)
+# The result's classes, besides the facts' (reading a cache file must not run code). A class
+# a result comes to hold is listed here, or every stored result is a miss (test_cache_safety).
+RESULT_CLASSES = cache.FACTS_CLASSES | {
+    ("mcp_codemod.engine.checker", "CheckResult"),
+    ("mcp_codemod.analysis.facades", "Facade"),  # a server's facade (an unseen registration's)
+    ("mcp_codemod.analysis.unseen", "Unseen"),
+    *(
+        ("mcp_codemod.rules.findings", name)
+        for name in ("AnnotationEdit", "FileError", "Finding", "Fix", "MarkerEdit", "Safety")
+    ),
+    *(
+        ("mcp_codemod.analysis.subjects", name)
+        for name in (
+            "LinkResult",
+            "ResolvedServer",
+            "ServerTools",
+            "ToolParameter",
+            "UnresolvedTool",
+        )
+    ),
+}
 
 
 def path_stamp(path: str) -> Stamp | None:
@@ -164,7 +175,4 @@ class RunCache:
 
 
 class _ResultUnpickler(RestrictedUnpickler):
-    def find_class(self, module: str, name: str):
-        if module in _RESULT_MODULES:
-            return pickle.Unpickler.find_class(self, module, name)
-        return super().find_class(module, name)
+    allowed = RESULT_CLASSES

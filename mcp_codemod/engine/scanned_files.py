@@ -31,6 +31,7 @@ from mcp_codemod.engine.module_paths import ModuleNames
 from mcp_codemod.engine.parallel import OrderedMap, Workers
 from mcp_codemod.engine.prefilter import is_candidate
 from mcp_codemod.engine.run_cache import Witness
+from mcp_codemod.engine.settings import DEFAULT_MAX_FILE_SIZE
 from mcp_codemod.engine.source_files import SourceError, decode
 
 
@@ -58,11 +59,11 @@ def scan_source(task: ScanTask) -> ModuleFacts | str:
     try:
         tree = ast.parse(task.text, filename=task.display)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
-        return _syntax_message(error)
+        return _syntax_message(error, task.text)
     try:
         return scan_module(task.text, tree, task.module, task.display, task.is_package)
     except RecursionError as error:  # a valid module can nest deeper than the scanner recurses
-        return _syntax_message(error)
+        return _syntax_message(error, task.text)
     except Exception as error:  # a bug of ours: one file's error, reported, not a traceback
         message = (
             f"internal error while analysing ({type(error).__name__}: {error}); please report it"
@@ -111,8 +112,18 @@ def _refreshed(entry: Entry | None, status: os.stat_result, content: bytes) -> E
     return entry._replace(stamp=trusted_stamp(status))
 
 
-def _syntax_message(error: BaseException) -> str:
+def _syntax_message(error: BaseException, text: str) -> str:
+    if isinstance(error, SyntaxError | ValueError) and "\0" in text:
+        # The parser refuses the text whole, without a position: the first NUL is the reason.
+        at = text.index("\0")
+        line = text.count("\n", 0, at) + 1
+        column = at - (text.rfind("\n", 0, at) + 1) + 1
+        return (
+            f"cannot parse (line {line}, column {column}): a NUL byte (source code cannot hold one)"
+        )
     if isinstance(error, SyntaxError):
+        if error.lineno is None:
+            return f"cannot parse: {error.msg}"
         where = f"line {error.lineno}" + (f", column {error.offset}" if error.offset else "")
         return f"cannot parse ({where}): {error.msg}"
     if isinstance(error, RecursionError):
@@ -148,8 +159,12 @@ class Sources:
         witness: Witness | None = None,
         workers: Workers | None = None,
         real_paths: Mapping[str, str] | None = None,
+        max_file_size: int = DEFAULT_MAX_FILE_SIZE,
     ) -> None:
         self.cache = cache
+        # A larger file that could matter is reported instead of parsed: a parse holds about a
+        # hundred times the file's size (a 300 MB module exhausted 24 GB).
+        self.max_file_size = max_file_size
         self.workers = workers or Workers(1)  # the run's worker processes
         self.unsaved = unsaved or {}
         self.witness = witness  # records what the run read, for the run cache
@@ -253,7 +268,7 @@ class Sources:
             except OSError:
                 unchanged = False
             if unchanged and (known := self._known(path, entry, prefilter)) is not _UNKNOWN:
-                return known, entry.digest
+                return self._bounded(known, entry.stamp[0]), entry.digest
         try:
             # Stamp before reading: a change while reading leaves a stamp that no longer matches.
             stat = os.stat(path) if self.cache is not None else None
@@ -273,13 +288,15 @@ class Sources:
             entry = _refreshed(entry, stat, digest(data))
             self._put(key, entry)
         if (known := self._known(path, entry, prefilter)) is not _UNKNOWN:
-            return known, entry.digest
+            return self._bounded(known, len(data)), entry.digest
         try:
             if prefilter and entry.candidate is None:
                 entry = entry._replace(candidate=is_candidate(data))
                 self._put(key, entry)
                 if not entry.candidate:
                     return None, entry.digest
+            if len(data) > self.max_file_size:
+                return self._too_large(len(data)), entry.digest
             text = decode(data).text
         except SourceError as error:
             return str(error), entry.digest
@@ -292,11 +309,23 @@ class Sources:
         try:
             if prefilter and not is_candidate(data):
                 return None
+            if len(data) > self.max_file_size:
+                return self._too_large(len(data))
             text = decode(data).text
         except SourceError as error:
             return str(error)
         module, _root, is_package, display = self.locate(path)
         return Pending(ScanTask(text, module, display, is_package), "", None, b"", None)
+
+    def _bounded(self, known: Outcome | object, size: int) -> Outcome | object:
+        """What the cache knows of a file, unless the file is too large to be parsed now (the
+        bound is a setting: the cache may hold what a higher one let through)."""
+        if known is None or size <= self.max_file_size:
+            return known
+        return self._too_large(size)
+
+    def _too_large(self, size: int) -> str:
+        return f"not checked: {size:,} bytes, over max-file-size ({self.max_file_size:,} bytes)"
 
     def _known(self, path: Path, entry: Entry, prefilter: bool) -> Outcome | object:
         if prefilter and entry.candidate is not True:

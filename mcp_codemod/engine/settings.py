@@ -39,6 +39,10 @@ DEFAULT_EXCLUDE = (
 )
 
 
+# Larger files are not parsed (each is reported as not checked): a parse holds about a hundred
+# times the file's size, and the largest hand-written or generated modules stay well below this.
+DEFAULT_MAX_FILE_SIZE = 10 * 2**20
+
 _DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
 CONFIG_TABLE = "[tool.mcp-codemod]"
 # The command-line options that override a setting, for messages that blame the option.
@@ -50,6 +54,7 @@ _OPTIONS = {
     "framework": "--framework",
     "output_format": "--output-format",
     "force_exclude": "--force-exclude",
+    "max_file_size": "--max-file-size",
 }
 
 
@@ -112,6 +117,7 @@ class Settings:
     force_exclude: bool = False  # excludes and .gitignore apply to paths given explicitly too
     cache_dir: Path | None = None
     runtime_module: str | None = None  # the project's own copy of mcp_codemod.runtime
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE  # bytes; a larger file is reported, not parsed
     config_file: Path | None = None
     # The project root: the configuration file's directory (or the working directory without
     # one). Relative excludes and per-file-ignores patterns are resolved against it, as ruff's.
@@ -150,6 +156,7 @@ _KEYS = {
     "force-exclude",
     "cache-dir",
     "runtime-module",
+    "max-file-size",
 }
 
 
@@ -368,4 +375,11 @@ def _validate(values: dict, where: Callable[[str], str], base: Path) -> dict:
                 f"not {module}"
             )
         checked["runtime_module"] = module
+    if "max_file_size" in values:
+        size = values["max_file_size"]
+        if not isinstance(size, int) or isinstance(size, bool) or size < 1:
+            raise ConfigError(
+                f"{where('max_file_size')}`max-file-size` must be a positive number of bytes"
+            )
+        checked["max_file_size"] = size
     return checked

@@ -89,18 +89,38 @@ def read_for_rewrite(path: Path, data: bytes | None = None) -> tuple[bytes, Sour
     return data, source
 
 
+def create_new(path: Path) -> None:
+    """Create the empty file `path`, which must not exist: not even as a symbolic link, whose
+    target could be anywhere. Raises SourceError."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        os.close(os.open(path, flags, 0o644))
+    except OSError as error:
+        raise SourceError(f"cannot create: {error.strerror or error}; left unchanged") from None
+
+
 def write_source(path: Path, text: str, encoding: str, original: bytes) -> None:
     """Compare and swap: replace the file `path` names, if it still holds the bytes `original`,
     with `text`. Atomic (a temporary file in the same directory, then a rename), so an
-    interrupted write never leaves a truncated file; permission bits kept. A symbolic link stays
-    a link: its target is rewritten in place. Raises SourceError (with the message CHANGED when
-    the file changed since it was read) and leaves the file as it was."""
+    interrupted write never leaves a truncated file; owner, group and permission bits kept (the
+    new file is given the old one's owner before the rename: a root run must not take a user's
+    file). A symbolic link stays a link: its target is rewritten in place. A file with several
+    hard links is left alone: the rename would split them, and rewriting it in place is not
+    atomic. Raises SourceError (with the message CHANGED when the file changed since it was
+    read) and leaves the file as it was."""
     import tempfile  # only `fix` writes sources
 
     data = text.encode(encoding)
     try:
         target = path.resolve(strict=True)
-        mode = target.stat().st_mode & 0o7777
+        status = target.stat()
+    except OSError as error:
+        raise SourceError(f"cannot write: {error.strerror or error}; left unchanged") from None
+    if status.st_nlink > 1:
+        raise SourceError(
+            f"has {status.st_nlink} hard links, which a rewrite would split; left unchanged"
+        )
+    try:
         handle, temporary = tempfile.mkstemp(
             dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
         )
@@ -111,7 +131,8 @@ def write_source(path: Path, text: str, encoding: str, original: bytes) -> None:
             stream.write(data)
             stream.flush()
             os.fsync(stream.fileno())
-        os.chmod(temporary, mode)
+        _keep_owner(temporary, status)
+        os.chmod(temporary, status.st_mode & 0o7777)  # after chown, which clears setuid bits
         # The last moment to notice an editor's save or a formatter's run: only a change within
         # the next system call can still be lost.
         if read_bytes(target) != original:
@@ -123,3 +144,18 @@ def write_source(path: Path, text: str, encoding: str, original: bytes) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _keep_owner(temporary: str, status: os.stat_result) -> None:
+    """Give the new file the owner and group of the one it replaces; raises SourceError when
+    this user cannot (then the rename would hand the file over to them)."""
+    new = os.stat(temporary)
+    if (new.st_uid, new.st_gid) == (status.st_uid, status.st_gid):
+        return
+    try:
+        os.chown(temporary, status.st_uid, status.st_gid)
+    except OSError:
+        raise SourceError(
+            f"owned by {status.st_uid}:{status.st_gid}, which this user cannot give a new file; "
+            "left unchanged"
+        ) from None

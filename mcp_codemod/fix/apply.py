@@ -24,7 +24,13 @@ from mcp_codemod.analysis.frameworks import GUARDED_CLASS_NAME
 from mcp_codemod.analysis.source_text import line_offsets
 from mcp_codemod.engine.cycle_collection import without_cycle_collection
 from mcp_codemod.engine.facts_cache import digest
-from mcp_codemod.engine.source_files import CHANGED, SourceError, read_for_rewrite, write_source
+from mcp_codemod.engine.source_files import (
+    CHANGED,
+    SourceError,
+    create_new,
+    read_for_rewrite,
+    write_source,
+)
 from mcp_codemod.fix.format_style import FormatStyles
 from mcp_codemod.fix.importers import Importers
 from mcp_codemod.fix.imports import ANNOTATED, ANY, RUNTIME, first_party_names, plan_imports
@@ -214,7 +220,7 @@ def write(fix: FileFix) -> None:
     raises SourceError (ChangedError when it changed) and leaves the file as it was."""
     path = Path(fix.path)
     if fix.created and not path.exists():
-        path.touch(mode=0o644)
+        create_new(path)
     write_source(path, fix.fixed, fix.encoding, fix.data)
 
 

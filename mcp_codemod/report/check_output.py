@@ -106,6 +106,8 @@ def summary(result: CheckResult, unsafe_fixes: bool = False) -> str:
             f"{plural(len(result.unresolved), 'tool registration')} could not be checked, "
             "on servers that do not JSON-pre-parse text parameters (listed below)."
         )
+    elif result.errors:
+        parts.append("No issues found in the files checked.")
     else:
         parts.append(PASSED)
     if result.errors:

@@ -31,8 +31,9 @@ def annotate_with_marker(parameter: ToolParameter, marker: str) -> tuple[Annotat
 def guard_server(server: ResolvedServer) -> tuple[tuple[ServerSwap, ...], str | None]:
     """The swap to the guarded class where the server's construction or project base is in
     reach; otherwise the advice to guard it where it is built."""
-    if server.swap is not None:
-        return (server.swap,), None
+    if server.swap is not None or server.also_swaps:
+        own = (server.swap,) if server.swap is not None else ()
+        return (*own, *server.also_swaps), None
     if server.facade is not None:
         return (), server.facade.guard_advice(server.description)
     return (), (

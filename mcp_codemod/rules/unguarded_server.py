@@ -22,6 +22,18 @@ KIND_NAMES = {
         "set of tools its framework registers by itself",
         "sets of tools its framework registers by itself",
     ),
+    Unseen.UNRESOLVED_ANNOTATION: (
+        "parameter whose annotation it cannot resolve",
+        "parameters whose annotations it cannot resolve",
+    ),
+    Unseen.UNKNOWN_USE: (
+        "use of the server's registration it cannot follow",
+        "uses of the server's registration it cannot follow",
+    ),
+    Unseen.UNTIED: (
+        "registration on a server of unknown framework, which may be this one",
+        "registrations on a server of unknown framework, which may be this one",
+    ),
 }
 
 
@@ -37,8 +49,12 @@ def check(subject: ServerTools) -> Report | None:
     )
     total = sum(counts.values())
     registrations = "registration" if total == 1 else "registrations"
+    description = server.description
+    if Unseen.UNTIED in counts and server.origin is not None:
+        # Which of the servers the tree builds this finding is about.
+        description = f"{description} (built at {server.origin[0]}:{server.origin[1]})"
     message = (
-        f"Server {server.description} is not guarded and has {total} tool {registrations} the "
+        f"Server {description} is not guarded and has {total} tool {registrations} the "
         f"analysis cannot see ({kinds}): {server.framework.title} JSON-pre-parses their text "
         "arguments unchecked"
     )
@@ -51,6 +67,8 @@ def check(subject: ServerTools) -> Report | None:
             "is built"
         )
     title = f"Make the server a `{guarded_class(server)}`"
+    # The guarded server changes what a tool receives only where the SDK's pre-parse would
+    # mangle text a declared type admits (docs/runtime.md): safe on tools nobody has seen.
     return Report(message, Fix(title, Safety.SAFE, swaps=swaps))
 
 
@@ -61,8 +79,12 @@ RULE = Rule(
     why=(
         "A tool function handed to a helper, chosen in a loop over a collection built at run\n"
         "time, imported from a library whose source is not installed, or given a signature at run\n"
-        "time (`fn.__signature__ = ...`), or registered by a framework itself (mcp-agent's\n"
-        "`workflows-*` tools on the server of every `MCPApp`) cannot be checked parameter by\n"
+        "time (`fn.__signature__ = ...`), registered by a framework itself (mcp-agent's\n"
+        "`workflows-*` tools on the server of every `MCPApp`) or through the server's `tool` /\n"
+        "`add_tool` handed to code the analysis does not follow (`tool = mcp.tool`,\n"
+        '`getattr(mcp, "tool")`, a helper returning `mcp.tool(...)`), a parameter whose annotation\n'
+        "cannot be resolved, or a registration on a server of unknown framework in a tree that\n"
+        "builds this one, cannot be checked parameter by\n"
         'parameter; the SDK still JSON-pre-parses its text arguments ("null" → None, "[1, 2]" →\n'
         "a list). Only the server can protect what the analysis cannot see: `GuardedFastMCP` /\n"
         "`GuardedMCPServer`, or `guard(server)`, never pre-parse a string for a parameter whose\n"
@@ -71,8 +93,8 @@ RULE = Rule(
     ),
     fix_title=(
         "`mcp-codemod fix --write` makes the server's construction (or its project subclass's\n"
-        "base) the guarded class. Where the server is built outside the project, wrap it in\n"
-        "`mcp_codemod.runtime.guard(server)` by hand."
+        "base) the guarded class, in every branch that builds it. Where the server is built\n"
+        "outside the project, wrap it in `mcp_codemod.runtime.guard(server)` by hand."
     ),
     fix_safety=(
         "Safe: the guarded server changes what a tool receives only where the SDK would have\n"

@@ -115,7 +115,9 @@ def test_another_text_compiled_under_the_files_name_leaves_its_tools_unseen(tmp_
 def test_an_exec_the_analysis_cannot_place_leaves_the_file_alone(tmp_path, statement):
     result = check(tmp_path, {"server.py": SERVER + statement + "\n", "tools.py": TOOLS})
     assert found(result) == set()
-    assert unseen(result) == [("tools.py", 1, Unseen.UNKNOWN_FRAMEWORK)]
+    # Its server is unknown, but the tree builds one pre-parsing server: it counts against it.
+    assert unseen(result) == [("tools.py", 1, Unseen.UNTIED)]
+    assert [f.code for f in result.findings] == ["MCP004"]
 
 
 # ---- factories that generate the signature ------------------------------------------------------
@@ -231,7 +233,9 @@ def test_a_file_that_two_modules_exec_is_not_followed(tmp_path):
         tmp_path,
         {"a.py": SERVER + statement, "b.py": SERVER + statement, "tools.py": TOOLS},
     )
-    assert unseen(result) == [("tools.py", 1, Unseen.UNKNOWN_FRAMEWORK)]
+    # Its server is unknown: it counts against each of the two the tree builds.
+    assert unseen(result) == [("tools.py", 1, Unseen.UNTIED)]
+    assert [f.code for f in result.findings] == ["MCP004", "MCP004"]
 
 
 def test_a_factory_call_passed_to_a_registration_helper_is_generated(tmp_path):

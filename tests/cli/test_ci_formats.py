@@ -71,14 +71,18 @@ def test_the_schema_test_catches_an_invalid_document(project):
         jsonschema.Draft4Validator(json.loads(SCHEMA.read_text())).validate(document)
 
 
+def mcp001_of(document: dict) -> dict:
+    return next(r for r in document["runs"][0]["results"] if r["ruleId"] == "MCP001")
+
+
 def test_sarif_fingerprints_survive_a_line_move_and_tell_findings_apart(project):
-    first = sarif_of()["runs"][0]["results"][0]["partialFingerprints"]
+    first = mcp001_of(sarif_of())["partialFingerprints"]
     (project / "server.py").write_text("# a comment that moves every line\n" + EXPOSED)
-    moved = sarif_of()["runs"][0]["results"][0]
+    moved = mcp001_of(sarif_of())
     assert moved["locations"][0]["physicalLocation"]["region"]["startLine"] == 8
     assert moved["partialFingerprints"] == first
     (project / "server.py").write_text(EXPOSED.replace("query", "text"))
-    assert sarif_of()["runs"][0]["results"][0]["partialFingerprints"] != first
+    assert mcp001_of(sarif_of())["partialFingerprints"] != first
 
 
 def test_each_rule_points_at_its_page_in_docs_rules(project, monkeypatch):
@@ -93,15 +97,17 @@ def test_sarif_names_each_unchecked_registration_with_kind_reason_and_remedy(pro
     invocation = sarif_of()["runs"][0]["invocations"][0]
     (notification,) = invocation["toolExecutionNotifications"]
     assert notification["descriptor"] == {"id": "unchecked-registration"}
-    assert notification["level"] == "error"
+    # Its server is unknown, but the tree builds a pre-parsing one: it counts against that one
+    # (MCP004 reports it and sets the exit code; docs/analysis.md).
+    assert notification["level"] == "warning"
     location = notification["locations"][0]["physicalLocation"]
     assert location["artifactLocation"]["uri"] == "company.py"
     assert location["region"]["startLine"] == 6
     properties = notification["properties"]
-    assert properties["kind"] == "unknown-framework"
-    assert properties["sets_exit_code"] is True
-    assert "`framework`" in properties["remedy"]
-    assert properties["reason"]
+    assert properties["kind"] == "untied"
+    assert properties["sets_exit_code"] is False
+    assert "MCP004" in properties["remedy"]
+    assert "counted against FastMCP(...) at server:3" in properties["reason"]
 
 
 def test_json_lists_unchecked_registrations_as_records_of_their_own(project):
@@ -110,9 +116,9 @@ def test_json_lists_unchecked_registrations_as_records_of_their_own(project):
     (record,) = [item for item in items if item["type"] == "unchecked-registration"]
     assert record["path"] == "company.py"
     assert record["line"] == 6
-    assert record["kind"] == "unknown-framework"
-    assert record["sets_exit_code"] is True and record["protected"] is False
-    assert record["reason"] and "`framework`" in record["remedy"]
+    assert record["kind"] == "untied"  # counted against server.py's server (MCP004)
+    assert record["sets_exit_code"] is False and record["protected"] is False
+    assert record["reason"] and "MCP004" in record["remedy"]
 
 
 def test_gitlab_is_code_climate_json_as_ruff_emits_it(project, monkeypatch):
@@ -127,7 +133,8 @@ def test_gitlab_is_code_climate_json_as_ruff_emits_it(project, monkeypatch):
     # Relative to the repository (CI_PROJECT_DIR), as GitLab needs them.
     assert finding["location"]["path"] == f"{project.name}/server.py"
     assert finding["location"]["positions"]["begin"] == {"line": 7, "column": 12}
-    assert {issue["check_name"] for issue in issues} == {"MCP001", "unchecked-registration"}
+    # company.py's registration is MCP004's: it counts against server.py's server.
+    assert {issue["check_name"] for issue in issues} == {"MCP001", "MCP004"}
     assert len({issue["fingerprint"] for issue in issues}) == len(issues)
 
 
@@ -140,9 +147,8 @@ def test_junit_has_a_failing_case_per_finding_and_a_passing_one_when_clean(proje
     assert case.get("name") == "org.mcp-codemod.MCP001"
     assert case.get("line") == "7"
     assert case.find("failure").get("message").startswith("Tool `search`")
-    assert suites["company.py"].find("testcase").get("name") == (
-        "org.mcp-codemod.unchecked-registration"
-    )
+    # company.py's registration counts against server.py's server: MCP004 there.
+    assert suites["company.py"].find("testcase").get("name") == "org.mcp-codemod.MCP004"
     (project / "company.py").unlink()
     (project / "server.py").write_text(EXPOSED.replace("str | None = None", 'str = ""'))
     clean = run("--output-format", "junit")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -65,6 +66,29 @@ PATTERNS = [
     "a?py",
     "*.py|!x.py",
     "sub/*.py|a.py",
+    "**/sub",
+    "sub/**",
+    "sub/**/",
+    "**/deep/**",
+    "**",
+    "deep/**/q.py",
+    "sub/**/deep",
+    "*/x.py",
+    "*/*/y.py",
+    "s*b/",
+    "*a*",
+    "*.p*y",
+    "*[!a]*.py",
+    "[a-c]*.py",
+    "*\\*",
+    "x.py\\ ",
+    "\\",
+    "d*/",
+    "/sub/deep",
+    "sub//x.py",
+    "!x.py",
+    "*.py\n!sub/\n!sub/*.py",
+    "**/*.py\n!**/a.py",
 ]
 
 
@@ -182,3 +206,32 @@ def test_force_exclude_applies_excludes_and_gitignore_to_given_paths(tmp_path, m
 
     assert kept == sorted(given)
     assert forced == [Path("src/a.py")]
+
+
+def test_a_pattern_of_many_stars_takes_linear_time(tmp_path):
+    """`*a*a*…*b` against a long name of `a`s: every split of the name between the stars is a
+    candidate, so a backtracking matcher (pathspec's regular expressions, git's wildmatch) runs
+    for hours; this one takes one pass per piece."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".gitignore").write_text("*a" * 20 + "*b\n")
+    for name in ("a" * 250 + "/x.py", "a" * 200 + ".py", "a" * 25 + "b/y.py"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text("x = 1\n")
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from mcp_codemod.engine.discovery import discover\n"
+        "root = Path(sys.argv[1])\n"
+        "print(*sorted(p.relative_to(root).as_posix() for p in discover([root], (), True)))\n"
+    )
+    # A separate process: the exponential case would not return for hours.
+    run = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr
+    # Only the directory whose name ends in `b` (after 20 `a`s or more) is ignored.
+    assert run.stdout.split() == ["a" * 200 + ".py", "a" * 250 + "/x.py"]

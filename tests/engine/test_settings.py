@@ -23,6 +23,9 @@ from mcp_codemod.cli import main
         ("[tool.mcp-codemod]\ncache-dir = 3", "`cache-dir` must be a path"),
         ("[tool.mcp-codemod]\nrespect-gitignore = 1", "`respect-gitignore` must be true or false"),
         ('[tool.mcp-codemod]\nforce-exclude = "yes"', "`force-exclude` must be true or false"),
+        ("[tool.mcp-codemod]\nmax-file-size = 0", "`max-file-size` must be a positive number"),
+        ('[tool.mcp-codemod]\nmax-file-size = "5MB"', "`max-file-size` must be a positive"),
+        ("[tool.mcp-codemod]\nmax-file-size = true", "`max-file-size` must be a positive"),
         ("[tool.mcp-codemod.sub]\nx = 1", "unknown option(s) in [tool.mcp-codemod]: sub"),
         ("[tool", "cannot read"),
     ],
@@ -82,3 +85,15 @@ def test_force_exclude_applies_to_the_stdin_filename(tmp_path, monkeypatch):
     assert "MCP001" not in forced.output
     assert checked.exit_code == 1, checked.output
     assert "generated/server.py:6:7: MCP001" in checked.output
+
+
+def test_max_file_size_from_the_configuration_file_and_the_command_line(tmp_path):
+    from mcp_codemod.api import Options, settings_for
+    from mcp_codemod.engine.settings import DEFAULT_MAX_FILE_SIZE
+
+    config = tmp_path / "pyproject.toml"
+    config.write_text("[tool.mcp-codemod]\nselect = []\n", encoding="utf-8")
+    assert settings_for(Options(config=config)).max_file_size == DEFAULT_MAX_FILE_SIZE == 2**20 * 10
+    config.write_text("[tool.mcp-codemod]\nmax-file-size = 20_000_000\n", encoding="utf-8")
+    assert settings_for(Options(config=config)).max_file_size == 20_000_000
+    assert settings_for(Options(config=config, max_file_size=5)).max_file_size == 5

@@ -983,7 +983,7 @@ def test_the_version_and_the_help_start_without_the_analysis():
         or (name.startswith("mcp_codemod.analysis.") and name != "mcp_codemod.analysis.frameworks")
     }
     assert ours and what_the_commands_do == set()
-    assert not added & {"tomllib", "tomli", "pathspec", "libcst"}
+    assert not added & {"tomllib", "tomli", "libcst"}
 
 
 # ---- command line --------------------------------------------------------------------------

@@ -191,6 +191,11 @@ def test_every_module_that_imported_before_the_fix_imports_after_it(trees, kind)
 UNREPORTED_BUT_MANGLED = {
     ("anything_server", "mcp", "shapes", "color"),
     ("anything_server", "mcp", "shapes", "name"),
+    # MCP001 suppressed by `noqa`, but the server is guarded all the same: unresolved_server.py's
+    # registration on a server of unknown framework counts against every pre-parsing server of
+    # the tree (MCP004, docs/analysis.md), so the mangled text arrives as sent after the fix.
+    ("noqa_server", "mcp", "suppressed", "query"),
+    ("noqa_server", "mcp", "whole_def", "query"),
 }
 
 

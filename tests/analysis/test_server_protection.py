@@ -1,0 +1,299 @@
+"""The server is the unit of protection (docs/analysis.md): every construction of a pre-parsing
+server is guarded by the default fix whenever any of its tools is unseen, and what the analysis
+cannot resolve is unseen, never clean."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from textwrap import dedent
+
+import pytest
+from click.testing import CliRunner
+
+from mcp_codemod.cli import main
+
+SITE = Path(__file__).resolve().parents[1] / "data" / "site"
+TOOL = """
+
+@mcp.tool()
+def search(query: {annotation}) -> str:
+    return repr(query)
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(SITE))
+    return tmp_path
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(dedent(text), encoding="utf-8")
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, [*args, "--no-cache"])
+
+
+def server(annotation: str, header: str = "") -> str:
+    return f'{header}from mcp.server.fastmcp import FastMCP\n\nmcp = FastMCP("t")\n' + TOOL.format(
+        annotation=annotation
+    )
+
+
+def test_a_server_bound_in_both_branches_is_guarded_in_both(project):
+    write(
+        project,
+        {
+            "server.py": """\
+            import os
+
+            from mcp.server.fastmcp import FastMCP
+
+            if os.environ.get("SMALL"):
+                mcp = FastMCP("small")
+            else:
+                mcp = FastMCP("large")
+
+
+            @mcp.tool()
+            def search(query: str | None = None) -> str:
+                return repr(query)
+            """
+        },
+    )
+    assert run("fix", "--write").exit_code == 0
+    text = (project / "server.py").read_text()
+    assert 'mcp = GuardedFastMCP("small")' in text and 'mcp = GuardedFastMCP("large")' in text
+    assert "All checks passed!" in run("check").output
+
+
+def test_a_server_reexported_past_the_hop_limit_counts_against_the_server_built(project):
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/app.py": 'from mcp.server.fastmcp import FastMCP\n\nserver = FastMCP("t")\n',
+    }
+    for hop in range(1, 16):
+        source = "pkg.app" if hop == 1 else f"pkg.r{hop - 1}"
+        files[f"pkg/r{hop}.py"] = f"from {source} import server\n"
+    files["pkg/tools.py"] = (
+        "from pkg.r15 import server\n\n\n@server.tool()\n"
+        "def search(query: str | None = None) -> str:\n    return repr(query)\n"
+    )
+    write(project, files)
+    check = run("check")
+    assert check.exit_code == 1
+    assert "All checks passed!" not in check.output
+    # The message says which server it is counted against, and the fix guards it.
+    assert "MCP004 [*] Server FastMCP(...) (built at pkg.app:3) is not guarded" in check.output
+    assert "counted against FastMCP(...) at pkg.app:3" in check.output
+    assert run("fix", "--write").exit_code == 0
+    assert 'server = GuardedFastMCP("t")' in (project / "pkg" / "app.py").read_text()
+
+
+def test_a_tool_reexported_past_the_hop_limit_is_unseen(project):
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/m0.py": "def search(query: str | None = None) -> str:\n    return repr(query)\n",
+    }
+    for hop in range(1, 16):
+        files[f"pkg/m{hop}.py"] = f"from pkg.m{hop - 1} import search\n"
+    files["pkg/server.py"] = (
+        "from mcp.server.fastmcp import FastMCP\n\nfrom pkg.m15 import search\n\n"
+        'mcp = FastMCP("t")\nmcp.add_tool(search)\n'
+    )
+    write(project, files)
+    check = run("check")
+    assert check.exit_code == 1
+    assert "MCP004 [*]" in check.output
+    assert run("fix", "--write").exit_code == 0
+    assert 'mcp = GuardedFastMCP("t")' in (project / "pkg" / "server.py").read_text()
+
+
+@pytest.mark.parametrize(
+    ("annotation", "header", "reason"),
+    [
+        (
+            "MaybeText",
+            "from not_installed_anywhere import MaybeText\n",
+            "`not_installed_anywhere.MaybeText`, which it cannot resolve",
+        ),
+        (
+            "MaybeText",
+            "from not_installed_anywhere import *\n",
+            "`MaybeText`, which it cannot resolve",
+        ),
+        ("T", 'from typing import TypeVar\n\nT = TypeVar("T")\n', "`T`, which it cannot resolve"),
+        ('"not ] valid"', "", "`not ] valid`, which it cannot evaluate"),
+        ("Made", 'Made = type("Made", (str,), {})\n', "`Made`, which it cannot resolve"),
+        ("fakelib.kinds.Name", "import fakelib.kinds\n", "`fakelib.kinds.Name`, a subclass of str"),
+    ],
+)
+def test_an_annotation_it_cannot_resolve_is_unchecked_and_guarded(
+    project, annotation, header, reason
+):
+    write(project, {"server.py": server(annotation, header)})
+    check = run("check")
+    assert check.exit_code == 1
+    assert "All checks passed!" not in check.output
+    assert "MCP004 [*]" in check.output
+    assert "(1 parameter whose annotation it cannot resolve)" in check.output
+    assert f"tool `search`: `query: {annotation}` names {reason}" in check.output
+    assert run("fix", "--write").exit_code == 0
+    assert 'mcp = GuardedFastMCP("t")' in (project / "server.py").read_text()
+
+
+def test_a_librarys_alias_is_read_from_its_source(project):
+    write(project, {"server.py": server("MaybeText", "from fakelib.kinds import MaybeText\n")})
+    check = run("check")
+    assert "MCP001 [*] Tool `search`: `query: MaybeText` is JSON-pre-parsed" in check.output
+    assert "not checked" not in check.output
+
+
+@pytest.mark.parametrize("annotation", ["Mode", "Count"])
+def test_a_librarys_enum_or_integer_alias_is_clean(project, annotation):
+    write(project, {"server.py": server(annotation, f"from fakelib.kinds import {annotation}\n")})
+    assert "All checks passed!" in run("check").output
+
+
+def test_registrations_of_unknown_framework_count_against_the_servers_built(project):
+    write(
+        project,
+        {
+            "server.py": 'from mcp.server.fastmcp import FastMCP\n\nmcp = FastMCP("t")\n',
+            "tools.py": server("str | None").replace(
+                'from mcp.server.fastmcp import FastMCP\n\nmcp = FastMCP("t")\n',
+                "from company_toolkit import current_server\n\nmcp = current_server()\n",
+            ),
+        },
+    )
+    check = run("check")
+    assert check.exit_code == 1
+    assert "MCP004 [*] Server FastMCP(...) (built at server:3) is not guarded" in check.output
+    assert "1 registration on a server of unknown framework, which may be this one" in check.output
+    assert "state its framework" not in check.output
+    assert run("fix", "--write").exit_code == 0
+    assert 'mcp = GuardedFastMCP("t")' in (project / "server.py").read_text()
+
+
+def test_a_server_passed_to_no_caller_is_guarded_where_the_tree_builds_it(project):
+    write(
+        project,
+        {
+            "server.py": """\
+            from mcp.server.fastmcp import FastMCP
+
+            server = FastMCP("x")
+
+
+            def register(mcp: FastMCP) -> None:
+                @mcp.tool()
+                def search(query: str | None = None) -> str:
+                    return repr(query)
+            """
+        },
+    )
+    fixed = run("fix", "--write")
+    assert fixed.exit_code == 0
+    assert "built outside the code" not in fixed.output
+    text = (project / "server.py").read_text()
+    assert 'server = GuardedFastMCP("x")' in text
+    assert "query: Annotated[str | None, NoPreParse]" in text
+
+
+def test_a_decorator_factory_in_another_module_reports_the_real_parameters(project):
+    write(
+        project,
+        {
+            "pkg/__init__.py": "",
+            "pkg/decorators.py": """\
+            import functools
+
+
+            def register_tool(server):
+                def decorate(fn):
+                    @functools.wraps(fn)
+                    def wrapper(*args, **kwargs):
+                        return fn(*args, **kwargs)
+
+                    server.tool()(wrapper)
+                    return wrapper
+
+                return decorate
+            """,
+            "pkg/tools.py": """\
+            from pkg.decorators import register_tool
+
+
+            class SearchTools:
+                def __init__(self, server):
+                    self.server = server
+
+                def register(self):
+                    @register_tool(self.server)
+                    def search(query: str | None = None) -> str:
+                        return repr(query)
+            """,
+            "pkg/app.py": """\
+            from mcp.server.fastmcp import FastMCP
+
+            from pkg.tools import SearchTools
+
+            server = FastMCP("t")
+            SearchTools(server).register()
+            """,
+        },
+    )
+    check = run("check")
+    assert "MCP001 [*] Tool `search`: `query: str | None`" in check.output
+    assert "args" not in check.output
+    assert run("fix", "--write").exit_code == 0
+    assert 'server = GuardedFastMCP("t")' in (project / "pkg" / "app.py").read_text()
+
+
+def test_an_unchecked_tool_under_noqa_is_still_listed_and_never_passes(project):
+    write(
+        project,
+        {
+            "server.py": server("Unknown").replace(
+                "def search(query: Unknown) -> str:", "def search(query: Unknown) -> str:  # noqa"
+            )
+        },
+    )
+    check = run("check")
+    assert ": MCP004 " not in check.output  # suppressed: the user's decision, exit code 0
+    assert check.exit_code == 0
+    assert "All checks passed!" not in check.output
+    assert "server.py:7: tool `search`: `query: Unknown` names `Unknown`" in check.output
+
+
+def test_a_server_given_to_a_library_function_has_unseen_tools(project):
+    write(
+        project,
+        {
+            "server.py": """\
+            from company_plugins import attach_all
+            from mcp.server.fastmcp import FastMCP
+
+            mcp = FastMCP("t")
+            attach_all(mcp)
+            print(mcp)
+            """
+        },
+    )
+    check = run("check")
+    assert check.exit_code == 1
+    assert "server.py:5: the server is given to `company_plugins.attach_all`" in check.output
+    assert "print" not in check.output
+    assert run("fix", "--write").exit_code == 0
+    assert 'mcp = GuardedFastMCP("t")' in (project / "server.py").read_text()
+
+
+@pytest.mark.parametrize("annotation", ["Context | None", "Optional[Context]"])
+def test_an_optional_context_is_injected_not_a_tool_argument(project, annotation):
+    header = "from typing import Optional\n\nfrom mcp.server.fastmcp import Context\n"
+    write(project, {"server.py": server(annotation, header)})
+    assert "All checks passed!" in run("check").output
