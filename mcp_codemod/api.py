@@ -9,7 +9,7 @@ scripts and a project's own tooling all call them. Bad options and configuration
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -30,9 +30,16 @@ from mcp_codemod.rules import layered_rules
 from mcp_codemod.rules.findings import FileError
 
 if TYPE_CHECKING:
-    from mcp_codemod.fix.apply import FixResult
+    from mcp_codemod.fix.apply import FileFix, FixResult
 
-__all__ = ["CheckResult", "FixOutcome", "UsageError", "check_paths", "fix_paths"]
+__all__ = [
+    "CheckResult",
+    "FixOutcome",
+    "UsageError",
+    "check_after_fix",
+    "check_paths",
+    "fix_paths",
+]
 
 
 class UsageError(Exception):
@@ -123,11 +130,16 @@ def discovered_files(
 
 
 def _check(
-    paths: Sequence[str | Path], options: Options, stdin: tuple[Path, bytes] | None
+    paths: Sequence[str | Path],
+    options: Options,
+    stdin: tuple[Path, bytes] | None,
+    overlay: dict[Path, bytes] | None = None,
 ) -> tuple[Settings, list[Group]]:
     """The run's settings and, per configuration, the files discovered (discovery runs once
     per command) and what checking them found. Each group is analysed as a project of its
-    own: its configuration chooses the rules, the framework and the runtime module."""
+    own: its configuration chooses the rules, the framework and the runtime module.
+    `overlay`: texts that discovered files would have (by resolved path), read instead of
+    theirs."""
     resolver = resolver_for(options)
     try:
         run_settings = resolver.run_settings()
@@ -150,6 +162,9 @@ def _check(
     except ConfigError as error:
         raise UsageError(str(error)) from None
     walked = () if stdin is not None else _walked(paths)
+    unsaved = {stdin[0]: stdin[1]} if stdin is not None else {}
+    if overlay:
+        unsaved |= {file: overlay[file.resolve()] for file in files if file.resolve() in overlay}
     groups = []
     for settings, group_files in by_settings.values():
         cache = None
@@ -167,7 +182,7 @@ def _check(
             settings.framework,
             jobs=options.jobs,
             cache_dir=cache,
-            unsaved={stdin[0]: stdin[1]} if stdin is not None else None,
+            unsaved=unsaved,
             runtime_copy=settings.runtime_module,
             max_file_size=settings.max_file_size,
             discovery=Discovery(walked, settings.excludes, settings.respect_gitignore, real_paths),
@@ -208,6 +223,7 @@ def merged(groups: Sequence[Group]) -> CheckResult:
         tools=sum(r.tools for r in results),
         unresolved=tuple(u for r in results for u in r.unresolved),
         digests={key: value for r in results for key, value in r.digests.items()},
+        tool_files=tuple(sorted({pair for r in results for pair in r.tool_files})),
     )
 
 
@@ -252,6 +268,7 @@ def _discover(
 class FixOutcome:
     check: CheckResult
     fixes: FixResult  # the changed files (not written yet), per-file failures, advice
+    writable: frozenset[Path] = frozenset()  # the files (resolved) the fixes may edit
 
 
 def fix_paths(
@@ -277,9 +294,11 @@ def fix_paths(
     if stdin is not None:
         given = [stdin[0]]
     parts: list[FixResult] = []
+    all_writable: set[Path] = set()
     for group in groups:
         settings, result = group.settings, group.result
         writable = writable_files(group.files, given)
+        all_writable |= writable
         applicable = tuple(f for f in result.findings if f.applies(unsafe_fixes))
         runtime = settings.runtime_module or RUNTIME
         importers = Importers(settings.excludes, settings.respect_gitignore)
@@ -315,7 +334,49 @@ def fix_paths(
             outside=(*fixes.outside, *part.outside),
             incomplete=fixes.incomplete + part.incomplete,
         )
-    return FixOutcome(merged(groups), fixes)
+    return FixOutcome(merged(groups), fixes, frozenset(all_writable))
+
+
+def check_after_fix(
+    paths: Sequence[str | Path],
+    options: Options,
+    outcome: FixOutcome,
+    written: Collection[FileFix] | None,
+) -> CheckResult:
+    """What `check` reports on `paths` once the fixes are made: after `written` (the changes
+    written to disk), or, when nothing was written (a dry run), with every change's text in
+    place of its file's. `fix` succeeds only if this is clean: a fix that could not be applied
+    (an edit outside the paths, an unsafe fix not enabled, a file that could not be written)
+    leaves its finding here."""
+    if written is not None:
+        if not written:
+            return outcome.check
+        return merged(_check(paths, options, None)[1])
+    if not outcome.fixes.files:
+        return outcome.check
+    overlay = {
+        Path(change.path).resolve(): change.fixed.encode(change.encoding)
+        for change in outcome.fixes.files
+    }
+    return merged(_check(paths, options, None, overlay)[1])
+
+
+def tool_modules(server_module: str, root: Path) -> tuple[str, ...]:
+    """The modules under `root` that define tools on a server made in `server_module` (by the
+    static analysis, as `check` finds them), other than that module: what the probe has to
+    import to see every tool."""
+    from mcp_codemod.engine.module_paths import module_name
+
+    _settings, result = check_paths([root], Options(cache=False))
+    return tuple(
+        sorted(
+            {
+                name
+                for server, path in result.tool_files
+                if server == server_module and (name := module_name(Path(path))[0]) != server_module
+            }
+        )
+    )
 
 
 def _unsaved(stdin: tuple[Path, bytes] | None) -> dict[str, bytes] | None:

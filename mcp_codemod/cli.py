@@ -635,8 +635,9 @@ def _run_fix(
     from mcp_codemod.report import check_output as report
     from mcp_codemod.report import plural
 
+    settings_options = _options(**options)
     try:
-        outcome = api.fix_paths(paths, _options(**options), unsafe_fixes=unsafe_fixes)
+        outcome = api.fix_paths(paths, settings_options, unsafe_fixes=unsafe_fixes)
     except api.UsageError as error:
         _fail(str(error))
     except Exception as error:
@@ -668,6 +669,12 @@ def _run_fix(
         out.note(note)
     for advice in fixes.advice:
         out.note(f"note: {advice}")
+    try:
+        written = [*changed, *generated] if write else None
+        after = api.check_after_fix(paths, settings_options, outcome, written)
+    except Exception as error:
+        _internal_error(error)
+    _echo_remaining(after, outcome, paths, unsafe_fixes, out)
     fixed = sum(change.fixes for change in changed)
     left = sum(not finding.applies(unsafe_fixes) for finding in result.findings)
     hidden = sum(f.fixable and not f.applies(unsafe_fixes) for f in result.findings)
@@ -688,13 +695,37 @@ def _run_fix(
             f" {plural(hidden, 'hidden fix', 'hidden fixes')} can be enabled with `--unsafe-fixes`."
         )
     out.note(message)
-    if result.unchecked:
-        out.finding_note(report.unresolved_note(result))
+    if after.unchecked:  # as the fixes leave them: a server they guarded is protected now
+        out.finding_note(report.unresolved_note(after))
     if exit_zero:
         sys.exit(0)
-    if failed:
+    if failed or _exit_code(after):
         sys.exit(1)
     sys.exit(1 if fixes.files and not write else 0)
+
+
+def _echo_remaining(
+    after: CheckResult, outcome: api.FixOutcome, paths, unsafe_fixes: bool, out: Output
+) -> None:
+    """Every finding the fixes leave, with the step that fixes it: `fix` never passes over one.
+    Kept under --quiet: it is why the run fails."""
+    from mcp_codemod.fix.remaining import what_fixes
+    from mcp_codemod.report import plural
+
+    if not after.findings:
+        return
+    resolved: dict[str, Path] = {}
+
+    def writable(path: str) -> bool:
+        return resolved.setdefault(path, Path(path).resolve()) in outcome.writable
+
+    given = [str(path) for path in paths]
+    lines = [f"{plural(len(after.findings), 'issue')} left after the fixes:"]
+    for finding in after.findings:
+        where = f"{finding.path}:{finding.line}:{finding.column}"
+        lines.append(f"{where}: {finding.code} {finding.message}")
+        lines.append(f"  help: {what_fixes(finding, unsafe_fixes, writable, given)}")
+    out.finding_note("\n".join(lines))
 
 
 @contextlib.contextmanager
@@ -753,7 +784,15 @@ def explain_rule(code: str) -> None:
     show_default=True,
     help="How to print the arguments that do not arrive as sent.",
 )
-def probe_command(target: str, output_format: str) -> None:
+@click.option(
+    "--import",
+    "imports",
+    multiple=True,
+    metavar="MODULE",
+    help="Import this module (package.module or path/to/module.py) after TARGET, so the tools "
+    "it registers on the server are probed too; repeatable.",
+)
+def probe_command(target: str, output_format: str, imports: tuple[str, ...]) -> None:
     """Run every tool's argument validation on values the framework is known to mangle.
 
     TARGET names a server object: path/to/server.py:attr or package.module:attr (an mcp
@@ -762,20 +801,23 @@ def probe_command(target: str, output_format: str) -> None:
     5.0 to each integer parameter, and the JSON text of an array or object to each structured
     parameter; input schemas are checked for arrays without `items`. Tool bodies are never run.
     Exit 1 when an argument arrives changed or is rejected or a schema has such an array, 2
-    when TARGET cannot be loaded.
+    when TARGET cannot be loaded or has no tools to probe.
     """
     from mcp_codemod.probe import argument_handling, targets
     from mcp_codemod.probe.server_probe import probe_server
     from mcp_codemod.report import probe_output
 
     try:
-        result = probe_server(targets.load_target(target))
+        server = targets.load_target(target)
+        for module in imports:
+            targets.load_module(module)
+        result = probe_server(server)
     except (targets.TargetError, argument_handling.NotAServerError) as error:
         _fail(str(error))
     for tool, reason in result.not_probed:
         click.echo(f"mcp-codemod: tool {tool!r} not probed: {reason}", err=True)
     if not result.tools and not result.not_probed:
-        click.echo(f"mcp-codemod: {result.server!r} has no tools registered", err=True)
+        _fail(_nothing_probed(target, imports, result.server))
     click.echo(
         probe_output.probe_json(result)
         if output_format == "json"
@@ -802,3 +844,29 @@ def language_server() -> None:
     finally:
         if sys.stdout.closed:  # pygls closes it at `exit`; the exit's flushes then see nothing
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - for the rest of the process
+
+
+def _nothing_probed(target: str, imports: tuple[str, ...], server: str) -> str:
+    """Why a server has no tools, and the command that loads them: the modules of its package
+    that register tools on it, as the static analysis finds them."""
+    import shlex
+
+    from mcp_codemod import api
+    from mcp_codemod.engine.module_paths import module_name
+    from mcp_codemod.probe import targets
+
+    module = targets.target_module(target)
+    loaded = sys.modules.get(module)
+    where = Path(getattr(loaded, "__file__", None) or ".")
+    root = module_name(where)[1] if where.is_file() else Path(".")
+    try:
+        missing = [name for name in api.tool_modules(module, root) if name not in imports]
+    except api.UsageError:
+        missing = []
+    message = f"probed nothing: server {server!r} has no tools once {module} is loaded"
+    if not missing:
+        return f"{message}; import the modules that register them with `--import MODULE`"
+    command = ["mcp-codemod", "probe", *(f"--import={name}" for name in (*imports, *missing))]
+    return (
+        f"{message}; {', '.join(missing)} register tools on it: `{shlex.join([*command, target])}`"
+    )

@@ -29,14 +29,20 @@ def assert_tools_keep_arguments(server: Any) -> None:
     text of an array or object to each structured parameter, through the framework's own
     argument handling; tool bodies are never run. An input schema with an array without `items`
     fails too. In the suite, a new tool or parameter cannot bring the problem back unnoticed.
-    Tools the probe cannot reproduce (not plain function tools) are named in a warning.
+    Tools the probe cannot reproduce (not plain function tools) are named in a warning; a
+    server with no tools at all fails (nothing was probed).
     """
     __tracebackhide__ = True
     report = probe_server(server)
     for tool, reason in report.not_probed:
         warnings.warn(f"tool {tool!r} not probed: {reason}", stacklevel=2)
     if not report.tools and not report.not_probed:
-        warnings.warn(f"{report.server!r} has no tools registered", stacklevel=2)
+        # A pass would promise what nothing was probed for: the modules that register the
+        # tools were not imported (or the wrong server was given).
+        raise AssertionError(
+            f"probed nothing: {report.server!r} has no tools registered; import the modules "
+            "that register them before the assertion"
+        )
     if report.failed:
         raise AssertionError(_message(report))
 

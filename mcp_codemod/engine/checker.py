@@ -39,6 +39,9 @@ class CheckResult:
     # The hash (cache.digest) of the bytes analysed, per absolute path of a given file: `fix`
     # rewrites a file only while it still holds exactly those bytes.
     digests: Mapping[str, bytes] = field(default_factory=dict)
+    # (module where a server is made, file that defines a tool on it), for every tool with
+    # parameters: what the probe must import besides the server's module.
+    tool_files: tuple[tuple[str, str], ...] = ()
 
     @property
     def unchecked(self) -> tuple[UnresolvedTool, ...]:
@@ -174,6 +177,15 @@ def _check(
         # Of the given files only, the ones `fix` may write: what else a run reads depends on
         # its caches (a cached run reads fewer of a registrar's possible callers).
         digests={key: sources.digests[key] for key in keys if key in sources.digests},
+        tool_files=tuple(
+            sorted(
+                {
+                    (parameter.server.origin[0], parameter.path)
+                    for parameter in linked.parameters
+                    if parameter.server.origin is not None and parameter.library is None
+                }
+            )
+        ),
     )
     if runs is not None and witness is not None:
         runs.save(witness, result)

@@ -10,6 +10,8 @@ the text. A result that does not parse is never written.
 from __future__ import annotations
 
 import ast
+import bisect
+import itertools
 import os
 import re
 from collections import defaultdict
@@ -29,8 +31,10 @@ from mcp_codemod.engine.source_files import (
     read_for_rewrite,
     write_source,
 )
+from mcp_codemod.fix.format_style import FormatStyles
 from mcp_codemod.fix.importers import Importers
 from mcp_codemod.fix.imports import ANNOTATED, ANY, RUNTIME, first_party_names, plan_imports
+from mcp_codemod.fix.line_wrap import LineStyle, wrap_edited_lines
 from mcp_codemod.fix.textdiff import unified_diff
 from mcp_codemod.rules.findings import Finding
 
@@ -59,9 +63,14 @@ class FileFix:
     fixes: int
     data: bytes  # the bytes `original` was decoded from: the file is replaced only if it holds them
     generated: bool = False  # the guard module (`runtime-module`), not a file of the user's
+    created: bool = False  # a file that does not exist yet (the generated guard module)
 
     def diff(self) -> str:
-        return unified_diff(self.original, self.fixed, f"a/{self.path}", f"b/{self.path}")
+        """The change as `git diff` prints it, so `git apply` and `patch -p1` take it: paths
+        relative to the working directory under `a/` and `b/`, `/dev/null` for a new file."""
+        path = Path(os.path.relpath(self.path)).as_posix()
+        old = "/dev/null" if self.created else f"a/{path}"
+        return unified_diff(self.original, self.fixed, old, f"b/{path}")
 
 
 @dataclass(frozen=True)
@@ -169,6 +178,7 @@ def fix_findings(
         return resolved[path] in writable
 
     planned = plan(findings, is_writable)
+    styles = FormatStyles()
     files: list[FileFix] = []
     failures: list[FixFailure] = []
     targets: set[Path] = set()
@@ -188,6 +198,7 @@ def fix_findings(
                 planned.files[path],
                 path=Path(path),
                 runtime=runtime,
+                style=styles.of(Path(path)),
                 importers=importers,
             )
         except (SourceError, FixError) as error:
@@ -208,7 +219,7 @@ def write(fix: FileFix) -> None:
     """Replace the file with the fixed text if it still holds the bytes the fix was made from;
     raises SourceError (ChangedError when it changed) and leaves the file as it was."""
     path = Path(fix.path)
-    if not fix.data and not path.exists():  # a new file (the generated guard module)
+    if fix.created and not path.exists():
         create_new(path)
     write_source(path, fix.fixed, fix.encoding, fix.data)
 
@@ -219,15 +230,18 @@ def apply(
     *,
     path: Path | None = None,
     runtime: str = RUNTIME,
+    style: LineStyle | None = None,
     importers: Importers | None = None,
 ) -> str:
     """The text with the plan's edits and the imports they need; raises FixError.
 
     `path` tells first-party modules from third-party ones (where an import goes); `runtime` is
-    the module the markers and guarded classes are imported from; with `importers`, an import
-    that another module of the project takes from this one (at `path`) is never removed.
+    the module the markers and guarded classes are imported from; `style`: the project's
+    formatter settings, to which an edited line that grew too long is split (default: ruff's);
+    with `importers`, an import that another module of the project takes from this one (at
+    `path`) is never removed.
     """
-    return edit(text, file_plan, path=path, runtime=runtime, importers=importers).text
+    return edit(text, file_plan, path=path, runtime=runtime, style=style, importers=importers).text
 
 
 @dataclass(frozen=True)
@@ -245,15 +259,21 @@ def edit(
     *,
     path: Path | None = None,
     runtime: str = RUNTIME,
+    style: LineStyle | None = None,
     importers: Importers | None = None,
 ) -> EditedText:
     """`apply`, with the edits that make the fixed text; raises FixError."""
     with without_cycle_collection():
-        return _edit(text, file_plan, path, runtime, importers)
+        return _edit(text, file_plan, path, runtime, style or LineStyle(), importers)
 
 
 def _edit(
-    text: str, file_plan: FilePlan, path: Path | None, runtime: str, importers: Importers | None
+    text: str,
+    file_plan: FilePlan,
+    path: Path | None,
+    runtime: str,
+    style: LineStyle,
+    importers: Importers | None,
 ) -> EditedText:
     try:
         tree = ast.parse(text)
@@ -294,6 +314,7 @@ def _edit(
         first_party_names(path),
         first_use,
         (lambda name: importers.takes(path, name)) if importers and path else lambda _: False,
+        style=style,
     )
     del tree  # before the result's own parse: two trees of a large file do not fit twice
     spell = imports.spellings
@@ -311,25 +332,72 @@ def _edit(
         edits.append(_annotate(text, offset(after), f"{spell[ANNOTATED]}[{spell[ANY]}, {names}]"))
     edits += [(start, end, spell[guarded]) for start, end, guarded in swaps]
     edits.sort(key=lambda edit: (edit[0], edit[1]))  # stable: insertions keep their order
-    text = _splice(text, edits)
+    original = text
+    starts = [*offsets, len(text)]
+    original_lines = [text[a:b].rstrip("\r\n") for a, b in itertools.pairwise(starts)]
+    spliced, edited = _splice(text, edits)
+    # Only where the input fitted: a line that was too long before is the user's layout.
+    fitted = {
+        line
+        for line, before in edited.items()
+        if before is None or before >= len(original_lines) or style.fits(original_lines[before])
+    }
+    text = wrap_edited_lines(spliced, fitted, style)
     try:
         ast.parse(text)
     except SyntaxError as error:  # a bug of ours: never write it
         raise FixError(f"the fixed text would not parse ({error.msg}); left unchanged") from None
-    return EditedText(text, tuple(edits))
+    if text == spliced:
+        return EditedText(text, tuple(edits))
+    # Wrapping moved text the edits do not say: one edit over what changed makes the same text.
+    return EditedText(text, (_changed_span(original, text),))
 
 
-def _splice(text: str, edits: list[tuple[int, int, str]]) -> str:
-    """`text` with every edit (sorted by offset) made in one pass."""
+def _changed_span(before: str, after: str) -> tuple[int, int, str]:
+    """The one edit of `before` that makes `after`: everything between their common ends."""
+    prefix = 0
+    limit = min(len(before), len(after))
+    while prefix < limit and before[prefix] == after[prefix]:
+        prefix += 1
+    suffix = 0
+    while (
+        suffix < limit - prefix
+        and before[len(before) - 1 - suffix] == after[len(after) - 1 - suffix]
+    ):
+        suffix += 1
+    return prefix, len(before) - suffix, after[prefix : len(after) - suffix]
+
+
+def _splice(text: str, edits: list[tuple[int, int, str]]) -> tuple[str, dict[int, int | None]]:
+    """`text` with every edit made in one pass (insertions at one offset keep their order), and
+    the lines (0-based) of the result that the edits touched, each with the line of `text` it
+    was (None for the lines of a new statement)."""
     pieces: list[str] = []
     position = 0
-    for start, end, replacement in edits:
+    length = 0  # of the result so far
+    old_offsets = line_offsets(text)
+    touched: list[tuple[int, int, int | None]] = []  # spans of the result, their line before
+    for start, end, replacement in sorted(edits, key=lambda edit: (edit[0], edit[1])):
         if start < position:
             raise FixError("overlapping edits (a bug of ours); left unchanged")
-        pieces += [text[position:start], replacement]
+        kept = text[position:start]
+        pieces += [kept, replacement]
+        length += len(kept)
+        before = bisect.bisect_right(old_offsets, start) - 1
+        touched.append((length, length + len(replacement), None if "\n" in replacement else before))
+        length += len(replacement)
         position = end
     pieces.append(text[position:])
-    return "".join(pieces)
+    result = "".join(pieces)
+    offsets = line_offsets(result)
+    lines: dict[int, int | None] = {}
+    for start, end, before in touched:
+        first = bisect.bisect_right(offsets, start) - 1
+        last = bisect.bisect_right(offsets, max(start, end - 1)) - 1
+        for line in range(first, last + 1):
+            if lines.get(line, -1) is not None:
+                lines[line] = before
+    return result, lines
 
 
 # An unannotated parameter's default: `name=value`, written `name: T = value` once annotated.

@@ -13,11 +13,10 @@ from typing import NamedTuple
 
 from mcp_codemod.analysis.source_text import split_lines
 from mcp_codemod.fix.import_bindings import bound_by, char_offset, import_statements
+from mcp_codemod.fix.line_wrap import LineStyle
 
 # What a kept import that nothing in its own module uses says (ruff's F401 reads the code).
 KEPT_FOR_OTHERS = "# noqa: F401 -- other modules import it from here"
-LINE_LENGTH = 88  # ruff's and isort's default: a longer import is wrapped, one name a line
-_INDENT = "    "
 
 # Sections in isort's order.
 _FUTURE, _STDLIB, _THIRD_PARTY, _FIRST_PARTY, _LOCAL = range(5)
@@ -96,8 +95,12 @@ class LeadingBlock:
         offsets: list[int],
         first_party: Callable[[str], bool],
         first_use: dict[str, int],
+        style: LineStyle,
     ) -> None:
+        """`style`: the project's line length and indentation; a longer import is wrapped, one
+        name a line, as ruff's isort and formatter do."""
         self.text = text
+        self.style = style
         self.tree = tree
         self.offsets = offsets
         self.first_party = first_party
@@ -270,7 +273,8 @@ class LeadingBlock:
             line_end = self._line_after(node.lineno)
             line = self.text[line_start:line_end].rstrip("\r\n")
             added = sum(len(n) + 2 for n in names)
-            if len(line) + added > LINE_LENGTH and "#" not in line and ";" not in line:
+            too_long = self.style.width(line) + added > self.style.line_length
+            if too_long and "#" not in line and ";" not in line:
                 merged: list[tuple[str, str | None]] = []
                 for index, alias in enumerate(existing):
                     merged += [(n, None) for n in gaps.get(index, [])]
@@ -278,7 +282,9 @@ class LeadingBlock:
                 merged += [(n, None) for n in gaps.get(len(existing), [])]
                 start = self.offsets[node.lineno - 1]
                 end = self._position(node.end_lineno, node.end_col_offset)
-                self._edits.append((start, end, _from_import(_module_of(node), merged, eol)))
+                self._edits.append(
+                    (start, end, _from_import(_module_of(node), merged, eol, self.style))
+                )
                 return
         one_per_line = node.end_lineno > node.lineno and len({a.lineno for a in existing}) == len(
             existing
@@ -314,7 +320,9 @@ class LeadingBlock:
         """New `from module import names` statements, in order, where isort puts them."""
         section = self.section(module)
         key = new_statement_key(module, *statements[0][0])
-        statement = "".join(_from_import(module, names, eol) + eol for names in statements)
+        statement = "".join(
+            _from_import(module, names, eol, self.style) + eol for names in statements
+        )
         used_at = min(self.first_use[name] for names in statements for name, _ in names)
 
         def new(at: int, text: str, grouped: bool) -> None:
@@ -481,11 +489,13 @@ def _module_of(node: ast.ImportFrom) -> str:
     return "." * node.level + (node.module or "")
 
 
-def _from_import(module: str, names: list[tuple[str, str | None]], eol: str) -> str:
+def _from_import(
+    module: str, names: list[tuple[str, str | None]], eol: str, style: LineStyle
+) -> str:
     """`from module import names`, wrapped one name a line when longer than ruff allows."""
     spelled = [f"{n} as {alias}" if alias else n for n, alias in names]
     line = f"from {module} import {', '.join(spelled)}"
-    if len(line) <= LINE_LENGTH:
+    if style.width(line) <= style.line_length:
         return line
-    inner = "".join(f"{_INDENT}{n},{eol}" for n in spelled)
+    inner = "".join(f"{style.indent}{n},{eol}" for n in spelled)
     return f"from {module} import ({eol}{inner})"

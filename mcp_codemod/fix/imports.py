@@ -28,6 +28,7 @@ from mcp_codemod.fix.import_placement import (
     new_statement_key,
 )
 from mcp_codemod.fix.import_usage import occurrences_outside, still_used
+from mcp_codemod.fix.line_wrap import LineStyle
 
 RUNTIME = "mcp_codemod.runtime"
 ANNOTATED = "Annotated"
@@ -64,6 +65,7 @@ def plan_imports(
     first_party: Callable[[str], bool] = lambda _: False,
     first_use: Mapping[str, int] | None = None,
     taken_elsewhere: Callable[[str], bool] = lambda _: False,
+    style: LineStyle | None = None,
 ) -> ImportPlan:
     """How to spell each `needed` name, and the import edits that make them available where
     they are used: before `first_use[name]` (the offset of the first edit that spells it;
@@ -83,7 +85,7 @@ def plan_imports(
             additions.setdefault(modules[0], []).append((name, None if local == name else local))
             spelling = local
         spellings[name] = spelling
-    block = LeadingBlock(text, tree, offsets, first_party, first_use)
+    block = LeadingBlock(text, tree, offsets, first_party, first_use, style or LineStyle())
     for base in {text[start:end].split(".")[0] for start, end in swapped}:
         outside = occurrences_outside(base, text, tree, offsets, swapped)
         if still_used(base, text, tree, offsets, swapped, bindings, outside):

@@ -16,6 +16,7 @@ from mcp_codemod.analysis.source_text import line_offsets
 from mcp_codemod.engine.settings import ConfigError
 from mcp_codemod.engine.source_files import SourceError, read_for_rewrite
 from mcp_codemod.fix.apply import FixError, edit, plan
+from mcp_codemod.fix.format_style import FormatStyles
 from mcp_codemod.fix.guard_module import guard_module_change
 from mcp_codemod.fix.importers import Importers
 from mcp_codemod.fix.imports import RUNTIME
@@ -63,6 +64,7 @@ def fix_edits(
         if check.settings
         else Importers()
     )
+    styles = FormatStyles()
     here = os.path.normpath(check.path)
     changes = []
     for display, file_plan in sorted(planned.files.items()):
@@ -82,7 +84,14 @@ def fix_edits(
         else:
             text, version = _other_file(target, shown, line, open_text, editable)
         try:
-            edited = edit(text, file_plan, path=target, runtime=runtime, importers=importers)
+            edited = edit(
+                text,
+                file_plan,
+                path=target,
+                runtime=runtime,
+                style=styles.of(target),
+                importers=importers,
+            )
         except FixError as error:
             raise FixUnavailable(f"{shown}:{line}: {error}") from None
         changes.append(FileEdits(target, text, edited.edits, version))

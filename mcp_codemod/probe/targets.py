@@ -24,10 +24,7 @@ def load_target(target: str) -> Any:
         where, attribute = target, ""
     if not where or (colon and not attribute):
         raise TargetError(f"{target!r} is not MODULE[:ATTRIBUTE] or PATH.py[:ATTRIBUTE]")
-    if where.endswith(".py") or "/" in where or "\\" in where:
-        module, name = _load_file(Path(where))
-    else:
-        module, name = _import(where), where
+    module, name = load_module(where)
     if not attribute:
         return _only_server(module, where)
     found = module
@@ -37,6 +34,22 @@ def load_target(target: str) -> Any:
         except AttributeError:
             raise TargetError(f"module {name} has no attribute {attribute!r}") from None
     return found
+
+
+def load_module(where: str) -> tuple[Any, str]:
+    """The module `where` names (`package.module` or `path/to/module.py`), imported, and its
+    dotted name: what `probe --import` loads so that the tools it registers are on the server."""
+    if where.endswith(".py") or "/" in where or "\\" in where:
+        return _load_file(Path(where))
+    return _import(where), where
+
+
+def target_module(target: str) -> str:
+    """The dotted name of the module a loaded target names."""
+    where = target.rpartition(":")[0] or target
+    if where.endswith(".py") or "/" in where or "\\" in where:
+        return module_name(Path(where))[0]
+    return where
 
 
 def _load_file(path: Path) -> tuple[Any, str]:

@@ -68,7 +68,9 @@ mcp = FastMCP("maps")
 
 
 @mcp.tool()
-def zoom(center: Annotated[tuple[float, float], ArrayItemsSchema], level: int = 3) -> str:
+def zoom(
+    center: Annotated[tuple[float, float], ArrayItemsSchema], level: int = 3
+) -> str:
     return str(center)
 """,
         ),

@@ -205,7 +205,10 @@ server = GuardedMCPServer("notes")
 
 
 @server.tool()
-def add(title: Annotated[Optional[str], NoPreParse], body: "Annotated[str | list[str], NoPreParse]") -> str:
+def add(
+    title: Annotated[Optional[str], NoPreParse],
+    body: "Annotated[str | list[str], NoPreParse]",
+) -> str:
     return str(title) + str(body)
 """,
         ),
@@ -232,7 +235,9 @@ mcp = GuardedFastMCP("echo")
 
 
 @mcp.tool()
-def echo(payload: Annotated[Any, NoPreParse], raw: Annotated[Any, NoPreParse] = None) -> str:
+def echo(
+    payload: Annotated[Any, NoPreParse], raw: Annotated[Any, NoPreParse] = None
+) -> str:
     return repr(payload) + repr(raw)
 """,
         ),

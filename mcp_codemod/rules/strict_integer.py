@@ -115,7 +115,10 @@ mcp = FastMCP("pages", strict_input_validation=True)
 
 
 @mcp.tool()
-def page(number: Annotated[int, AcceptWholeFloat], size: Annotated[int, AcceptWholeFloat] = Field(10, strict=True)) -> str:
+def page(
+    number: Annotated[int, AcceptWholeFloat],
+    size: Annotated[int, AcceptWholeFloat] = Field(10, strict=True),
+) -> str:
     return str(number * size)
 """,
         ),

@@ -77,7 +77,10 @@ mcp = FastMCP("images")
 
 
 @mcp.tool
-def crop(loc: Annotated[list[int] | None, DecodeJsonText] = None, size: Annotated[dict[str, int] | None, DecodeJsonText] = None) -> str:
+def crop(
+    loc: Annotated[list[int] | None, DecodeJsonText] = None,
+    size: Annotated[dict[str, int] | None, DecodeJsonText] = None,
+) -> str:
     return str(loc)
 """,
         ),

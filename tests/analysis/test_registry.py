@@ -105,12 +105,16 @@ def test_fix_rewrites_each_tool_where_it_is_defined(tmp_path, monkeypatch):
 
 
         @tools.writer("Rename sheet")
-        def rename_sheet(sheet: str, name: Annotated[str | None, NoPreParse] = None) -> str:  # expect: MCP001 name
+        def rename_sheet(
+            sheet: str, name: Annotated[str | None, NoPreParse] = None
+        ) -> str:  # expect: MCP001 name
             return repr((sheet, name))
 
 
         @tools.named("clear_range")
-        def clear(sheet: Annotated[str | None, NoPreParse] = None) -> str:  # expect: MCP001 sheet
+        def clear(
+            sheet: Annotated[str | None, NoPreParse] = None,
+        ) -> str:  # expect: MCP001 sheet
             return repr(sheet)
         '''
     )

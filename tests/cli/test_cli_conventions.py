@@ -107,8 +107,13 @@ def test_an_unsafe_fix_needs_unsafe_fixes_and_stays_promised_until_applied(proje
         in run("check", "--no-cache", "--ignore", "MCP007", "--unsafe-fixes").stdout
     )
     safe = run("fix", "--write", "--no-cache", "--ignore", "MCP007")
-    assert safe.exit_code == 0
+    # `check` after it exits 1, and so does `fix`, naming the step that fixes what is left.
+    assert safe.exit_code == 1
     assert "1 hidden fix can be enabled with `--unsafe-fixes`" in safe.output
+    assert (
+        "  help: its fix is unsafe (review the diff it prints without --write): "
+        "`mcp-codemod fix --write --unsafe-fixes .`"
+    ) in safe.output
     fixed = (project / "server.py").read_text()
     assert 'mcp = GuardedFastMCP("meta")' in fixed
     assert "def set_meta(value: Any)" in fixed

@@ -119,3 +119,135 @@ def test_a_file_in_an_excluded_folder_does_not_block_the_commit(tmp_path, pre_co
 
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Passed" in result.stdout
+
+
+# ---- a fix that cannot be made blocks the commit until the code is protected ---------------------
+
+SERVER_WITHOUT_TOOLS = """\
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("demo")
+"""
+
+ADMIN_TOOLS = """\
+from server import mcp
+
+
+@mcp.tool()
+def search(query: str | None = None) -> str:
+    return query or ""
+"""
+
+
+IDENTITY = ("-c", "user.name=Test", "-c", "user.email=test@example.com")
+
+
+def git(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["git", *IDENTITY, *args],
+        cwd=repo,
+        env=environment(),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+
+
+def hook_verdicts(output: str) -> dict[str, str]:
+    """pre-commit's `name.....Passed` lines, by hook name."""
+    verdicts = {}
+    for line in output.splitlines():
+        for verdict in ("Passed", "Failed"):
+            if line.endswith(verdict) and line.startswith("mcp-codemod"):
+                verdicts[line.split(".")[0].strip()] = verdict
+    return verdicts
+
+
+@pytest.fixture
+def committing_project(tmp_path, pre_commit_home) -> Path:
+    """A git repository with both hooks installed from this repository's last commit (as a user's
+    `.pre-commit-config.yaml` names them), and the server committed in server.py."""
+    head = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=ROOT, env=environment(), capture_output=True, text=True
+    ).stdout.strip()
+    repo = tmp_path / "project"
+    repo.mkdir()
+    (repo / ".pre-commit-config.yaml").write_text(
+        f"repos:\n- repo: {ROOT}\n  rev: {head}\n  hooks:\n"
+        "  - id: mcp-codemod-fix\n  - id: mcp-codemod-check\n",
+        encoding="utf-8",
+    )
+    (repo / "server.py").write_text(SERVER_WITHOUT_TOOLS, encoding="utf-8")
+    git(repo, "init", "--quiet")
+    git(repo, "add", ".pre-commit-config.yaml", "server.py")
+    assert git(repo, "commit", "--quiet", "-m", "server").returncode == 0
+    installed = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "install"],
+        cwd=repo,
+        env=environment(PRE_COMMIT_HOME=str(pre_commit_home)),
+        capture_output=True,
+        text=True,
+    )
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    return repo
+
+
+def commit(repo: Path, home: Path, message: str) -> tuple[int, str]:
+    result = subprocess.run(
+        ["git", *IDENTITY, "commit", "--quiet", "-m", message],
+        cwd=repo,
+        env=environment(PRE_COMMIT_HOME=str(home)),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    if "An error has occurred" in result.stdout + result.stderr:
+        pytest.fail(f"pre-commit could not run the hooks:\n{result.stdout}{result.stderr}")
+    return result.returncode, result.stdout + result.stderr  # git shows the hooks' output on stderr
+
+
+def test_a_tool_whose_server_is_not_staged_blocks_the_commit_until_the_server_is_guarded(
+    committing_project, pre_commit_home
+):
+    repo = committing_project
+    (repo / "admin.py").write_text(ADMIN_TOOLS, encoding="utf-8")
+    git(repo, "add", "admin.py")
+
+    first_status, first_output = commit(repo, pre_commit_home, "admin tools")
+    assert first_status == 1
+    assert hook_verdicts(first_output) == {
+        "mcp-codemod fix": "Failed",
+        "mcp-codemod check": "Failed",
+    }, first_output
+    assert "Annotated[str | None, NoPreParse]" in (repo / "admin.py").read_text(encoding="utf-8")
+
+    # The marker alone does not protect the parameter: the hooks keep failing, and `fix` names
+    # the command that guards the server in the file that was not staged.
+    git(repo, "add", "admin.py")
+    second_status, second_output = commit(repo, pre_commit_home, "admin tools")
+    assert second_status == 1
+    assert hook_verdicts(second_output) == {
+        "mcp-codemod fix": "Failed",
+        "mcp-codemod check": "Failed",
+    }, second_output
+    command = "mcp-codemod fix --write admin.py server.py"
+    assert (
+        f"  help: its fix edits server.py, outside the given paths: `{command}`"
+        in second_output.splitlines()
+    ), second_output
+
+    guarded = subprocess.run(
+        [sys.executable, "-m", "mcp_codemod", *command.split()[1:]],
+        cwd=repo,
+        env=environment(),
+        capture_output=True,
+        text=True,
+    )
+    assert guarded.returncode == 0, guarded.stdout + guarded.stderr
+    git(repo, "add", "admin.py", "server.py")
+    third_status, third_output = commit(repo, pre_commit_home, "admin tools, guarded server")
+    assert third_status == 0, third_output
+    assert hook_verdicts(third_output) == {
+        "mcp-codemod fix": "Passed",
+        "mcp-codemod check": "Passed",
+    }, third_output

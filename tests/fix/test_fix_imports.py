@@ -128,7 +128,10 @@ def test_names_merge_into_existing_from_imports_in_sorted_position(tmp_path):
 
 
                 @mcp.tool()
-                def search(query: Annotated[Optional[str], NoPreParse] = None, extra: Annotated[str | int, NoPreParse] = "") -> str:
+                def search(
+                    query: Annotated[Optional[str], NoPreParse] = None,
+                    extra: Annotated[str | int, NoPreParse] = "",
+                ) -> str:
                     return str(coerce_integer_arguments({}, None)) + (query or "")
                 """
         },
@@ -221,7 +224,10 @@ def test_an_import_that_grows_past_the_line_length_is_wrapped(tmp_path):
 
 
                 @mcp.tool()
-                def search(mode: Annotated[Literal["a", "null"], NoPreParse] = "a", query: Annotated[Optional[str], NoPreParse] = None) -> str:
+                def search(
+                    mode: Annotated[Literal["a", "null"], NoPreParse] = "a",
+                    query: Annotated[Optional[str], NoPreParse] = None,
+                ) -> str:
                     return cast(str, query) if TYPE_CHECKING else mode
                 """
         },
@@ -337,7 +343,9 @@ def test_annotated_from_typing_extensions_is_reused(tmp_path):
 
 
                 @mcp.tool()
-                def search(query: Annotated[str | None, NoPreParse] = None, tag: Annotated[str, "tag"] = "") -> str:
+                def search(
+                    query: Annotated[str | None, NoPreParse] = None, tag: Annotated[str, "tag"] = ""
+                ) -> str:
                     return (query or "") + tag
                 """
         },

@@ -191,7 +191,12 @@ def test_a_link_found_in_a_directory_to_a_file_outside_it_is_not_written(tmp_pat
     assert (tmp_path / "proj" / "link.py").is_symlink()
     assert "link.py:7: note: the annotation is outside the given paths" in result.output
     assert "link.py:3: note: the server is constructed outside the given paths" in result.output
-    assert result.exit_code == 0, result.output
+    # The finding stays, and the command that fixes it names the file the link leads to.
+    assert result.exit_code == 1, result.output
+    assert (
+        "  help: its fix edits ../outside/server.py, outside the given paths: "
+        "`mcp-codemod fix --write . ../outside/server.py`"
+    ) in lines(result.output)
 
 
 # ---- one file's failure is that file's --------------------------------------------------------
@@ -292,7 +297,9 @@ def test_eight_hundred_chained_aliases_are_one_line_not_a_crash(tmp_path):
         "deep.py:807: `query`: its annotation nests more than 100 type aliases; too deep to follow"
         in checked.output
     )
+    # The unseen tool's server is guarded: nothing is left, and no note says it is unprotected.
     assert fixed.exit_code == 0, fixed.output
+    assert "unprotected" not in fixed.output
     assert FIXED_LINE in (tmp_path / "server.py").read_text(encoding="utf-8")
     # The parameter it cannot follow is left as it is; its server is guarded (MCP004, safe).
     guarded = deep.replace("from mcp.server.fastmcp import FastMCP", GUARDED_IMPORT)
@@ -393,9 +400,11 @@ def test_an_encoding_that_is_not_ascii_compatible_is_left_alone(tmp_path, encodi
     result = fix(tmp_path, ".")
 
     assert (tmp_path / "odd.py").read_bytes() == data
-    [line] = [line for line in lines(result.output) if line.startswith("odd.py")]
-    assert line.startswith("odd.py: error: ") and message in line
+    [line] = [line for line in lines(result.output) if line.startswith("odd.py: error: ")]
+    assert message in line
     assert result.exit_code == 1
+    if encoding != "utf-16":  # a file that cannot be decoded has no findings to leave
+        assert "  help: its fix could not be applied (see the errors above)" in lines(result.output)
     assert FIXED_LINE in (tmp_path / "server.py").read_text(encoding="utf-8")
 
 

@@ -35,7 +35,10 @@ FIXED = """\
 
 
     @mcp.tool()
-    def search(query: Annotated[str | None, NoPreParse] = None, page: Annotated[StrictInt, AcceptWholeFloat] = 1) -> str:
+    def search(
+        query: Annotated[str | None, NoPreParse] = None,
+        page: Annotated[StrictInt, AcceptWholeFloat] = 1,
+    ) -> str:
         return repr((query, page))
     """
 
@@ -62,11 +65,12 @@ def test_fix_writes_the_guard_module_and_imports_from_it(tmp_path):
     assert again.exit_code == 0 and "Nothing to fix." in again.output
 
 
-def test_a_guard_module_of_another_version_is_refreshed(tmp_path):
+def test_a_guard_module_whose_code_differs_is_refreshed(tmp_path):
     project(tmp_path)
     assert run_cli("fix", "--write", ".", cwd=tmp_path).exit_code == 0
     guards = tmp_path / "app" / "_mcp_guards.py"
     old = guards.read_text().replace(f"mcp-codemod {__version__} ", "mcp-codemod 0.0.1 ", 1)
+    old = old.replace("def guard(", "def guard_renamed(", 1)
     guards.write_text(old)
     assert guard_module_version(old) == "0.0.1"
     shown = run_cli("fix", ".", cwd=tmp_path)
@@ -74,6 +78,48 @@ def test_a_guard_module_of_another_version_is_refreshed(tmp_path):
     assert guards.read_text() == old
     assert run_cli("fix", "--write", ".", cwd=tmp_path).exit_code == 0
     assert guards.read_text() == guard_module_text()
+
+
+def test_a_guard_module_that_differs_only_in_layout_and_comments_is_left_alone(tmp_path):
+    project(tmp_path)
+    assert run_cli("fix", "--write", ".", cwd=tmp_path).exit_code == 0
+    guards = tmp_path / "app" / "_mcp_guards.py"
+    # Another version's header, and the project's formatter run on it without the header's
+    # `# fmt: off` (as a formatter that does not know the comment would).
+    (tmp_path / "pyproject.toml").write_text(
+        (tmp_path / "pyproject.toml").read_text()
+        + "[tool.ruff]\nline-length = 79\n[tool.ruff.format]\nquote-style = 'single'\n"
+    )
+    text = guards.read_text().replace(f"mcp-codemod {__version__} ", "mcp-codemod 0.0.1 ", 1)
+    guards.write_text(text.replace("# fmt: off\n", "", 1))
+    subprocess.run([sys.executable, "-m", "ruff", "format", "--no-cache", str(guards)], check=True)
+    formatted = guards.read_text()
+    assert formatted.count("\n") > text.count("\n")  # the formatter did rewrite it
+
+    assert run_cli("fix", ".", cwd=tmp_path).exit_code == 0
+    assert run_cli("fix", "--write", ".", cwd=tmp_path).exit_code == 0
+    assert run_cli("check", ".", cwd=tmp_path).exit_code == 0
+    assert guards.read_text() == formatted
+
+
+@pytest.mark.parametrize("line_length", [79, 88, 100, 120])
+def test_the_written_guard_module_passes_the_projects_ruff(tmp_path, line_length):
+    project(tmp_path)
+    (tmp_path / "pyproject.toml").write_text(
+        (tmp_path / "pyproject.toml").read_text()
+        + f"[tool.ruff]\nline-length = {line_length}\n[tool.ruff.format]\nquote-style = 'single'\n"
+    )
+    run_cli("fix", "--write", ".", cwd=tmp_path)
+    guards = str(tmp_path / "app" / "_mcp_guards.py")
+
+    for command in (["format", "--check"], ["check", "--select", "E,W,F,I,Q,UP,B"]):
+        ruff = subprocess.run(
+            [sys.executable, "-m", "ruff", *command, "--no-cache", guards],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+        )
+        assert ruff.returncode == 0, ruff.stdout + ruff.stderr
 
 
 def test_nothing_to_fix_writes_no_guard_module(tmp_path):
@@ -99,8 +145,9 @@ def test_a_runtime_module_that_cannot_be_written_is_a_usage_error(tmp_path, modu
     assert (tmp_path / "app" / "server.py").read_text() == dedent(SERVER)
 
 
-def test_the_generated_module_passes_ruff(tmp_path):
-    (tmp_path / "guards.py").write_text(guard_module_text())
+def test_the_generated_code_itself_passes_ruff(tmp_path):
+    # Without the header's blanket exemption from the linter: the code is clean, not only exempt.
+    (tmp_path / "guards.py").write_text(guard_module_text().replace("# ruff: noqa\n", "", 1))
     lint = subprocess.run(
         [
             sys.executable,
@@ -141,6 +188,25 @@ def test_the_copys_guard_and_install_protect_the_server(tmp_path, guarding: str)
     # A guarded server keeps text as sent: nothing to report.
     assert "MCP001" not in result.output
     assert result.exit_code == 0
+
+
+def test_the_diff_applies_with_git_and_creates_the_guard_module(tmp_path):
+    project(tmp_path)
+    subprocess.run(["git", "init", "--quiet"], cwd=tmp_path, check=True)
+    server = tmp_path / "app" / "server.py"
+    subprocess.run(["git", "add", "."], cwd=tmp_path, check=True)
+
+    diff = run_cli("fix", "--no-cache", ".", cwd=tmp_path).stdout
+
+    assert "--- /dev/null\n+++ b/app/_mcp_guards.py\n" in diff
+    assert "--- a/app/server.py\n+++ b/app/server.py\n" in diff
+    applied = subprocess.run(
+        ["git", "apply", "--check", "-"], cwd=tmp_path, input=diff, capture_output=True, text=True
+    )
+    assert applied.returncode == 0, applied.stderr
+    subprocess.run(["git", "apply", "-"], cwd=tmp_path, input=diff, text=True, check=True)
+    assert server.read_text() == dedent(FIXED)
+    assert (tmp_path / "app" / "_mcp_guards.py").read_text() == guard_module_text()
 
 
 def test_a_hand_written_module_there_is_never_replaced(tmp_path):

@@ -265,15 +265,80 @@ def test_module_name_taken_by_another_file(tmp_path):
 
 
 @needs_mcp
-def test_server_without_tools_says_so(tmp_path):
+def test_a_server_without_tools_fails_the_probe(tmp_path):
     path = tmp_path / "empty_probe_server.py"
     source = server_source(guarded=False)
     path.write_text(source[: source.index("\n\n\n@")] + "\n", encoding="utf-8")
 
     result = probe(f"{path}:server")
 
-    assert result.exit_code == 0
-    assert result.stderr == "mcp-codemod: 'echo' has no tools registered\n"
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr == (
+        "mcp-codemod: error: probed nothing: server 'echo' has no tools once empty_probe_server "
+        "is loaded; import the modules that register them with `--import MODULE`\n"
+    )
+
+
+SPLIT_SERVER = """\
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("split")
+"""
+SPLIT_ADMIN = """\
+from split_pkg.server import mcp
+
+
+@mcp.tool()
+def search(query: str | None = None) -> str:
+    return query or ""
+"""
+SPLIT_TOOLS = """\
+from .server import mcp
+
+
+@mcp.tool()
+def echo(text: str) -> str:
+    return text
+"""
+
+
+@pytest.fixture
+def split_package(tmp_path, monkeypatch):
+    """A src-layout package whose server module registers no tools: two other modules do."""
+    package = tmp_path / "src" / "split_pkg"
+    package.mkdir(parents=True)
+    files = {"__init__.py": "", "server.py": SPLIT_SERVER}
+    files |= {"admin.py": SPLIT_ADMIN, "tools.py": SPLIT_TOOLS}
+    for name, text in files.items():
+        (package / name).write_text(text, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    yield "src/split_pkg/server.py:mcp"
+    for name in [name for name in sys.modules if name.split(".")[0] == "split_pkg"]:
+        del sys.modules[name]
+
+
+@needs_mcp
+@pytest.mark.skipif(MCP_MAJOR != 1, reason="the package is an mcp 1.x server")
+def test_a_probe_of_nothing_names_the_modules_that_register_tools_and_the_command(split_package):
+    result = probe(split_package)
+
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "mcp-codemod: error: probed nothing: server 'split' has no tools once split_pkg.server "
+        "is loaded; split_pkg.admin, split_pkg.tools register tools on it: `mcp-codemod probe "
+        "--import=split_pkg.admin --import=split_pkg.tools src/split_pkg/server.py:mcp`\n"
+    )
+
+
+@needs_mcp
+@pytest.mark.skipif(MCP_MAJOR != 1, reason="the package is an mcp 1.x server")
+def test_imported_modules_register_their_tools_before_the_probe(split_package):
+    result = probe("--import=split_pkg.admin", "--import", "src/split_pkg/tools.py", split_package)
+
+    assert result.exit_code == 1, result.output
+    assert "(probed 2 tools of 'split', mcp 1.x FastMCP)" in result.stdout
+    assert result.stdout.splitlines()[1].split() == ["search", "query", "'null'", "None"]
 
 
 def test_help_names_the_target_forms():

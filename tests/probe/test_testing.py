@@ -75,6 +75,6 @@ def test_tools_it_cannot_probe_are_warned_about(notes_fastmcp):
         assert_tools_keep_arguments(server)
 
 
-def test_server_without_tools_is_warned_about(notes):
-    with pytest.warns(UserWarning, match=r"'empty' has no tools registered"):
+def test_a_server_without_tools_fails_the_assertion(notes):
+    with pytest.raises(AssertionError, match=r"probed nothing: 'empty' has no tools registered"):
         assert_tools_keep_arguments(type(notes.mcp)("empty"))

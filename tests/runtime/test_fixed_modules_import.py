@@ -182,7 +182,9 @@ def test_a_shared_alias_keeps_its_meaning_elsewhere_only_the_parameter_is_marked
 
     assert (tmp_path / "types_.py").read_text(encoding="utf-8") == aliases
     server = (tmp_path / "server.py").read_text(encoding="utf-8")
-    assert "def page(size: Annotated[Count, AcceptWholeFloat], title: Annotated[Text, " in server
+    assert (
+        "def page(\n    size: Annotated[Count, AcceptWholeFloat], title: Annotated[Text, " in server
+    )
     check = """\
 import pydantic
 import types_
