@@ -619,6 +619,28 @@ def _fix_stdin(
     sys.exit(0 if exit_zero else int(failed))
 
 
+# How many times `fix --write` fixes again what its own fixes made fixable.
+_FIX_ROUNDS = 10
+
+
+def _fix_again(paths, settings_options, unsafe_fixes: bool, fixer) -> list:
+    """The changes of the rounds after the first, written: each round fixes what the files hold
+    now, until a round changes nothing."""
+    from mcp_codemod import api
+
+    made = []
+    for _ in range(_FIX_ROUNDS - 1):
+        outcome = api.fix_paths(paths, settings_options, unsafe_fixes=unsafe_fixes)
+        changes = [change for change in outcome.fixes.files if not change.generated]
+        if not changes or outcome.fixes.failures:
+            break
+        with _stopped_by_termination(True):
+            for change in changes:
+                fixer.write(change)
+        made += changes
+    return made
+
+
 def _run_fix(
     paths,
     write: bool,
@@ -671,15 +693,21 @@ def _run_fix(
         out.note(f"note: {advice}")
     try:
         written = [*changed, *generated] if write else None
+        if write and changed and not failed:
+            # A fix can make a finding another rule fixes (an unannotated parameter marked
+            # `Annotated[Any, NoPreParse]` is then an untyped schema node): as ruff does, fix
+            # again what the fixed files hold, a bounded number of rounds.
+            changed += _fix_again(paths, settings_options, unsafe_fixes, fixer)
         after = api.check_after_fix(paths, settings_options, outcome, written)
     except Exception as error:
         _internal_error(error)
     _echo_remaining(after, outcome, paths, unsafe_fixes, out)
     fixed = sum(change.fixes for change in changed)
+    changed_files = {change.path for change in changed}
     left = sum(not finding.applies(unsafe_fixes) for finding in result.findings)
     hidden = sum(f.fixable and not f.applies(unsafe_fixes) for f in result.findings)
     verb = "Fixed" if write else "Would fix"
-    message = f"{verb} {plural(fixed, 'issue')} in {plural(len(changed), 'file')}"
+    message = f"{verb} {plural(fixed, 'issue')} in {plural(len(changed_files), 'file')}"
     if not changed:
         message = "Nothing to fix"
     for module in generated:

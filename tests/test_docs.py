@@ -48,8 +48,8 @@ def test_the_readme_starts_with_the_user_and_fits_250_lines():
 
 def test_the_readmes_setup_commands_are_the_ones_ci_runs():
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    assert ".venv/bin/pip install -e '.[test,mcp1]' && .venv/bin/pytest" in README
-    assert ".venv/bin/pip install -q -e '.[test,mcp1]'\n.venv/bin/pytest\n" in ci
+    assert ".venv/bin/pip install -e '.[test,mcp1,lsp]' && .venv/bin/pytest" in README
+    assert ".venv/bin/pip install -q -e '.[test,mcp1,lsp]'\n.venv/bin/pytest\n" in ci
     assert ".venv/bin/mcp-codemod check fixtures/ --statistics" in README
     assert ".venv/bin/mcp-codemod check fixtures/ --statistics" in ci
 

@@ -7,7 +7,7 @@ import ast
 from mcp_codemod.analysis.facts import Parameter, RefKind
 from mcp_codemod.analysis.fix_sites import FixSites
 from mcp_codemod.analysis.patterns import keeps_out_pre_parsed_text
-from mcp_codemod.analysis.scope import Names, Scope
+from mcp_codemod.analysis.scope import Names, Scope, SymbolKind
 from mcp_codemod.analysis.source_text import SourceText
 from mcp_codemod.analysis.syntax import keyword
 from mcp_codemod.analysis.types import (
@@ -64,7 +64,7 @@ class Annotations:
                 symbol = scope.lookup(annotation.id)
                 # An alias here, or an import (which may be an alias in another module: the
                 # linker decides): what `type_expr` made of the name, if it has a qualified one.
-                if symbol is not None and symbol.kind in ("alias", "import"):
+                if symbol is not None and symbol.kind in (SymbolKind.ALIAS, SymbolKind.IMPORT):
                     alias = type_expr.qualified if type(type_expr) is TName else None
             parameters.append(
                 Parameter(
@@ -256,7 +256,7 @@ def _imported_binding(node: ast.Name, scope: Scope) -> str | None:
     symbol = scope.lookup(node.id)
     if (
         symbol is not None
-        and symbol.kind == "server"
+        and symbol.kind is SymbolKind.SERVER
         and symbol.node is None
         and symbol.server is not None
         and symbol.server.kind is RefKind.IMPORT

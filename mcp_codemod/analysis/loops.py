@@ -13,7 +13,7 @@ import re
 
 from mcp_codemod.analysis.facts import FunctionRef, RefKind
 from mcp_codemod.analysis.references import References
-from mcp_codemod.analysis.scope import Names, Scope, Symbol
+from mcp_codemod.analysis.scope import Names, Scope, Symbol, SymbolKind
 from mcp_codemod.analysis.source_text import SourceText
 
 _DICT_VIEWS = ("items", "values", "keys")
@@ -41,7 +41,9 @@ class Loops:
         if all(_is_constant(element) for element in elements):
             # Strings, numbers: nothing a tool can be. One walk is enough.
             constants = {
-                n.id: Symbol("other") for n in ast.walk(node.target) if isinstance(n, ast.Name)
+                n.id: Symbol(SymbolKind.OTHER)
+                for n in ast.walk(node.target)
+                if isinstance(n, ast.Name)
             }
             return [Scope(scope.qualname, scope, constants)]
         return [
@@ -97,7 +99,11 @@ class Loops:
             return None
         symbol = owner.names[node.id]
         # The text is searched last: most loops are over names bound to no literal.
-        if symbol.kind != "collection" or symbol.node is None or self.changed_in_place(node.id):
+        if (
+            symbol.kind is not SymbolKind.COLLECTION
+            or symbol.node is None
+            or self.changed_in_place(node.id)
+        ):
             return None
         return symbol.node, owner
 
@@ -120,8 +126,8 @@ class Loops:
     def bind(self, target: ast.expr, element: ast.expr, scope: Scope) -> dict[str, Symbol]:
         if isinstance(target, ast.Name):
             if _is_constant(element):
-                return {target.id: Symbol("other")}
-            return {target.id: Symbol("expression", node=element, scope=scope)}
+                return {target.id: Symbol(SymbolKind.OTHER)}
+            return {target.id: Symbol(SymbolKind.EXPRESSION, node=element, scope=scope)}
         if isinstance(target, ast.Tuple | ast.List):
             if (
                 isinstance(element, ast.Tuple | ast.List)
@@ -138,7 +144,11 @@ class Loops:
     def exports(self, names: dict[str, Symbol]) -> tuple[str, ...] | None:
         """A literal `__all__`: what `from module import *` brings in."""
         symbol = names.get("__all__")
-        if symbol is None or symbol.kind != "collection" or self.changed_in_place("__all__"):
+        if (
+            symbol is None
+            or symbol.kind is not SymbolKind.COLLECTION
+            or self.changed_in_place("__all__")
+        ):
             return None
         if not isinstance(symbol.node, ast.List | ast.Tuple):
             return None
@@ -153,7 +163,7 @@ class Loops:
         """Module-level literal sequences that hold functions, for loops in other modules."""
         found = {}
         for name, symbol in scope.names.items():
-            if symbol.kind != "collection" or not isinstance(
+            if symbol.kind is not SymbolKind.COLLECTION or not isinstance(
                 symbol.node, ast.List | ast.Tuple | ast.Set
             ):
                 continue
@@ -174,7 +184,7 @@ class Loops:
 
 def _bind_unknown(target: ast.expr, collection: str) -> dict[str, Symbol]:
     return {
-        node.id: Symbol("loop", collection)
+        node.id: Symbol(SymbolKind.LOOP, collection)
         for node in ast.walk(target)
         if isinstance(node, ast.Name)
     }

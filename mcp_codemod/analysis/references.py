@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from mcp_codemod.analysis.facades import FACADE_CLASSES, SERVER_MAKERS
 from mcp_codemod.analysis.facts import FunctionRef, RefKind, ServerRef
-from mcp_codemod.analysis.scope import STAR, ClassContext, Names, Scope
+from mcp_codemod.analysis.scope import STAR, ClassContext, Names, Scope, SymbolKind
 from mcp_codemod.analysis.source_text import SourceText
 from mcp_codemod.analysis.syntax import keyword
 
@@ -71,11 +71,11 @@ class References:
             )
         if type(value) is ast.Name:
             symbol = scope.lookup(value.id)
-            if symbol is not None and symbol.kind == "expression":
+            if symbol is not None and symbol.kind is SymbolKind.EXPRESSION:
                 return self.server_from_value(symbol.node, symbol.scope)
-            if symbol is not None and symbol.kind == "server":
+            if symbol is not None and symbol.kind is SymbolKind.SERVER:
                 return symbol.server
-            if symbol is not None and symbol.kind == "import":
+            if symbol is not None and symbol.kind is SymbolKind.IMPORT:
                 return self.imported_server(symbol.target)
         return None
 
@@ -126,7 +126,7 @@ class References:
             symbol = scope.lookup(node.id)
             if symbol is None and self.names.star_imports:
                 return ServerRef(RefKind.IMPORT, f"{STAR}{node.id}")  # `from .app import *`
-            if symbol is not None and symbol.kind == "expression":
+            if symbol is not None and symbol.kind is SymbolKind.EXPRESSION:
                 return self.argument_server(symbol.node, symbol.scope, cls)
             return symbol.server if symbol is not None else None
         if (
@@ -168,7 +168,8 @@ class References:
             return ServerRef(RefKind.FREE, node.id)
         if isinstance(node, ast.Attribute) or (
             isinstance(node, ast.Name)
-            and getattr(scope.lookup(node.id), "kind", "import") in ("import", "expression")
+            and getattr(scope.lookup(node.id), "kind", SymbolKind.IMPORT)
+            in (SymbolKind.IMPORT, SymbolKind.EXPRESSION)
         ):
             # A name bound elsewhere: `from .server import mcp`, `app_module.mcp`, or by a star
             # import.
@@ -195,18 +196,18 @@ class References:
                     else None
                 )
             bound = symbol.kind
-            if bound == "function":
+            if bound is SymbolKind.FUNCTION:
                 return FunctionRef(RefKind.LOCAL, symbol.target)
-            if bound in ("import", "class"):
+            if bound in (SymbolKind.IMPORT, SymbolKind.CLASS):
                 # A class is "called" through its `__init__`: `Handler(mcp)`.
                 return self.imported_function(symbol.target)
-            if bound == "method":
+            if bound is SymbolKind.METHOD:
                 return FunctionRef(RefKind.METHOD, symbol.target, symbol.method)
-            if bound == "expression":
+            if bound is SymbolKind.EXPRESSION:
                 return self.followed(symbol.node, symbol.scope, cls)  # type: ignore[arg-type]
-            if bound == "loop":
+            if bound is SymbolKind.LOOP:
                 return FunctionRef(RefKind.LOOP, symbol.target)
-            if isinstance(symbol.node, ast.Call) and bound in ("server", "other"):
+            if isinstance(symbol.node, ast.Call) and bound in (SymbolKind.SERVER, SymbolKind.OTHER):
                 # `tool = factory(...)`: only the factory can tell what the tool is.
                 factory = self.factory(symbol.node, symbol.scope, cls)  # type: ignore[arg-type]
                 return FunctionRef(RefKind.UNKNOWN, node.id, factory=factory) if factory else None
@@ -270,16 +271,20 @@ class References:
             return None, None
         if kind is ast.Name:
             symbol = scope.lookup(node.id)
-            if symbol is not None and symbol.kind in ("other", "collection", "alias"):
+            if symbol is not None and symbol.kind in (
+                SymbolKind.OTHER,
+                SymbolKind.COLLECTION,
+                SymbolKind.ALIAS,
+            ):
                 return None, _OPAQUE
-            if symbol is not None and symbol.kind == "server":
+            if symbol is not None and symbol.kind is SymbolKind.SERVER:
                 server = symbol.server
                 assert server is not None
                 if server.argument is None:
                     return server, _OPAQUE
                 if symbol.node is None:  # a helper's parameter, as `followed` tells
                     return server, self.parameter_function(server)
-            if symbol is not None and symbol.kind == "import":
+            if symbol is not None and symbol.kind is SymbolKind.IMPORT:
                 # `register(server=mcp)` with `from .server import mcp`: a server, or a function
                 # (`add_tool(tool=search)`); the linker tells which.
                 target = symbol.target

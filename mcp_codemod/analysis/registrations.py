@@ -23,7 +23,7 @@ from mcp_codemod.analysis.frameworks import (
     REGISTRATION_ATTRIBUTES,
 )
 from mcp_codemod.analysis.references import References
-from mcp_codemod.analysis.scope import ClassContext, Names, Scope
+from mcp_codemod.analysis.scope import ClassContext, Names, Scope, SymbolKind
 from mcp_codemod.analysis.source_text import SourceText
 from mcp_codemod.analysis.syntax import (
     calls_within,
@@ -337,7 +337,10 @@ class Registrations:
         symbol = scope.lookup(callee.id)
         if symbol is None:
             return not self.names.star_imports
-        return symbol.kind == "import" and symbol.target.partition(".")[0] in _STANDARD_LIBRARY
+        return (
+            symbol.kind is SymbolKind.IMPORT
+            and symbol.target.partition(".")[0] in _STANDARD_LIBRARY
+        )
 
     def is_bound(self, function: FunctionRef, callee: ast.expr, cls: ClassContext | None) -> bool:
         """Whether the call passes `self` implicitly: `instance.method(...)`, `self.method(...)`."""

@@ -30,7 +30,7 @@ from mcp_codemod.analysis.frameworks import REGISTRATION_ATTRIBUTES, SERVER_CLAS
 from mcp_codemod.analysis.loops import Loops
 from mcp_codemod.analysis.references import References
 from mcp_codemod.analysis.registrations import Registrations
-from mcp_codemod.analysis.scope import ClassContext, Names, Scope, Symbol
+from mcp_codemod.analysis.scope import ClassContext, Names, Scope, Symbol, SymbolKind
 from mcp_codemod.analysis.signed_returns import returns_signed_functions
 from mcp_codemod.analysis.source_text import SourceText, any_line_within
 from mcp_codemod.analysis.syntax import (
@@ -140,7 +140,7 @@ class _Scanner:
         return ModuleFacts(
             module=self.module,
             path=self.path,
-            imports={n: s.target for n, s in names.items() if s.kind == "import"},
+            imports={n: s.target for n, s in names.items() if s.kind is SymbolKind.IMPORT},
             servers={n: s.server for n, s in names.items() if s.server is not None},
             functions=self.functions,
             classes=self.classes,
@@ -193,26 +193,28 @@ class _Scanner:
         elif kind is ast.Import:
             for alias in node.names:
                 if alias.asname:
-                    names[alias.asname] = Symbol("import", alias.name)
+                    names[alias.asname] = Symbol(SymbolKind.IMPORT, alias.name)
                 else:
                     top = alias.name.split(".")[0]
-                    names[top] = Symbol("import", top)
+                    names[top] = Symbol(SymbolKind.IMPORT, top)
         elif kind is ast.ImportFrom:
             base = self.names.absolute_module(node)
             for alias in node.names:
                 if alias.name != "*":
-                    names[alias.asname or alias.name] = Symbol("import", f"{base}.{alias.name}")
+                    names[alias.asname or alias.name] = Symbol(
+                        SymbolKind.IMPORT, f"{base}.{alias.name}"
+                    )
         elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
             qualname = f"{scope.qualname}.{node.name}" if scope.qualname else node.name
-            names[node.name] = Symbol("function", qualname)
+            names[node.name] = Symbol(SymbolKind.FUNCTION, qualname)
         elif kind is ast.ClassDef:
-            names[node.name] = Symbol("class", f"{self.module}.{node.name}")
+            names[node.name] = Symbol(SymbolKind.CLASS, f"{self.module}.{node.name}")
         elif kind is ast.AnnAssign and type(node.target) is ast.Name:
             self.bind_value(node.target.id, node.value, node.annotation, scope, module_level)
         elif module_level and kind.__name__ == "TypeAlias":  # `type X = ...`, Python 3.12+
             name = node.name.id  # type: ignore[attr-defined]
             value = node.value  # type: ignore[attr-defined]
-            names[name] = Symbol("alias", f"{self.module}.{name}")
+            names[name] = Symbol(SymbolKind.ALIAS, f"{self.module}.{name}")
             self.aliases[name] = self.alias(value, True, scope)
         else:
             if kind is ast.With or kind is ast.AsyncWith:
@@ -235,7 +237,7 @@ class _Scanner:
                 continue
             app = self.references.argument_server(call.func.value, scope, None)
             if app is not None and app.facade:
-                scope.names[name.id] = Symbol("server", server=app)
+                scope.names[name.id] = Symbol(SymbolKind.SERVER, server=app)
 
     def alias(self, value: ast.expr, type_statement: bool, scope: Scope) -> Alias:
         return Alias(self.annotations.type_expr(value, scope), type_statement)
@@ -251,7 +253,7 @@ class _Scanner:
         qualify = self.names.qualify
         annotation_name = qualify(annotation, scope) if annotation is not None else None
         if annotation_name in ("typing.TypeAlias", "typing_extensions.TypeAlias") and value:
-            scope.names[name] = Symbol("alias", f"{self.module}.{name}")
+            scope.names[name] = Symbol(SymbolKind.ALIAS, f"{self.module}.{name}")
             self.aliases[name] = self.alias(value, False, scope)
             return
         references = self.references
@@ -266,26 +268,28 @@ class _Scanner:
             if server.kind is RefKind.CONSTRUCT and not server.facade:
                 self.made.append(server)
                 server = _with_alternatives(server, scope.names.get(name))
-            scope.names[name] = Symbol("server", server=server, node=made, scope=made_scope)
+            scope.names[name] = Symbol(
+                SymbolKind.SERVER, server=server, node=made, scope=made_scope
+            )
             if module_level and isinstance(value, ast.Name) and server.kind is RefKind.IMPORT:
                 # `Count = StrictInt`: as a type, another module's `from .limits import Count`
                 # finds an alias.
                 self.aliases[name] = self.alias(value, False, scope)
         elif method is not None:
             # `list_tables = backend.list_tables`: registered later under the alias.
-            scope.names[name] = Symbol("method", method.target, method.method)
+            scope.names[name] = Symbol(SymbolKind.METHOD, method.target, method.method)
         elif module_level and isinstance(
             value, ast.Subscript | ast.BinOp | ast.Name | ast.Attribute
         ):
-            scope.names[name] = Symbol("alias", f"{self.module}.{name}")
+            scope.names[name] = Symbol(SymbolKind.ALIAS, f"{self.module}.{name}")
             self.aliases[name] = self.alias(value, False, scope)
         elif (
             isinstance(value, ast.List | ast.Tuple | ast.Set | ast.Dict) and name not in scope.names
         ):
             # `tools = [a, b]`: a loop over it registers each (unless it is bound twice).
-            scope.names[name] = Symbol("collection", node=value)
+            scope.names[name] = Symbol(SymbolKind.COLLECTION, node=value)
         else:
-            scope.names[name] = Symbol("other", node=made, scope=made_scope)
+            scope.names[name] = Symbol(SymbolKind.OTHER, node=made, scope=made_scope)
 
     def bind_parameters(self, node: ast.FunctionDef | ast.AsyncFunctionDef, local: Scope) -> None:
         arguments = node.args
@@ -305,7 +309,7 @@ class _Scanner:
                 )
             else:
                 server = ServerRef(RefKind.PARAMETER, "", function=local.qualname, argument=where)
-            local.names[arg.arg] = Symbol("server", server=server)
+            local.names[arg.arg] = Symbol(SymbolKind.SERVER, server=server)
 
     def string_annotation_name(self, node: ast.Constant, scope: Scope) -> str | None:
         if not isinstance(node.value, str):
@@ -418,7 +422,7 @@ class _Scanner:
                         self.made.append(server)
                 elif isinstance(statement.value, ast.Name):
                     symbol = local.lookup(statement.value.id)
-                    if symbol is not None and symbol.kind == "function":
+                    if symbol is not None and symbol.kind is SymbolKind.FUNCTION:
                         functions.append(symbol.target)
             elif kind in COMPOUND_STATEMENTS and kind not in _DEFINITIONS:
                 for nested in nested_bodies(statement):
@@ -514,7 +518,8 @@ class _Scanner:
                                 self.made.append(server)
                                 earlier = cls.attributes.get(target.attr)
                                 server = _with_alternatives(
-                                    server, Symbol("server", server=earlier) if earlier else None
+                                    server,
+                                    Symbol(SymbolKind.SERVER, server=earlier) if earlier else None,
                                 )
                             cls.attributes[target.attr] = server
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import builtins
 from dataclasses import dataclass, field
+from enum import Enum
 
 from mcp_codemod.analysis.facts import ServerRef
 
@@ -13,10 +14,24 @@ _BUILTIN_NAMES = {name: f"builtins.{name}" for name in dir(builtins)}
 STAR = "*"  # prefix of a name that no statement of the module binds, but a star import may
 
 
+class SymbolKind(Enum):
+    """What a name is bound to, by the statement that binds it."""
+
+    IMPORT = "import"  # `target`: the imported qualified name
+    FUNCTION = "function"  # `target`: the function's qualname here
+    METHOD = "method"  # `target`: the instance's class; `method`: the method's name
+    CLASS = "class"  # `target`: the class's qualified name
+    ALIAS = "alias"  # `target`: the alias's qualified name
+    SERVER = "server"  # `server`: the server it is
+    COLLECTION = "collection"  # `node`: the literal collection
+    EXPRESSION = "expression"  # `node`: a loop variable's value for one element, in `scope`
+    LOOP = "loop"  # `target`: a loop variable's collection, or "?" and its source text
+    OTHER = "other"
+
+
 @dataclass(eq=False, slots=True)  # made for every binding: neither frozen nor compared
 class Symbol:
-    # import | function | method | class | alias | server | collection | expression | loop | other
-    kind: str
+    kind: SymbolKind
     target: str = ""  # qualified name; for a loop: the collection's, or "?" and its source text
     method: str = ""  # for a method: its name; `target` is the instance's class
     server: ServerRef | None = None
@@ -95,11 +110,11 @@ class Names:
                     return builtin
                 # A name a star import may bind: the linker looks in those modules.
                 return f"{STAR}{name}" if self.star_imports else f"?{name}"
-            if symbol.kind == "expression":
+            if symbol.kind is SymbolKind.EXPRESSION:
                 return self.qualify(symbol.node, symbol.scope)
-            if symbol.kind in ("import", "class", "alias"):
+            if symbol.kind in (SymbolKind.IMPORT, SymbolKind.CLASS, SymbolKind.ALIAS):
                 return symbol.target
-            if symbol.kind == "function":
+            if symbol.kind is SymbolKind.FUNCTION:
                 return f"{self.module}.{symbol.target}"
             return f"?{name}"
         if kind is ast.Attribute:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from mcp_codemod.analysis.scope import Scope
+from mcp_codemod.analysis.scope import Scope, SymbolKind
 from mcp_codemod.analysis.syntax import nested_bodies
 
 
@@ -23,7 +23,7 @@ def returns_signed_functions(body: list[ast.stmt], local: Scope) -> bool:
                 continue
             name = value.id if isinstance(value, ast.Name) else ""
             symbol = local.names.get(name)
-            if symbol is None or symbol.kind != "function" or name not in signed:
+            if symbol is None or symbol.kind is not SymbolKind.FUNCTION or name not in signed:
                 return False
             returns_function = True
         signed.update(_signed(statement))

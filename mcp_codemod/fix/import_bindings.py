@@ -8,15 +8,22 @@ import ast
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from enum import Enum
+
+
+class BindingKind(Enum):
+    FROM = "from"  # `from module import name`
+    MODULE = "module"  # `import module`
+    OTHER = "other"  # anything else, `del` included
 
 
 @dataclass(frozen=True)
 class Binding:
     """What a module-level statement binds a name to (or unbinds it from: `del`)."""
 
-    kind: str  # "from" (`from module import name`), "module" (`import module`), "other"
+    kind: BindingKind
     module: str = ""
-    name: str = ""  # for "from": the imported name; for "module": how to spell the module
+    name: str = ""  # FROM: the imported name; MODULE: how to spell the module
     unconditional: bool = True  # not under `if`, `for`, `while` or `match`
     end: int = 0  # where the statement ends (a character offset): the name is bound after it
 
@@ -57,11 +64,13 @@ def module_bindings(tree: ast.Module, text: str, offsets: list[int]) -> dict[str
                 if alias.asname:
                     bind(
                         alias.asname,
-                        Binding("module", alias.name, alias.asname, unconditional, end),
+                        Binding(BindingKind.MODULE, alias.name, alias.asname, unconditional, end),
                     )
                 else:
                     top = alias.name.split(".")[0]
-                    bind(top, Binding("module", alias.name, alias.name, unconditional, end))
+                    bind(
+                        top, Binding(BindingKind.MODULE, alias.name, alias.name, unconditional, end)
+                    )
         elif isinstance(statement, ast.ImportFrom):
             module = statement.module if statement.level == 0 else None
             for alias in statement.names:
@@ -69,19 +78,19 @@ def module_bindings(tree: ast.Module, text: str, offsets: list[int]) -> dict[str
                     continue
                 local = alias.asname or alias.name
                 if module is None:
-                    bind(local, Binding("other"))
+                    bind(local, Binding(BindingKind.OTHER))
                 else:
-                    bind(local, Binding("from", module, alias.name, unconditional, end))
+                    bind(local, Binding(BindingKind.FROM, module, alias.name, unconditional, end))
         elif isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            bind(statement.name, Binding("other"))
+            bind(statement.name, Binding(BindingKind.OTHER))
         else:
             for target in _targets(statement):
                 for node in ast.walk(target):
                     if isinstance(node, ast.Name):
-                        bind(node.id, Binding("other"))
+                        bind(node.id, Binding(BindingKind.OTHER))
     for node in ast.walk(tree):
         for name in _rebound(node):
-            bind(name, Binding("other"))
+            bind(name, Binding(BindingKind.OTHER))
     return bindings
 
 
@@ -124,7 +133,7 @@ def _provides(binding: Binding, name: str, modules: tuple[str, ...], runtime: st
     def right_module(module: str) -> bool:
         return module in modules or (runtime in modules and module.startswith(runtime + "."))
 
-    if binding.kind == "from":
+    if binding.kind is BindingKind.FROM:
         return binding.name == name and right_module(binding.module)
     return False
 
@@ -155,9 +164,9 @@ def reusable(
     if imported:
         return name if name in imported else sorted(imported)[0]
     for local, found in sorted(bindings.items()):
-        spellings = {b.name for b in found if b.kind == "module" and b.module in modules}
+        spellings = {b.name for b in found if b.kind is BindingKind.MODULE and b.module in modules}
         if len(spellings) == 1 and agreed(
-            local, lambda b: b.kind == "module" and b.module in modules
+            local, lambda b: b.kind is BindingKind.MODULE and b.module in modules
         ):
             return f"{spellings.pop()}.{name}"
     return None

@@ -7,7 +7,7 @@ import ast
 import re
 import sys
 
-from mcp_codemod.fix.import_bindings import Binding, char_offset, module_statements
+from mcp_codemod.fix.import_bindings import Binding, BindingKind, char_offset, module_statements
 
 
 def still_used(
@@ -22,7 +22,7 @@ def still_used(
     """Whether anything but the swapped spans and its imports still refers to `name`: code,
     `__all__`, a string annotation or a `cast("Name", ...)`, as ruff's F401 and F822 count.
     `outside`: where the name occurs in the text but not in those spans or module imports."""
-    if any(b.kind == "other" for b in bindings.get(name, [])):
+    if any(b.kind is BindingKind.OTHER for b in bindings.get(name, [])):
         return True  # not only an import: leave it
     if not outside:
         return False

@@ -152,7 +152,11 @@ mcp = FastMCP("store")
 
 
 @mcp.tool
-def put(items: Annotated[list, TypedSchema], extra: Annotated[Optional[list[Any]], TypedSchema] = None, raw: Annotated[object, TypedSchema] = None) -> str:
+def put(
+    items: Annotated[list, TypedSchema],
+    extra: Annotated[Optional[list[Any]], TypedSchema] = None,
+    raw: Annotated[object, TypedSchema] = None,
+) -> str:
     return str(items)
 """,
         ),
