@@ -260,7 +260,8 @@ def fixed_by_cli(tmp_path: Path, text: str, *options: str) -> str:
         capture_output=True,
         text=True,
     )
-    assert done.returncode == 0, done.stderr
+    # 1: findings are left for a fix that was not enabled (`fix` does not pass while they are).
+    assert done.returncode in (0, 1), done.stderr
     return (root / "server.py").read_text(encoding="utf-8")
 
 
