@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from demo_servers import EXPOSED, UNKNOWN_FRAMEWORK
 
 from mcp_codemod.cli import main
 from mcp_codemod.rules import RULES
@@ -18,26 +19,6 @@ from mcp_codemod.rules import RULES
 jsonschema = pytest.importorskip("jsonschema")
 
 SCHEMA = Path(__file__).resolve().parents[1] / "data" / "sarif" / "sarif-schema-2.1.0.json"
-EXPOSED = """\
-from mcp.server.fastmcp import FastMCP
-
-mcp = FastMCP("demo")
-
-
-@mcp.tool()
-def search(query: str | None = None) -> str:
-    return query or ""
-"""
-UNKNOWN_FRAMEWORK = """\
-from company_toolkit import build_server
-
-mcp = build_server("demo")
-
-
-@mcp.tool()
-def lookup(name: str | None = None) -> str:
-    return name or ""
-"""
 
 
 @pytest.fixture

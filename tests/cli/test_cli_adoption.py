@@ -11,29 +11,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from demo_servers import EXPOSED, UNKNOWN_FRAMEWORK
 
 from mcp_codemod.cli import main
 
-EXPOSED = """\
-from mcp.server.fastmcp import FastMCP
-
-mcp = FastMCP("demo")
-
-
-@mcp.tool()
-def search(query: str | None = None) -> str:
-    return query or ""
-"""
-UNKNOWN_FRAMEWORK = """\
-from company_toolkit import build_server
-
-mcp = build_server("demo")
-
-
-@mcp.tool()
-def lookup(name: str | None = None) -> str:
-    return name or ""
-"""
 # A test that writes a mock tool onto a real server: MCP004 (the server is not guarded).
 MOCK_TEST = """\
 from mcp.server.fastmcp import FastMCP

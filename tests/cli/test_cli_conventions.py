@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from demo_servers import EXPOSED
 
 from mcp_codemod.cli import main
 
@@ -37,16 +38,6 @@ def save(body: str | None = None) -> str:
 @mcp.tool()
 def set_meta(value: Any) -> str:
     return repr(value)
-"""
-EXPOSED = """\
-from mcp.server.fastmcp import FastMCP
-
-mcp = FastMCP("demo")
-
-
-@mcp.tool()
-def search(query: str | None = None) -> str:
-    return query or ""
 """
 UNKNOWN_FRAMEWORK = """\
 from company_toolkit import build_server

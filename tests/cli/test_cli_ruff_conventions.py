@@ -11,19 +11,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from demo_servers import EXPOSED
 
 from mcp_codemod.cli import main
-
-EXPOSED = """\
-from mcp.server.fastmcp import FastMCP
-
-mcp = FastMCP("demo")
-
-
-@mcp.tool()
-def search(query: str | None = None) -> str:
-    return query or ""
-"""
 
 
 @pytest.fixture

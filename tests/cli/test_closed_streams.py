@@ -9,17 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from demo_servers import EXPOSED
 
-EXPOSED = """\
-from mcp.server.fastmcp import FastMCP
-
-mcp = FastMCP("demo")
-
-
-@mcp.tool()
-def search(query: str | None = None) -> str:
-    return query or ""
-"""
 COMMANDS = [
     "--version",
     "--help",

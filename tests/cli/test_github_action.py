@@ -14,18 +14,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from demo_servers import EXPOSED
 
 ROOT = Path(__file__).resolve().parents[2]
-EXPOSED = """\
-from mcp.server.fastmcp import FastMCP
-
-mcp = FastMCP("demo")
-
-
-@mcp.tool()
-def search(query: str | None = None) -> str:
-    return query or ""
-"""
 
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 

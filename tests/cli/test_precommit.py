@@ -16,19 +16,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from demo_servers import EXPOSED
 
 ROOT = Path(__file__).resolve().parents[2]
 
-EXPOSED = """\
-from mcp.server.fastmcp import FastMCP
-
-mcp = FastMCP("demo")
-
-
-@mcp.tool()
-def search(query: str | None = None) -> str:
-    return query or ""
-"""
 
 pytestmark = [
     # pre-commit installs the hooks' dependencies from the package index.
