@@ -673,6 +673,35 @@ def _safe_tree(result: PackageResult, pristine: Path, work: Path) -> Path | None
     return safe
 
 
+# What the schema markers add, and nothing else may change: a type list on an untyped node
+# (TypedSchema, MCP007), the digit text beside an integer (AcceptDigitText, MCP003), `items`
+# beside a tuple's `prefixItems` (ArrayItemsSchema, MCP005).
+_EVERY_JSON_TYPE = ["string", "number", "boolean", "object", "array", "null"]
+_DIGIT_TEXT = {"type": "string", "pattern": "^-?[0-9]+$"}
+
+
+def _markers_undone(schema):
+    """`schema` as it was before the schema markers added to it."""
+    if isinstance(schema, list):
+        return [_markers_undone(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    undone = {key: _markers_undone(value) for key, value in schema.items()}
+    if undone.get("type") == _EVERY_JSON_TYPE:
+        del undone["type"]
+    members = undone.get("anyOf")
+    if isinstance(members, list) and _DIGIT_TEXT in members:
+        members = [member for member in members if member != _DIGIT_TEXT]
+        if len(members) == 1 and isinstance(members[0], dict) and len(undone) > 0:
+            del undone["anyOf"]
+            undone = {**members[0], **undone}
+        else:
+            undone["anyOf"] = members
+    if "prefixItems" in undone:
+        undone.pop("items", None)
+    return undone
+
+
 def deep(result: PackageResult, cache: Path) -> None:
     """Install the package; for each `deep=` target the tools' input schemas must be equal before
     and after each fix, and `mcp-codemod probe` runs on the three trees (judged by `_compare`),
@@ -707,11 +736,11 @@ def deep(result: PackageResult, cache: Path) -> None:
                 result.deep = "failed"
                 return
             schemas[label] = json.loads(done.stdout.strip().splitlines()[-1])
-        before = schemas["before"]["tools"]
+        before = _markers_undone(schemas["before"]["tools"])
         note = f"{target}: {len(before)} tools, {schemas['unsafe']['class']} after the fix"
         equal = True
         for label in ("safe", "unsafe"):
-            after = schemas[label]["tools"]
+            after = _markers_undone(schemas[label]["tools"])
             if before != after:
                 equal = False
                 differ = sorted(
@@ -786,26 +815,12 @@ def _probe(
 # and repr (addresses blanked), a refusal as "rejected". Printed as JSON:
 # {"tool\x00parameter": {"argument as JSON": outcome}}.
 _OUTCOMES = r"""
-import importlib, json, pkgutil, re, sys
+import json, re
 from _corpus_target import server
 
 def inspect_server():
-    for name in ("mcp_codemod.probe_frameworks", "mcp_codemod.probe"):
-        try:
-            found = getattr(importlib.import_module(name), "inspect_server", None)
-        except ImportError:
-            found = None
-        if found is not None:
-            return found
-    import mcp_codemod  # the probe's modules may have moved: look for the function
-    for info in pkgutil.walk_packages(mcp_codemod.__path__, "mcp_codemod."):
-        try:
-            found = getattr(importlib.import_module(info.name), "inspect_server", None)
-        except Exception:
-            continue
-        if found is not None:
-            return found
-    raise SystemExit("mcp_codemod has no inspect_server")
+    from mcp_codemod.probe.argument_handling import inspect_server as found
+    return found
 
 BATTERY = ["null", "[1]", '{"a": 1}', "abc", "5", "", "true", 5.0, 5, 2.5, True, None, [1], ["a"],
            {"a": 1}, "[]", "{}", '["a"]']
