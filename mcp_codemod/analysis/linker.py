@@ -7,6 +7,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import NamedTuple
 
 from mcp_codemod.analysis.facades import FACADE_CLASSES, SERVER_MAKERS, Facade
@@ -168,7 +169,12 @@ class Linker:
         unresolved.extend(escaped)
         constructed = self.constructed(modules, guarded)
         if constructed:
-            unresolved = _tied(unresolved, constructed)
+            unresolved = _tied(
+                unresolved,
+                constructed,
+                {m.module: _package_of(m) for m in modules},
+                {m.path: _package_of(m) for m in modules},
+            )
             parameters = [replace(p, server=_swappable(p.server, constructed)) for p in parameters]
             unresolved = [replace(t, server=_swappable(t.server, constructed)) for t in unresolved]
         return LinkResult(tuple(parameters), tuple(unresolved), tools)
@@ -200,7 +206,11 @@ class Linker:
             if call.decorates is not None or call.function.kind is not RefKind.IMPORT:
                 continue
             target = call.function.target
-            if target.partition(".")[0] in _STANDARD_LIBRARY or target in _APPLICATION_CALLS:
+            if (
+                target.partition(".")[0] in _STANDARD_LIBRARY
+                or target in _APPLICATION_CALLS
+                or target.startswith(_CLIENTS)
+            ):
                 continue
             # An application object (`MCPApp`) is no server: its framework's own tools are
             # counted where it is built (analysis/framework_tools.py).
@@ -544,34 +554,55 @@ _MODEL_BASES = frozenset(
 _SCHEMA_HOOKS = ("__get_pydantic_core_schema__", "__get_validators__")
 _MAX_BASES = 8  # classes up a chain of library bases that are read
 _NAMED_AT_MOST = 3  # servers a registration counted against each is listed with
+# The frameworks' clients: given a server, they connect to it (in memory) and register nothing.
+_CLIENTS = ("mcp.client.", "mcp.shared.memory.", "fastmcp.client.", "fastmcp.Client")
 
 
 def _has_schema_hook(module: ModuleFacts, name: str) -> bool:
     return any(f"{name}.{hook}" in module.functions for hook in _SCHEMA_HOOKS)
 
 
+def _package_of(module: ModuleFacts) -> tuple[str, str]:
+    """Where a module is imported from and its top-level package ("" for a top-level module):
+    the code a registration of unknown framework may share a server with."""
+    path = Path(module.path)
+    depth = module.module.count(".") + (path.name == "__init__.py")
+    root = str(path.parents[depth]) if depth < len(path.parents) else ""
+    return root, module.module.split(".")[0] if depth else ""
+
+
 def _tied(
-    unresolved: list[UnresolvedTool], constructed: dict[tuple[str, int], ResolvedServer]
+    unresolved: list[UnresolvedTool],
+    constructed: dict[tuple[str, int], ResolvedServer],
+    package_of_module: dict[str, tuple[str, str]],
+    package_of_path: dict[str, tuple[str, str]],
 ) -> list[UnresolvedTool]:
-    """A registration on a server of unknown framework, in a tree that builds pre-parsing
-    servers, counts against each of them: it may be on any."""
-    servers = list(constructed.values())
-    if len(servers) <= _NAMED_AT_MOST:
-        against = ", ".join(f"{s.description} at {s.origin[0]}:{s.origin[1]}" for s in servers)
-    else:
-        against = f"each of the {len(servers)} pre-parsing servers the checked files build"
-    return [
-        replace(
+    """A registration on a server of unknown framework, in a package that builds pre-parsing
+    servers, counts against each of them: it may be on any. Servers of other packages beside
+    it in the tree (a tree of several projects) are not its. A registration whose package is
+    not known counts against every server the checked files build."""
+    built_in: dict[tuple[str, str], list[ResolvedServer]] = {}
+    for (module, _line), server in constructed.items():
+        built_in.setdefault(package_of_module.get(module, ("", "")), []).append(server)
+
+    def tie(tool: UnresolvedTool) -> UnresolvedTool:
+        package = package_of_path.get(tool.path)
+        servers = list(constructed.values()) if package is None else built_in.get(package, [])
+        if tool.server.framework is not None or not servers:
+            return tool
+        if len(servers) <= _NAMED_AT_MOST:
+            against = ", ".join(f"{s.description} at {s.origin[0]}:{s.origin[1]}" for s in servers)
+        else:
+            against = f"each of the {len(servers)} pre-parsing servers its package builds"
+        return replace(
             tool,
             reason=f"{tool.reason}; counted against {against}",
             kind=Unseen.UNTIED,
             server=servers[0],
             also_on=tuple(servers[1:]),
         )
-        if tool.server.framework is None
-        else tool
-        for tool in unresolved
-    ]
+
+    return [tie(tool) for tool in unresolved]
 
 
 def _swappable(

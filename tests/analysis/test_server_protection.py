@@ -183,6 +183,29 @@ def test_registrations_of_unknown_framework_count_against_the_servers_built(proj
     assert 'mcp = GuardedFastMCP("t")' in (project / "server.py").read_text()
 
 
+def test_registrations_of_unknown_framework_count_only_against_their_own_packages_servers(
+    project,
+):
+    # A tree of two projects: the registration in `billing` may be on billing's server, not on
+    # the one `search` builds beside it.
+    write(
+        project,
+        {
+            "search/__init__.py": "",
+            "search/server.py": 'from mcp.server.fastmcp import FastMCP\n\nmcp = FastMCP("s")\n',
+            "billing/__init__.py": "",
+            "billing/tools.py": server("str | None").replace(
+                'from mcp.server.fastmcp import FastMCP\n\nmcp = FastMCP("t")\n',
+                "from company_toolkit import current_server\n\nmcp = current_server()\n",
+            ),
+        },
+    )
+    check = run("check")
+    assert check.exit_code == 1
+    assert "built at search.server" not in check.output
+    assert "MCP004" not in check.output
+
+
 def test_a_server_passed_to_no_caller_is_guarded_where_the_tree_builds_it(project):
     write(
         project,
@@ -301,3 +324,25 @@ def test_an_optional_context_is_injected_not_a_tool_argument(project, annotation
     header = "from typing import Optional\n\nfrom mcp.server.fastmcp import Context\n"
     write(project, {"server.py": server(annotation, header)})
     assert "All checks passed!" in run("check").output
+
+
+def test_a_server_given_to_the_frameworks_client_is_no_unseen_registration(project):
+    # Connecting to the server in memory (a smoke test beside the tools) registers nothing.
+    write(
+        project,
+        {
+            "server.py": server("str").replace(
+                "from mcp.server.fastmcp import FastMCP",
+                "from mcp.client import Client\nfrom mcp.server.fastmcp import FastMCP",
+            )
+            + """
+
+async def smoke() -> None:
+    async with Client(mcp) as client:
+        await client.list_tools()
+""",
+        },
+    )
+    check = run("check", "--ignore", "MCP007")
+    assert "is given to" not in check.output
+    assert check.exit_code == 0
