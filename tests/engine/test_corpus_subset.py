@@ -44,7 +44,8 @@ run = _load_runner()
 # name: (tools found, unresolved, {code: count}, files the fix rewrites)
 EXPECTED = {
     # mcp 1.x FastMCP, module level: `new_name: str | None`.
-    "chroma-mcp": (13, 0, {"MCP001": 1}, 1),
+    # And eight open dictionaries that keep tools out of OpenAI strict mode (MCP101, report only).
+    "chroma-mcp": (13, 0, {"MCP001": 1, "MCP101": 8}, 1),
     # mcp 2.x MCPServer built inside serve(): Optional[str] in Annotated[..., Field()], str | None.
     "mcp-server-git": (12, 0, {"MCP001": 5}, 1),
     # mcp 2.x: Annotated[int, Field(strict=True, ...)] twice.
@@ -94,7 +95,8 @@ def test_findings_per_package(results, name):
     assert result.tools == tools
     assert len(result.unresolved) == unresolved, result.unresolved
     assert len(result.changed) == changed, result.changed
-    assert result.fixable == sum(codes.values())  # every finding of this subset is fixable
+    # Every finding of this subset is fixable but the strict-mode report's (MCP101: no fix).
+    assert result.fixable == sum(count for code, count in codes.items() if code != "MCP101")
 
 
 @pytest.mark.corpus
