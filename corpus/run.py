@@ -882,9 +882,21 @@ PROBED_CODES = {"MCP001", "MCP002"}
 
 
 def _changed(outcomes: dict[str, dict], label: str) -> set[tuple[str, str]]:
-    """The parameters some argument of the battery reaches differently after the fix `label`."""
+    """The parameters that some argument of the battery reached as sent before the fix `label`
+    and reaches differently after it. An argument the framework changed before (the text
+    "null" arriving as None, 5.0 refused) may change: that is the fix; one that arrived as sent
+    may not (issue #23: a safe fix changes only what the SDK mangled)."""
     before, after = outcomes["before"], outcomes[label]
-    return {pair for pair in before.keys() & after.keys() if before[pair] != after[pair]}
+    changed = set()
+    for pair in before.keys() & after.keys():
+        for sent, outcome in before[pair].items():
+            value = json.loads(sent)
+            if (
+                outcome == f"{type(value).__qualname__}:{value!r}"
+                and after[pair].get(sent) != outcome
+            ):
+                changed.add(pair)
+    return changed
 
 
 def _compare(
@@ -905,8 +917,8 @@ def _compare(
     left = _pairs(problems["unsafe"])
     result.mangled, result.reported = sorted(mangled), sorted(reported)
     result.left_safe, result.left_unsafe = sorted(_pairs(problems["safe"])), sorted(left)
-    result.safe_violations = sorted(_changed(outcomes, "safe") - mangled)
-    result.unsafe_changed = sorted(_changed(outcomes, "unsafe") - mangled)
+    result.safe_violations = sorted(_changed(outcomes, "safe"))
+    result.unsafe_changed = sorted(_changed(outcomes, "unsafe"))
     if left:
         kinds = {
             "reported as fixable": left & reported & fixable,
@@ -923,7 +935,7 @@ def _compare(
     if result.safe_violations:
         result.failures.append(
             f"deep: the default fix changed what {len(result.safe_violations)} parameters receive "
-            f"that the probe found unharmed before: {_names(result.safe_violations)}"
+            f"for an argument that arrived as sent before: {_names(result.safe_violations)}"
         )
     result.probe_only = sorted(mangled - reported)
     result.check_only = sorted(reported - mangled)
