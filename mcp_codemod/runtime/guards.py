@@ -184,16 +184,9 @@ def _add_digit_text(schema: dict[str, Any]) -> None:
         schema["anyOf"] = [integer, dict(_DIGIT_TEXT)]
 
 
-class ArrayItemsSchema:
-    """Marks a parameter whose JSON schema must give every array an `items` schema.
-
-    pydantic describes a fixed-length tuple (`tuple[int, int]`) with `prefixItems` and no `items`,
-    and VS Code's MCP client refuses a tool with such an array ("tool parameters array type must
-    have items"). The marker walks the parameter's whole generated schema, including the `$defs`
-    it refers to (a tuple inside a model), and gives each array without `items` the union of its
-    prefix item schemas. The array's length bounds already allow no extra items, so the schema
-    admits exactly what it did; validation is not touched.
-    """
+class _JsonSchemaMarker:
+    """A marker that rewrites its parameter's generated JSON schema (`rewrite`) and leaves
+    validation as it was."""
 
     @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
@@ -204,8 +197,28 @@ class ArrayItemsSchema:
         cls, schema: CoreSchema, handler: GetJsonSchemaHandler
     ) -> JsonSchemaValue:
         json_schema = handler(schema)
-        _add_array_items(json_schema, handler, set())
+        cls.rewrite(json_schema, handler)
         return json_schema
+
+    @staticmethod
+    def rewrite(json_schema: JsonSchemaValue, handler: GetJsonSchemaHandler) -> None:
+        raise NotImplementedError
+
+
+class ArrayItemsSchema(_JsonSchemaMarker):
+    """Marks a parameter whose JSON schema must give every array an `items` schema.
+
+    pydantic describes a fixed-length tuple (`tuple[int, int]`) with `prefixItems` and no `items`,
+    and VS Code's MCP client refuses a tool with such an array ("tool parameters array type must
+    have items"). The marker walks the parameter's whole generated schema, including the `$defs`
+    it refers to (a tuple inside a model), and gives each array without `items` the union of its
+    prefix item schemas. The array's length bounds already allow no extra items, so the schema
+    admits exactly what it did; validation is not touched.
+    """
+
+    @staticmethod
+    def rewrite(json_schema: JsonSchemaValue, handler: GetJsonSchemaHandler) -> None:
+        _add_array_items(json_schema, handler, set())
 
 
 def _own_node(schema: CoreSchema) -> CoreSchema:
@@ -268,7 +281,7 @@ JSON_TYPES = ["string", "number", "boolean", "object", "array", "null"]
 """Every JSON value's type; `integer` is left out, as `number` admits integers."""
 
 
-class TypedSchema:
+class TypedSchema(_JsonSchemaMarker):
     """Marks a parameter whose JSON schema must give every node a `type`.
 
     `Any`, `object`, a bare `list` or `list[Any]` give schema nodes without `type` (`{}`), which
@@ -279,17 +292,9 @@ class TypedSchema:
     dictionary values, are left alone: no client refuses them.
     """
 
-    @classmethod
-    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
-        return _own_node(handler(source))
-
-    @classmethod
-    def __get_pydantic_json_schema__(
-        cls, schema: CoreSchema, handler: GetJsonSchemaHandler
-    ) -> JsonSchemaValue:
-        json_schema = handler(schema)
+    @staticmethod
+    def rewrite(json_schema: JsonSchemaValue, handler: GetJsonSchemaHandler) -> None:
         _add_types(json_schema)
-        return json_schema
 
 
 # A node with one of these says what it admits without `type`.
