@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from enum import Enum
 from types import UnionType
 from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
@@ -218,7 +218,11 @@ class ArrayItemsSchema(_JsonSchemaMarker):
 
     @staticmethod
     def rewrite(json_schema: JsonSchemaValue, handler: GetJsonSchemaHandler) -> None:
-        _add_array_items(json_schema, handler, set())
+        for node in _nodes(json_schema, handler, set()):
+            kind = node.get("type")
+            is_array = kind == "array" or (isinstance(kind, list) and "array" in kind)
+            if is_array and "items" not in node:
+                node["items"] = _union(node.get("prefixItems", []))
 
 
 def _own_node(schema: CoreSchema) -> CoreSchema:
@@ -243,7 +247,11 @@ _SUBSCHEMA_LISTS = ("prefixItems", "anyOf", "oneOf", "allOf")
 _SUBSCHEMA_MAPS = ("properties", "patternProperties", "dependentSchemas", "$defs")
 
 
-def _add_array_items(schema: Any, handler: GetJsonSchemaHandler, seen_refs: set[str]) -> None:
+def _nodes(
+    schema: Any, handler: GetJsonSchemaHandler, seen_refs: set[str]
+) -> Iterator[dict[str, Any]]:
+    """Every node of a generated schema, through the `$defs` it refers to, each before its
+    children (which a caller may add to)."""
     if not isinstance(schema, dict):
         return
     ref = schema.get("$ref")
@@ -255,15 +263,13 @@ def _add_array_items(schema: Any, handler: GetJsonSchemaHandler, seen_refs: set[
             # A recursive model still being generated: a marker on the parameter that uses the
             # model walks its definition once it is complete.
             definition = None
-        _add_array_items(definition, handler, seen_refs)
-    kind = schema.get("type")
-    if (kind == "array" or (isinstance(kind, list) and "array" in kind)) and "items" not in schema:
-        schema["items"] = _union(schema.get("prefixItems", []))
+        yield from _nodes(definition, handler, seen_refs)
+    yield schema
     children = [schema.get(key) for key in _SUBSCHEMA]
     children += [item for key in _SUBSCHEMA_LISTS for item in schema.get(key, ())]
     children += [item for key in _SUBSCHEMA_MAPS for item in schema.get(key, {}).values()]
     for child in children:
-        _add_array_items(child, handler, seen_refs)
+        yield from _nodes(child, handler, seen_refs)
 
 
 def _union(schemas: list[Any]) -> dict[str, Any]:
@@ -310,6 +316,41 @@ def _add_types(schema: Any) -> None:
     children += [*schema.get("anyOf", ()), *schema.get("oneOf", ())]
     for child in children:
         _add_types(child)
+
+
+OPENAI_STRICT_FORMATS = (
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
+)
+"""The `format` values OpenAI strict mode supports (its Structured Outputs guide, "Supported
+properties")."""
+
+
+class OpenAIStrictFormats(_JsonSchemaMarker):
+    """Marks a parameter whose JSON schema keeps only the `format` values OpenAI strict mode
+    supports.
+
+    pydantic describes a URL (`AnyUrl`, `HttpUrl`) with `format: uri`, a path with `path`, a
+    secret with `password`; the OpenAI API refuses a strict tool schema with a format outside
+    its list ("'uri' is not a valid format"), and with it the whole request. The marker removes
+    such formats from the parameter's schema, including the `$defs` it refers to. A format only
+    describes: the parameter's pydantic validator does not read the schema, and the schema
+    checks the SDKs run (fastmcp 2.x strict mode) do not assert formats; validation is not
+    touched.
+    """
+
+    @staticmethod
+    def rewrite(json_schema: JsonSchemaValue, handler: GetJsonSchemaHandler) -> None:
+        for node in _nodes(json_schema, handler, set()):
+            if "format" in node and node["format"] not in OPENAI_STRICT_FORMATS:
+                del node["format"]
 
 
 class DecodeJsonText:
