@@ -50,10 +50,11 @@ class Annotations:
         text = self.text
         for arg, default in pairs:
             strict = type(default) is ast.Call and self.is_strict_field(default, scope)
+            value = self.default_value(default, scope) if default is not None else None
             annotation = arg.annotation
             if annotation is None:  # no type, text, site nor alias to find
                 parameters.append(
-                    Parameter(arg.arg, text.start(arg), None, None, None, strict, None)
+                    Parameter(arg.arg, text.start(arg), None, None, None, strict, None, value)
                 )
                 continue
             type_expr = self.type_expr(annotation, scope)
@@ -75,9 +76,22 @@ class Annotations:
                     self.fix_sites.site(annotation, scope),
                     strict,
                     alias,
+                    value,
                 )
             )
         return tuple(parameters)
+
+    def default_value(self, default: ast.expr, scope: Scope) -> str | None:
+        """What a missing argument takes (`Parameter.default`): the default itself, or the one
+        a pydantic `Field` declares."""
+        if type(default) is not ast.Call or self.names.qualify(default.func, scope) not in _FIELDS:
+            return self.text.text(default)
+        value = default.args[0] if default.args else keyword(default, "default")
+        if value is not None:
+            required = type(value) is ast.Constant and value.value is Ellipsis
+            return None if required else self.text.text(value)
+        factory = keyword(default, "default_factory")
+        return f"{self.text.text(factory)}()" if factory is not None else None
 
     def is_strict_field(self, node: ast.expr, scope: Scope) -> bool:
         expr = self.type_expr(node, scope) if isinstance(node, ast.Call) else None
@@ -197,6 +211,7 @@ class SharedTypes:
         return found
 
 
+_FIELDS = frozenset(("pydantic.Field", "pydantic.fields.Field"))
 # pydantic's constraints whose `pattern=` the field's validator applies to text.
 _PATTERN_CONSTRAINTS = frozenset(
     (

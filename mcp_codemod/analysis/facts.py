@@ -137,6 +137,10 @@ class Parameter:
     site: AnnotationSite | None
     default_is_strict: bool  # `x: int = Field(strict=True)`
     alias: str | None  # the annotation is exactly this module-level alias (qualified)
+    # The value a missing argument takes, as written: `5`, `None`, the `5` of `Field(5)` or
+    # `Field(default=5)`, `list()` for `Field(default_factory=list)`; None when it is required
+    # (no default, or a `Field` without one).
+    default: str | None = None
 
 
 @dataclass(frozen=True)
