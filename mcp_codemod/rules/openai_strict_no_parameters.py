@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from mcp_codemod.analysis.frameworks import Framework
 from mcp_codemod.analysis.subjects import RegisteredTool
 from mcp_codemod.rules.model import Client, FixAvailability, Invalid, Report, Rule, Valid
 
 
 def check(tool: RegisteredTool) -> Report | None:
-    if tool.parameters:
+    # Standalone fastmcp 2.x lists the same open object, but later majors close it (4.2.3
+    # does), and which one runs is not in the source: the probe reads the live schema.
+    if tool.parameters or tool.server.framework is Framework.FASTMCP:
         return None
     return Report(
         f"Tool `{tool.tool}` takes no arguments: its JSON schema is an object without properties "
@@ -21,22 +24,24 @@ RULE = Rule(
     name="openai-strict-no-parameters",
     summary="A tool without arguments, whose JSON schema cannot be made strict for OpenAI",
     why=(
-        'The SDKs describe a tool without arguments as `{"type": "object", "properties":\n'
-        "{}}`, an object open to undeclared properties. The OpenAI Agents SDK converts MCP tool\n"
-        "schemas to strict mode on request (`convert_schemas_to_strict=True`) and refuses to\n"
-        'close an open object, since that would change what it accepts: it logs "Error\n'
-        'converting MCP schema to strict mode" and sends the tool non-strict. Opt-in\n'
-        "(`--select MCP1`): only servers meant for strict OpenAI clients care."
+        'The mcp SDK describes a tool without arguments as `{"type": "object",\n'
+        '"properties": {}}`, an object open to undeclared properties. The OpenAI Agents SDK\n'
+        "converts MCP tool schemas to strict mode on request (`convert_schemas_to_strict=True`)\n"
+        "and refuses to close an open object, since that would change what it accepts: it logs\n"
+        '"Error converting MCP schema to strict mode" and sends the tool non-strict. Opt-in\n'
+        "(`--select MCP1`): only servers meant for strict OpenAI clients care. Standalone\n"
+        "fastmcp is not reported: 2.x lists the same open object, later majors close it, and\n"
+        "the source does not say which one runs (`mcp-codemod probe` reads the live schema)."
     ),
     fix_title=(
-        'The tool needs `"additionalProperties": false` in its input schema, which neither SDK\n'
-        "lets a tool declare (docs/client-schemas.md)."
+        'The tool needs `"additionalProperties": false` in its input schema, which the mcp SDK\n'
+        "does not let a tool declare (docs/client-schemas.md)."
     ),
     fix_safety=(
-        "No automatic fix: the mcp SDK and fastmcp build the input schema from the signature and\n"
-        "take no schema at registration, so no edit of the source closes it; and on the mcp SDK,\n"
-        "which ignores undeclared arguments, a closed schema would let clients that check the\n"
-        "arguments (Gemini CLI) refuse calls the server takes today."
+        "No automatic fix: the mcp SDK builds the input schema from the signature and takes no\n"
+        "schema at registration, so no edit of the source closes it; and the SDK ignores\n"
+        "undeclared arguments, so a closed schema would let clients that check the arguments\n"
+        "(Gemini CLI) refuse calls the server takes today."
     ),
     subject=RegisteredTool,
     check=check,
@@ -70,16 +75,28 @@ def now(timezone: str) -> str:
         ),
         Invalid(
             """\
-from fastmcp import Context, FastMCP
+from mcp.server.mcpserver import Context, MCPServer
+
+mcp = MCPServer("clock")
+
+
+@mcp.tool()
+async def now(ctx: Context) -> str:
+    return "12:00"
+""",
+            lines=(7,),
+        ),
+        Valid(
+            """\
+from fastmcp import FastMCP
 
 mcp = FastMCP("clock")
 
 
 @mcp.tool
-async def now(ctx: Context) -> str:
+def now() -> str:
     return "12:00"
-""",
-            lines=(7,),
+"""
         ),
     ),
     clients=(
