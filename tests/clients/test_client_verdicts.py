@@ -22,9 +22,12 @@ from .client_code import listed_tools, missing, verdicts
 
 pytestmark = pytest.mark.clients
 
-# What the protected client does to a reported tool before the fix. `untyped`: the OpenAI
-# Agents SDK sends the tool as strict with nodes without a type, which the OpenAI API refuses
-# ("schema must have a 'type' key"; the API cannot be reached from a test).
+# What the protected client does to a reported tool before the fix. `untyped` and
+# `format-refused`: the OpenAI Agents SDK sends the tool as strict with nodes without a type, or
+# with a format strict mode does not support, which the OpenAI API refuses ("schema must have a
+# 'type' key", "'uri' is not a valid format"; the API cannot be reached from a test).
+# `default-required`: the SDK's strict schema requires an argument whose default the listing
+# offered, and the model cannot send null for it.
 REFUSED_BEFORE = {
     "MCP005": {"vscode-port": "refused"},
     "MCP007": {"gemini-cli-0.7": "dropped", "openai-agents": "untyped"},
@@ -33,6 +36,9 @@ REFUSED_BEFORE = {
     "MCP003": {"gemini-cli-0.61": "digits-refused", "gemini-cli-0.7": "digits-refused"},
     # No fix: the case's tool is shown sent non-strict (`fallback`), and nothing after.
     "MCP101": {"openai-agents": "fallback"},
+    "MCP102": {"openai-agents": "fallback"},
+    "MCP103": {"openai-agents": "default-required"},
+    "MCP104": {"openai-agents": "format-refused"},
 }
 # Where a case's tool is judged beyond its rule, (before, after) for the client. Gemini CLI up
 # to 0.7 drops a tool whose parameter is a `$ref` (a model on the mcp SDK: no `type` of its
@@ -106,14 +112,21 @@ def accepted(client: str, row: dict[str, Any]) -> bool:
     if row.get("argsError"):
         return False
     if client == "openai-agents":
-        # Strict with every node typed, or non-strict (the SDK's fallback keeps the tool usable).
-        return row["verdict"] == "fallback" or (row["verdict"] == "strict" and not row["untyped"])
+        # Strict and what the API takes, or non-strict (the SDK's fallback keeps the tool
+        # usable). A default strict mode requires is not a refusal: MCP103 shows it apart.
+        strict = row["verdict"] == "strict" and not row["untyped"] and not row["formats"]
+        return row["verdict"] == "fallback" or strict
     return row["verdict"] == "accepted"
 
 
 def outcome(client: str, row: dict[str, Any]) -> str:
-    if client == "openai-agents" and row["verdict"] == "strict" and row["untyped"]:
-        return "untyped"
+    if client == "openai-agents" and row["verdict"] == "strict":
+        if row["untyped"]:
+            return "untyped"
+        if row["formats"]:
+            return "format-refused"
+        if row["defaults"]:
+            return "default-required"
     if row.get("argsError"):
         return "digits-refused"
     return row["verdict"]
