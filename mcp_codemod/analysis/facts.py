@@ -141,6 +141,9 @@ class Parameter:
     # `Field(default=5)`, `list()` for `Field(default_factory=list)`; None when it is required
     # (no default, or a `Field` without one).
     default: str | None = None
+    # The keywords given to a pydantic `Field(...)` that is the default (`description`,
+    # `title`): pydantic writes some of them beside the value's schema.
+    field_keywords: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

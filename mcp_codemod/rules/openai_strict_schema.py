@@ -5,13 +5,41 @@ from __future__ import annotations
 from mcp_codemod.analysis.frameworks import Framework
 from mcp_codemod.analysis.shapes import Kind
 from mcp_codemod.analysis.subjects import ToolParameter
+from mcp_codemod.analysis.types import ANNOTATED, TCall, TName, TSubscript
 from mcp_codemod.rules.fixes import describe
 from mcp_codemod.rules.model import Client, FixAvailability, Invalid, Report, Rule, Valid
+
+# What pydantic writes beside a field's `$ref` when the field's `Field` declares it.
+_SIBLINGS = frozenset(("description", "title", "examples", "deprecated"))
+_FIELDS = frozenset(("pydantic.Field", "pydantic.fields.Field"))
+
+
+def inlined(parameter: ToolParameter) -> bool:
+    """Whether the Agents SDK inlines the parameter's own `$ref` (a model, on the mcp SDK) and
+    converts its definition: it does when pydantic writes a keyword beside the `$ref` (a
+    description, a title, a default other than None), and refuses a `$ref` alone."""
+    if parameter.shape.kind is not Kind.MODEL:
+        return False
+    keywords = set(parameter.parameter.field_keywords)
+    annotation = parameter.parameter.annotation
+    if (
+        isinstance(annotation, TSubscript)
+        and isinstance(annotation.base, TName)
+        and annotation.base.qualified in ANNOTATED
+    ):
+        for meta in annotation.args[1:]:
+            if isinstance(meta, TCall) and meta.function in _FIELDS:
+                keywords.update(meta.keywords)
+    default = parameter.parameter.default
+    written = default not in (None, "None") and "default_factory" not in keywords
+    return written or bool(keywords & _SIBLINGS)
 
 
 def check(parameter: ToolParameter) -> Report | None:
     reasons = []
-    for shape in parameter.shape.walk():
+    # An inlined model is converted as an object of its fields: they are what is judged.
+    judged = parameter.shape.args if inlined(parameter) else (parameter.shape,)
+    for shape in (node for top in judged for node in top.walk()):
         if shape.kind is Kind.DICT:
             reasons.append("a dictionary is an object open to undeclared properties")
         elif shape.kind is Kind.MODEL and parameter.server.framework is not Framework.FASTMCP:
@@ -34,16 +62,19 @@ RULE = Rule(
         "(`convert_schemas_to_strict=True`), so that the model's arguments always match the\n"
         "schema. A dictionary (an object open to undeclared properties) or, on the mcp SDK, a\n"
         'model (a `$ref` to its definition) cannot be converted: the SDK logs "Error converting\n'
-        'MCP schema to strict mode" and sends the tool non-strict. Opt-in (`--select MCP1`):\n'
-        "only servers meant for strict OpenAI clients care."
+        'MCP schema to strict mode" and sends the tool non-strict. A model parameter with a\n'
+        "description, a title or a default beside its `$ref` is inlined by the SDK and converted.\n"
+        "Opt-in (`--select MCP1`): only servers meant for strict OpenAI clients care."
     ),
     fix_title=(
         "Describe the value with declared fields (a model, a TypedDict) instead of a\n"
-        "dictionary; on the mcp SDK, a model parameter stays a `$ref` (docs/client-schemas.md)."
+        "dictionary; on the mcp SDK, give a model parameter a description\n"
+        "(`Annotated[Point, Field(description=...)]`): the SDK then inlines it, and strict mode\n"
+        "requires its defaulted fields too (docs/client-schemas.md)."
     ),
     fix_safety=(
-        "No automatic fix: closing a dictionary changes what the model may send, and inlining a\n"
-        "model's definition makes its defaulted fields required in strict mode."
+        "No automatic fix: closing a dictionary changes what the model may send, and a model\n"
+        "the SDK inlines has its defaulted fields required in strict mode."
     ),
     subject=ToolParameter,
     check=check,
@@ -101,6 +132,26 @@ def mark(point: Point) -> str:
     return str(point)
 """,
             lines=(13,),
+        ),
+        Valid(
+            """\
+from typing import Annotated
+
+from mcp.server.fastmcp import FastMCP
+from pydantic import BaseModel, Field
+
+mcp = FastMCP("maps")
+
+
+class Point(BaseModel):
+    x: int
+    y: int
+
+
+@mcp.tool()
+def mark(point: Annotated[Point, Field(description="Where to put the mark")]) -> str:
+    return str(point)
+"""
         ),
     ),
     clients=(

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from mcp_codemod.rules import RULES_BY_CODE
-from mcp_codemod.rules.model import Invalid
+from mcp_codemod.rules.model import Invalid, Valid
 
 from .client_code import listed_tools, missing, verdicts
 
@@ -177,3 +177,23 @@ def test_the_harnesses_are_in_the_repository():
         "vscode_port.mjs",
         "openai_strict.py",
     }
+
+
+def test_a_model_with_a_description_is_made_strict_where_mcp101_says_nothing(tmp_path):
+    """The Agents SDK inlines a `$ref` with keywords beside it and converts the definition:
+    MCP101's valid case is strict, its invalid model case (the `$ref` alone) is not."""
+    reason = missing("openai-agents")
+    if reason is not None:
+        pytest.skip(reason)
+    rule = RULES_BY_CODE["MCP101"]
+    described = [case for case in rule.cases if isinstance(case, Valid)][-1]
+    try:
+        tools = listed_tools(described.source, tmp_path) + listed_tools(
+            invalid("MCP101")[1].source, tmp_path
+        )
+    except ImportError as error:
+        pytest.skip(f"the case's server imports {error.name}, not installed here")
+    wire = [{**tool, "name": f"t{index}"} for index, tool in enumerate(tools)]
+    rows = verdicts("openai-agents", wire)
+    assert rows["t0"]["verdict"] == "strict" and accepted("openai-agents", rows["t0"]), rows
+    assert rows["t1"]["verdict"] == "fallback", rows
