@@ -78,8 +78,8 @@ class ArrayWithoutItems:
 @dataclass(frozen=True)
 class UntypedNode:
     """A node of a tool's input schema without `type` (the parameter, a union member, array
-    items), which Gemini CLI's MCP client up to 0.7 drops the tool for and the OpenAI API
-    refuses in strict mode."""
+    items), which Gemini CLI's MCP client up to 0.7 drops the tool for: `{}`, which the OpenAI
+    API also refuses in strict mode, or a model's `$ref` alone."""
 
     tool: str
     parameter: str

@@ -215,7 +215,8 @@ _TYPING_KEYWORDS = ("type", "$ref", "anyOf", "oneOf", "allOf", "enum", "const", 
 
 def _untyped_nodes(tool: str, input_schema: dict[str, Any]) -> Iterator[UntypedNode]:
     """The nodes without `type` where clients look for one (mcp-codemod's MCP007 reports the
-    annotations that make them): each parameter, its union members and array items."""
+    annotations that make them): each parameter, its union members and array items, untyped
+    (`{}`) or a `$ref` alone (a model on the mcp SDK)."""
     for key, schema in input_schema.get("properties", {}).items():
         for path in _untyped_paths(schema, f"/properties/{_pointer(key)}"):
             yield UntypedNode(tool, key, path)
@@ -224,13 +225,22 @@ def _untyped_nodes(tool: str, input_schema: dict[str, Any]) -> Iterator[UntypedN
 def _untyped_paths(schema: Any, path: str) -> Iterator[str]:
     if not isinstance(schema, dict):
         return
-    if not any(key in schema for key in _TYPING_KEYWORDS):
+    if not any(key in schema for key in _TYPING_KEYWORDS) or _lone_ref(schema):
         yield path
     if isinstance(schema.get("items"), dict):
         yield from _untyped_paths(schema["items"], f"{path}/items")
     for key in ("prefixItems", "anyOf", "oneOf"):
         for index, child in enumerate(schema.get(key, ())):
             yield from _untyped_paths(child, f"{path}/{key}/{index}")
+
+
+def _lone_ref(schema: dict[str, Any]) -> bool:
+    """A `$ref` without `type`, with nothing beside it but a `None` default. One with a
+    description or a title beside it is left out, as MCP007 leaves it: the OpenAI Agents SDK
+    converts it, and would not with a `type` beside it."""
+    if not isinstance(schema.get("$ref"), str) or "type" in schema:
+        return False
+    return set(schema) <= {"$ref", "default"} and schema.get("default") is None
 
 
 # The keywords whose values are schemas: `default`, `const`, `examples` hold data.

@@ -2,48 +2,22 @@
 
 from __future__ import annotations
 
-from mcp_codemod.analysis.frameworks import Framework
 from mcp_codemod.analysis.shapes import Kind
 from mcp_codemod.analysis.subjects import ToolParameter
-from mcp_codemod.analysis.types import ANNOTATED, TCall, TName, TSubscript
 from mcp_codemod.rules.fixes import describe
 from mcp_codemod.rules.model import Client, FixAvailability, Invalid, Report, Rule, Valid
-
-# What pydantic writes beside a field's `$ref` when the field's `Field` declares it.
-_SIBLINGS = frozenset(("description", "title", "examples", "deprecated"))
-_FIELDS = frozenset(("pydantic.Field", "pydantic.fields.Field"))
-
-
-def inlined(parameter: ToolParameter) -> bool:
-    """Whether the Agents SDK inlines the parameter's own `$ref` (a model, on the mcp SDK) and
-    converts its definition: it does when pydantic writes a keyword beside the `$ref` (a
-    description, a title, a default other than None), and refuses a `$ref` alone."""
-    if parameter.shape.kind is not Kind.MODEL:
-        return False
-    keywords = set(parameter.parameter.field_keywords)
-    annotation = parameter.parameter.annotation
-    if (
-        isinstance(annotation, TSubscript)
-        and isinstance(annotation.base, TName)
-        and annotation.base.qualified in ANNOTATED
-    ):
-        for meta in annotation.args[1:]:
-            if isinstance(meta, TCall) and meta.function in _FIELDS:
-                keywords.update(meta.keywords)
-    default = parameter.parameter.default
-    written = default not in (None, "None") and "default_factory" not in keywords
-    return written or bool(keywords & _SIBLINGS)
+from mcp_codemod.rules.model_refs import keywords_beside_ref, models_are_refs
 
 
 def check(parameter: ToolParameter) -> Report | None:
     reasons = []
-    # An inlined model is converted as an object of its fields: they are what is judged.
-    judged = parameter.shape.args if inlined(parameter) else (parameter.shape,)
+    # The SDK inlines a `$ref` with keywords beside it and converts the definition as an
+    # object of its fields: they are what is judged.
+    judged = parameter.shape.args if keywords_beside_ref(parameter) else (parameter.shape,)
     for shape in (node for top in judged for node in top.walk()):
         if shape.kind is Kind.DICT:
             reasons.append("a dictionary is an object open to undeclared properties")
-        elif shape.kind is Kind.MODEL and parameter.server.framework is not Framework.FASTMCP:
-            # The mcp SDK refers to a model's definition (`$ref`); fastmcp inlines it.
+        elif shape.kind is Kind.MODEL and models_are_refs(parameter):
             reasons.append("a model is a `$ref` to a definition the SDK does not convert")
     if not reasons:
         return None

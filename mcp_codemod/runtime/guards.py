@@ -290,32 +290,47 @@ JSON_TYPES = ["string", "number", "boolean", "object", "array", "null"]
 class TypedSchema(_JsonSchemaMarker):
     """Marks a parameter whose JSON schema must give every node a `type`.
 
-    `Any`, `object`, a bare `list` or `list[Any]` give schema nodes without `type` (`{}`), which
-    Gemini CLI's MCP client (up to 0.7) drops the tool for and the OpenAI API refuses in strict
-    mode. The marker gives each such node of the parameter's schema (the parameter, its union
-    members, its array items) the explicit list of every JSON type, which admits exactly the
-    values `{}` admits; validation is not touched. Nodes inside a model's definition, and
+    `Any`, `object`, a bare `list` or `list[Any]` give schema nodes without `type` (`{}`), and
+    on the mcp SDK a model is a `$ref` to its definition, without a `type` of its own. Gemini
+    CLI's MCP client (up to 0.7) drops a tool with such a node; the OpenAI API refuses `{}` in
+    strict mode. The marker gives each such node of the parameter's schema (the parameter, its
+    union members, its array items) the explicit list of every JSON type, which admits exactly
+    the values `{}` admits, and a `$ref` the type of its definition, which the definition
+    requires anyway; validation is not touched. Nodes inside a model's definition, and
     dictionary values, are left alone: no client refuses them.
+
+    Not for a model parameter with a description, a title or a default beside its `$ref`: the
+    OpenAI Agents SDK inlines and converts such a `$ref`, and refuses one with a `type` beside
+    it (`mcp-codemod check` does not add the marker there).
     """
 
     @staticmethod
     def rewrite(json_schema: JsonSchemaValue, handler: GetJsonSchemaHandler) -> None:
-        _add_types(json_schema)
+        _add_types(json_schema, handler)
 
 
 # A node with one of these says what it admits without `type`.
 _TYPING_KEYWORDS = ("type", "$ref", "anyOf", "oneOf", "allOf", "enum", "const", "not")
 
 
-def _add_types(schema: Any) -> None:
+def _add_types(schema: Any, handler: GetJsonSchemaHandler) -> None:
     if not isinstance(schema, dict):
         return
-    if not any(key in schema for key in _TYPING_KEYWORDS):
+    if isinstance(schema.get("$ref"), str) and "type" not in schema:
+        try:
+            kind = handler.resolve_ref_schema({"$ref": schema["$ref"]}).get("type")
+        except LookupError:  # a recursive model still being generated
+            kind = None
+        # As a list: pydantic removes from beside a field's `$ref` a keyword equal to the
+        # definition's, and `["object"]` admits what `"object"` does.
+        if isinstance(kind, str):
+            schema["type"] = [kind]
+    elif not any(key in schema for key in _TYPING_KEYWORDS):
         schema["type"] = list(JSON_TYPES)
     children = [schema.get("items"), *schema.get("prefixItems", ())]
     children += [*schema.get("anyOf", ()), *schema.get("oneOf", ())]
     for child in children:
-        _add_types(child)
+        _add_types(child, handler)
 
 
 OPENAI_STRICT_FORMATS = (
