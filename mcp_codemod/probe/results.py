@@ -88,6 +88,19 @@ class UntypedNode:
 
 
 @dataclass(frozen=True)
+class StrictModeProblem:
+    """Why OpenAI strict mode does not take a tool's input schema as it is (`probe/strict_mode.py`
+    names the kinds): the OpenAI Agents SDK sends it non-strict, drops a default, or the OpenAI
+    API refuses it."""
+
+    tool: str
+    parameter: str  # "" for the tool as a whole
+    kind: str
+    path: str  # the JSON pointer into the tool's input schema ("" for the root)
+    detail: str = ""  # the format refused, the default never given
+
+
+@dataclass(frozen=True)
 class ProbeReport:
     """What probing one server found."""
 
@@ -103,6 +116,8 @@ class ProbeReport:
     """What every value sent arrived as, for every probed parameter (`ARRIVAL_PROBES` and the
     parameter's own probes): the record that tells what a change to the server changed."""
     untyped_nodes: tuple[UntypedNode, ...] = ()
+    # Reported by `probe --openai-strict` only (an opt-in, as the rules are): not in `failed`.
+    strict_mode: tuple[StrictModeProblem, ...] = ()
 
     @property
     def failed(self) -> bool:

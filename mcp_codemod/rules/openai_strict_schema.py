@@ -72,9 +72,8 @@ def put(key: str, labels: dict[str, str], meta: dict[str, Any] | None = None) ->
         ),
         Valid(
             """\
-from typing import TypedDict
-
 from fastmcp import FastMCP
+from typing_extensions import TypedDict
 
 mcp = FastMCP("store")
 
