@@ -7,6 +7,7 @@ from mcp_codemod.analysis.subjects import ToolParameter
 from mcp_codemod.rules.fixes import describe
 from mcp_codemod.rules.model import Client, FixAvailability, Invalid, Report, Rule, Valid
 from mcp_codemod.rules.model_refs import keywords_beside_ref, models_are_refs
+from mcp_codemod.rules.untyped_schema_node import typed_by_marker
 
 
 def check(parameter: ToolParameter) -> Report | None:
@@ -19,6 +20,9 @@ def check(parameter: ToolParameter) -> Report | None:
             reasons.append("a dictionary is an object open to undeclared properties")
         elif shape.kind is Kind.MODEL and models_are_refs(parameter):
             reasons.append("a model is a `$ref` to a definition the SDK does not convert")
+    if typed_by_marker(parameter.shape):
+        # MCP007's fix, on purpose: the tool is sent non-strict rather than refused.
+        reasons.append("the type list `TypedSchema` gives includes an open object")
     if not reasons:
         return None
     return Report(
@@ -105,6 +109,22 @@ def mark(point: Point) -> str:
     return str(point)
 """,
             lines=(13,),
+        ),
+        Invalid(
+            """\
+from typing import Annotated, Any
+
+from fastmcp import FastMCP
+from mcp_codemod.runtime import TypedSchema
+
+mcp = FastMCP("store")
+
+
+@mcp.tool
+def put(key: str, value: Annotated[Any, TypedSchema]) -> str:
+    return key
+""",
+            lines=(10,),
         ),
         Valid(
             """\

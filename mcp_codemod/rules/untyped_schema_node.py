@@ -44,6 +44,23 @@ def untyped_nodes(shape: Shape, where: str = "the value", refs: bool = False) ->
     return []
 
 
+def typed_by_marker(shape: Shape, marked: bool = False) -> bool:
+    """Whether the marker gives a node of the schema the list of every JSON type (an untyped
+    node where clients look, under the marker)."""
+    marked = marked or MARKER in shape.markers
+    if shape.kind is Kind.ANY:
+        return marked
+    if shape.kind is Kind.UNION:
+        return any(typed_by_marker(member, marked) for member in shape.args)
+    if shape.kind in (Kind.LIST, Kind.TUPLE):
+        if not shape.args:
+            return marked
+        if shape.kind is Kind.TUPLE and not shape.variadic:
+            return any(typed_by_marker(arg, marked) for arg in shape.args)
+        return typed_by_marker(shape.args[0], marked)
+    return False
+
+
 def check(parameter: ToolParameter) -> Report | None:
     unannotated = parameter.parameter.annotation is None
     # The mcp SDK describes an unannotated parameter as a string; standalone fastmcp gives it {}.
