@@ -261,5 +261,5 @@ def _imported_binding(node: ast.Name, scope: Scope) -> str | None:
         and symbol.server is not None
         and symbol.server.kind is RefKind.IMPORT
     ):
-        return symbol.server.target
+        return symbol.server.qualified
     return None

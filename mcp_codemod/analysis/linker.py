@@ -205,11 +205,11 @@ class Linker:
         for call in module.calls:
             if call.decorates is not None or call.function.kind is not RefKind.IMPORT:
                 continue
-            target = call.function.target
+            called = call.function.qualified
             if (
-                target.partition(".")[0] in _STANDARD_LIBRARY
-                or target in _APPLICATION_CALLS
-                or target.startswith(_CLIENTS)
+                called.partition(".")[0] in _STANDARD_LIBRARY
+                or called in _APPLICATION_CALLS
+                or called.startswith(_CLIENTS)
             ):
                 continue
             # An application object (`MCPApp`) is no server: its framework's own tools are
@@ -221,10 +221,10 @@ class Linker:
             ]
             if not servers or self.names.callee(module, call) is not None:
                 continue
-            if self.in_project(target, module):
+            if self.in_project(called, module):
                 continue  # its own registrations are the project's, found where they are
             reason = (
-                f"the server is given to `{target}`, which the analysis does not follow: "
+                f"the server is given to `{called}`, which the analysis does not follow: "
                 "what it registers cannot be seen"
             )
             for ref in servers:
@@ -303,10 +303,10 @@ class Linker:
         executed = self.execs(module) if ref.kind is RefKind.FREE else None
         if executed is not None:
             owner, _ = executed
-            if ref.target in owner.servers:
-                return self.servers.server(owner, owner.servers[ref.target])
-            if ref.target in owner.imports:
-                imported = ServerRef(RefKind.IMPORT, owner.imports[ref.target])
+            if ref.free_name in owner.servers:
+                return self.servers.server(owner, owner.servers[ref.free_name])
+            if ref.free_name in owner.imports:
+                imported = ServerRef(RefKind.IMPORT, qualified=owner.imports[ref.free_name])
                 return self.servers.server(owner, imported)
         return self.servers.server(module, ref)
 
@@ -492,8 +492,12 @@ def _first_names(ref: FunctionRef) -> Iterator[str]:
     own, a wrapper's candidates'."""
     if ref.factory is not None:
         yield from _first_names(ref.factory)
-    if ref.kind in (RefKind.IMPORT, RefKind.METHOD, RefKind.LOOP):
-        yield ref.target
+    if ref.kind is RefKind.IMPORT:
+        yield ref.qualified
+    elif ref.kind is RefKind.METHOD:
+        yield ref.instance_class
+    elif ref.kind is RefKind.LOOP and ref.collection:
+        yield ref.collection
     elif ref.kind is RefKind.WRAPPED:
         for candidate in ref.candidates:
             yield from _first_names(candidate)

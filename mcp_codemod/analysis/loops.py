@@ -33,10 +33,12 @@ class Loops:
         """A scope for each walk of the loop's body: one per element of a literal collection."""
         found = self.elements(node.iter, scope)
         if found is None:
-            target = self.names.qualify(node.iter, scope)
-            if target is None or target.startswith("?"):
-                target = f"?{self.text.label(node.iter)}"
-            return [Scope(scope.qualname, scope, _bind_unknown(node.target, target))]
+            collection = self.names.qualify(node.iter, scope)
+            if collection is None or collection.startswith("?"):
+                loop = FunctionRef(RefKind.LOOP, text=self.text.label(node.iter))
+            else:
+                loop = FunctionRef(RefKind.LOOP, collection=collection)
+            return [Scope(scope.qualname, scope, _bind_unknown(node.target, loop))]
         elements, element_scope = found
         if all(_is_constant(element) for element in elements):
             # Strings, numbers: nothing a tool can be. One walk is enough.
@@ -138,7 +140,7 @@ class Loops:
                 for inner_target, inner in zip(target.elts, element.elts, strict=True):
                     bound.update(self.bind(inner_target, inner, scope))
                 return bound
-            return _bind_unknown(target, f"?{self.text.label(element)}")
+            return _bind_unknown(target, FunctionRef(RefKind.LOOP, text=self.text.label(element)))
         return {}
 
     def exports(self, names: dict[str, Symbol]) -> tuple[str, ...] | None:
@@ -182,9 +184,10 @@ class Loops:
         return found
 
 
-def _bind_unknown(target: ast.expr, collection: str) -> dict[str, Symbol]:
+def _bind_unknown(target: ast.expr, loop: FunctionRef) -> dict[str, Symbol]:
+    """Each name of a loop's target, bound to what a loop over no literal in sight gives."""
     return {
-        node.id: Symbol(SymbolKind.LOOP, collection)
+        node.id: Symbol(SymbolKind.LOOP, function=loop)
         for node in ast.walk(target)
         if isinstance(node, ast.Name)
     }

@@ -219,8 +219,12 @@ class ProjectNames:
                     function = call.function
                     if function.kind is RefKind.METHOD:
                         name = function.method
+                    elif function.kind is RefKind.LOCAL:
+                        name = function.qualname.rpartition(".")[2]
+                    elif function.kind is RefKind.IMPORT:
+                        name = function.qualified.rpartition(".")[2]
                     else:
-                        name = function.target.rpartition(".")[2]
+                        continue  # `callee` follows no other kind
                     called = by_name.get(name)
                     if called is None:
                         by_name[name] = [(caller, call)]
@@ -254,16 +258,16 @@ class ProjectNames:
         self, module: ModuleFacts, ref: FunctionRef
     ) -> tuple[ModuleFacts, Function] | None:
         if ref.kind is RefKind.LOCAL:
-            function = module.functions.get(ref.target)
+            function = module.functions.get(ref.qualname)
             return (module, function) if function is not None else None
         if ref.kind is RefKind.IMPORT:
-            found = self.follow(ref.target, module, lambda m, name: name in m.functions)
+            found = self.follow(ref.qualified, module, lambda m, name: name in m.functions)
             if found is not None:
                 owner, name = found
                 return owner, owner.functions[name]
-            return self.instance_method(module, ref.target)
+            return self.instance_method(module, ref.qualified)
         if ref.kind is RefKind.METHOD:
-            return self.method(module, ref.target, ref.method)
+            return self.method(module, ref.instance_class, ref.method)
         return None
 
     def method(
@@ -291,7 +295,7 @@ class ProjectNames:
         made = owner.servers[name]
         if made.kind not in (RefKind.CONSTRUCT, RefKind.ANNOTATED):
             return None
-        return self.method(owner, made.target, method)
+        return self.method(owner, made.qualified, method)
 
     def project_classes(
         self, qualified: str, near: ModuleFacts
@@ -322,9 +326,9 @@ class ProjectNames:
             )
             return found[0], found[1], bound
         if call.function.kind in (RefKind.LOCAL, RefKind.IMPORT):
-            qualified = call.function.target
+            qualified = call.function.qualified
             if call.function.kind is RefKind.LOCAL:
-                qualified = f"{caller.module}.{qualified}"
+                qualified = f"{caller.module}.{call.function.qualname}"
             constructor = self.method(caller, qualified, "__init__")
             if constructor is not None:
                 return constructor[0], constructor[1], True

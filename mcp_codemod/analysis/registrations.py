@@ -78,7 +78,7 @@ class Registrations:
                 Registration(
                     server=self.references.server_ref(target.value, scope, cls),
                     server_text=self.text.text(target.value),
-                    function=FunctionRef(RefKind.LOCAL, qualname),
+                    function=FunctionRef(RefKind.LOCAL, qualname=qualname),
                     tool_name=_tool_name(call),
                     position=self.text.start(node),
                 )
@@ -92,7 +92,7 @@ class Registrations:
         self, node: ast.expr, qualname: str, scope: Scope, cls: ClassContext | None
     ) -> None:
         """`@register` and `@tools.reader("Title")`: a project helper may register the function."""
-        decorated = FunctionRef(RefKind.LOCAL, qualname)
+        decorated = FunctionRef(RefKind.LOCAL, qualname=qualname)
         callee = node.func if isinstance(node, ast.Call) else node
         function = self.references.function_ref(callee, scope, cls)
         if function.kind not in (RefKind.LOCAL, RefKind.IMPORT, RefKind.METHOD):
@@ -199,7 +199,7 @@ class Registrations:
                     Registration(
                         server=self.references.server_ref(manager, scope, cls),
                         server_text=self.text.text(manager),
-                        function=FunctionRef(RefKind.UNKNOWN, written),
+                        function=FunctionRef(RefKind.UNKNOWN, text=written),
                         tool_name=None,
                         position=self.text.start(node),
                     )
@@ -293,7 +293,7 @@ class Registrations:
                     function_keywords += ((k.arg, function),)
             else:
                 # `helper(**options)`: any parameter may be passed, and nothing can be followed.
-                function_keywords += ((UNPACKED, FunctionRef(RefKind.UNKNOWN, "")),)
+                function_keywords += ((UNPACKED, FunctionRef(RefKind.UNKNOWN)),)
         if (
             not keywords
             and arguments.count(None) == len(arguments)
@@ -339,7 +339,7 @@ class Registrations:
             return not self.names.star_imports
         return (
             symbol.kind is SymbolKind.IMPORT
-            and symbol.target.partition(".")[0] in _STANDARD_LIBRARY
+            and symbol.qualified.partition(".")[0] in _STANDARD_LIBRARY
         )
 
     def is_bound(self, function: FunctionRef, callee: ast.expr, cls: ClassContext | None) -> bool:
@@ -438,7 +438,7 @@ def _passes_constants_only(call: ast.Call) -> bool:
 
 def _may_be_project(function: FunctionRef) -> bool:
     if function.kind is RefKind.IMPORT:
-        return function.target.partition(".")[0] not in _STANDARD_LIBRARY
+        return function.qualified.partition(".")[0] not in _STANDARD_LIBRARY
     return function.kind in (RefKind.LOCAL, RefKind.METHOD)
 
 

@@ -82,11 +82,13 @@ class ServerResolver:
     # ---- servers ---------------------------------------------------------------------------
     def server(self, module: ModuleFacts, ref: ServerRef, hops: int = 0) -> ResolvedServer:
         if hops > MAX_HOPS:
-            return ResolvedServer(None, ref.target)
+            # Past the first hop: no FREE or UNKNOWN reference (registrations, guards and escapes
+            # hold those), so the name it was followed by, "" for a parameter
+            return ResolvedServer(None, ref.qualified)
         if ref.kind is RefKind.IMPORT:
-            found = self.names.follow(ref.target, module, lambda m, name: name in m.servers)
+            found = self.names.follow(ref.qualified, module, lambda m, name: name in m.servers)
             if found is None:
-                return ResolvedServer(None, f"imported from {ref.target}, outside the project")
+                return ResolvedServer(None, f"imported from {ref.qualified}, outside the project")
             owner, name = found
             return self.server(owner, owner.servers[name], hops + 1)
         if ref.argument is not None:
@@ -101,7 +103,7 @@ class ServerResolver:
             return ResolvedServer(None, f"returned by {ref.guarded_by}()")
         if ref.facade:
             facade = FACADE_CLASSES[ref.facade]
-            if ref.target != ref.facade:
+            if ref.qualified != ref.facade:
                 # `MCPApp(mcp=server)`: the app's tools go to that server.
                 server = self.server(module, replace(ref, facade=""), hops)
                 return replace(server, facade=facade)
@@ -109,13 +111,13 @@ class ServerResolver:
             return ResolvedServer(
                 framework.guarded if guarded else framework,
                 f"the {framework.title} that {facade.title} makes for "
-                f"{ref.target.rsplit('.', 1)[-1]}(...)",
+                f"{ref.qualified.rsplit('.', 1)[-1]}(...)",
                 origin=(module.module, ref.line),
                 facade=facade,
             )
-        resolved = self.server_class(ref.target, module)
+        resolved = self.server_class(ref.qualified, module)
         if resolved is None and ref.kind is RefKind.CONSTRUCT:
-            factory = self.names.follow(ref.target, module, lambda m, name: name in m.functions)
+            factory = self.names.follow(ref.qualified, module, lambda m, name: name in m.functions)
             if factory is not None:
                 owner, name = factory
                 for returned in owner.functions[name].returns:
@@ -124,7 +126,7 @@ class ServerResolver:
                         return server
         if resolved is None:
             kind = "made by" if ref.kind is RefKind.CONSTRUCT else "annotated as"
-            return ResolvedServer(None, f"{kind} {ref.target}")
+            return ResolvedServer(None, f"{kind} {ref.qualified}")
         framework, base = resolved
         if guarded:
             framework = framework.guarded
@@ -133,14 +135,18 @@ class ServerResolver:
             # can still be given the guarded base, which guards every instance.
             swap = base if framework in (Framework.MCP1, Framework.MCP2) else None
             return ResolvedServer(
-                framework, f"an instance of {ref.target}", ref.strict_input_validation, None, swap
+                framework,
+                f"an instance of {ref.qualified}",
+                ref.strict_input_validation,
+                None,
+                swap,
             )
         swap = None
         if framework in (Framework.MCP1, Framework.MCP2) and ref.class_span is not None:
             swap = base or ServerSwap(module.path, ref.class_span, framework)
         return ResolvedServer(
             framework,
-            f"{ref.target.rsplit('.', 1)[-1]}(...)",
+            f"{ref.qualified.rsplit('.', 1)[-1]}(...)",
             ref.strict_input_validation,
             (module.module, ref.line),
             swap,
