@@ -25,28 +25,38 @@ class Span:
     end: Position
 
 
-class RefKind(str, Enum):
+class ServerKind(Enum):
+    """Where the object a server reference names comes from."""
+
     CONSTRUCT = "construct"  # `X(...)`: a server if X is a server class, else a factory's result
-    LOCAL = "local"  # a function defined in the same module
-    ANNOTATED = "annotated"  # a parameter or attribute annotated with a class
     IMPORT = "import"  # a name bound in another module
+    ANNOTATED = "annotated"  # a parameter or attribute annotated with a class
     PARAMETER = "parameter"  # an unannotated parameter: whatever its callers pass
-    METHOD = "method"  # `instance.method`, the instance made by calling a class, or annotated
-    # Functions only. WRAPPED: `wrap(name, fn)`, the tool is whichever of `candidates` is a
-    # function (the SDKs read the signature through `functools.wraps`' `__wrapped__`).
-    WRAPPED = "wrapped"
-    LOOP = "loop"  # a loop variable over a collection that is not a literal in sight
-    # Servers only: a name no statement of the module binds, and no star import may bind; the
-    # module that execs this file binds it (`analysis/exec_files.py`), if any does.
+    # A name no statement of the module binds, and no star import may bind; the module that
+    # execs this file binds it (`analysis/exec_files.py`), if any does.
     FREE = "free"
     UNKNOWN = "unknown"
+
+
+class FunctionKind(Enum):
+    """How a function reference reaches the function."""
+
+    LOCAL = "local"  # a function defined in the same module
+    IMPORT = "import"  # by qualified name: a name of another module, or a class called
+    METHOD = "method"  # `instance.method`, the instance made by calling a class, or annotated
+    PARAMETER = "parameter"  # a helper's parameter: whatever its callers pass
+    # `wrap(name, fn)`: the tool is whichever of `candidates` is a function (the SDKs read the
+    # signature through `functools.wraps`' `__wrapped__`)
+    WRAPPED = "wrapped"
+    LOOP = "loop"  # a loop variable over a collection that is not a literal in sight
+    UNKNOWN = "unknown"  # what is referred to is not a plain name
 
 
 @dataclass(frozen=True)
 class ServerRef:
     """Where the object whose `.tool` is called comes from."""
 
-    kind: RefKind
+    kind: ServerKind
     # The qualified name of what the server comes from: CONSTRUCT, what is called (a server
     # class, a factory, an application class); IMPORT, the object imported; ANNOTATED, the
     # annotation's class. "" for the other kinds.
@@ -75,9 +85,7 @@ class FunctionRef:
     """A function as an expression refers to it. Each kind fills its own fields, the others
     keep their defaults."""
 
-    # LOCAL, IMPORT, METHOD, PARAMETER (of a helper: whatever its callers pass), WRAPPED, LOOP,
-    # or UNKNOWN when what is referred to is not a plain name
-    kind: RefKind
+    kind: FunctionKind
     qualname: str = ""  # LOCAL: the function's qualname in this module
     # IMPORT: the qualified name of a function, of a class called (through its `__init__`), or
     # of a method of an instance another module makes (`pkg.server.tools.reader`)

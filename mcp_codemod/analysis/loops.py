@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import re
 
-from mcp_codemod.analysis.facts import FunctionRef, RefKind
+from mcp_codemod.analysis.facts import FunctionKind, FunctionRef
 from mcp_codemod.analysis.references import References
 from mcp_codemod.analysis.scope import Names, Scope, Symbol, SymbolKind
 from mcp_codemod.analysis.source_text import SourceText
@@ -35,9 +35,9 @@ class Loops:
         if found is None:
             collection = self.names.qualify(node.iter, scope)
             if collection is None or collection.startswith("?"):
-                loop = FunctionRef(RefKind.LOOP, text=self.text.label(node.iter))
+                loop = FunctionRef(FunctionKind.LOOP, text=self.text.label(node.iter))
             else:
-                loop = FunctionRef(RefKind.LOOP, collection=collection)
+                loop = FunctionRef(FunctionKind.LOOP, collection=collection)
             return [Scope(scope.qualname, scope, _bind_unknown(node.target, loop))]
         elements, element_scope = found
         if all(_is_constant(element) for element in elements):
@@ -140,7 +140,9 @@ class Loops:
                 for inner_target, inner in zip(target.elts, element.elts, strict=True):
                     bound.update(self.bind(inner_target, inner, scope))
                 return bound
-            return _bind_unknown(target, FunctionRef(RefKind.LOOP, text=self.text.label(element)))
+            return _bind_unknown(
+                target, FunctionRef(FunctionKind.LOOP, text=self.text.label(element))
+            )
         return {}
 
     def exports(self, names: dict[str, Symbol]) -> tuple[str, ...] | None:
@@ -176,7 +178,7 @@ class Loops:
             )
             # A call of a project function may make a tool with a generated signature.
             follows = any(
-                f is not None and (f.kind is not RefKind.UNKNOWN or f.factory is not None)
+                f is not None and (f.kind is not FunctionKind.UNKNOWN or f.factory is not None)
                 for f in functions
             )
             if follows and not self.changed_in_place(name):

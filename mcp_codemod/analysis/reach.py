@@ -13,9 +13,9 @@ from mcp_codemod.analysis.facts import (
     UNPACKED,
     CallSite,
     Function,
+    FunctionKind,
     FunctionRef,
     ModuleFacts,
-    RefKind,
 )
 from mcp_codemod.analysis.frameworks import REGISTRATION_ATTRIBUTES
 from mcp_codemod.analysis.names import ProjectNames
@@ -73,17 +73,19 @@ class ToolReach:
             return [Unreached(Unseen.NOT_FOUND, reason, module.path, line)]
         factory = ref.factory
         if factory is not None and self.generates_signature(module, factory):
-            called = factory.method if factory.kind is RefKind.METHOD else _message_name(factory)
+            called = (
+                factory.method if factory.kind is FunctionKind.METHOD else _message_name(factory)
+            )
             reason = (
                 f"`{_message_name(ref)}` is made by `{called}`, "
                 "which gives it its signature at run time (`__signature__`)"
             )
             return [Unreached(Unseen.GENERATED_SIGNATURE, reason, module.path, line)]
-        if ref.kind is RefKind.PARAMETER:
+        if ref.kind is FunctionKind.PARAMETER:
             return self.passed_functions(module, ref, line, hops, name_argument)
-        if ref.kind is RefKind.WRAPPED:
+        if ref.kind is FunctionKind.WRAPPED:
             return self.wrapped(module, ref, line, hops, name_argument)
-        if ref.kind is RefKind.LOOP:
+        if ref.kind is FunctionKind.LOOP:
             return self.loop(module, ref, line, hops)
         found = self.names.function(module, ref)
         if found is not None:
@@ -92,7 +94,7 @@ class ToolReach:
                 # A `functools.wraps` wrapper: the SDK reads the wrapped function's signature.
                 return self.resolve(owner, function.wraps, line, hops + 1, name_argument)
             return [self.checked(owner, function, False, line, module)]
-        if ref.kind is RefKind.IMPORT:
+        if ref.kind is FunctionKind.IMPORT:
             library = self.library_function(ref.qualified, module)
             if library is not None:
                 owner, function = library
@@ -202,13 +204,13 @@ class ToolReach:
             (passed.qualified, caller)
             for caller, call, bound in calls
             if (passed := _passed(call, bound, index, name)) is not None
-            and passed.kind is RefKind.IMPORT
+            and passed.kind is FunctionKind.IMPORT
         )
         for caller, call, bound in calls:
             passed = _passed(call, bound, index, name)
             if (
                 passed is not None
-                and passed.kind is RefKind.UNKNOWN
+                and passed.kind is FunctionKind.UNKNOWN
                 and not (passed.factory and self.generates_signature(caller, passed.factory))
             ):
                 reason = f"what is passed to {ref.helper}() as `{name}` cannot be followed"
@@ -277,7 +279,7 @@ class ToolReach:
         if name in library.functions:
             return library, library.functions[name]
         if name in library.imports:  # a package re-exporting it: `from .tools import search`
-            ref = FunctionRef(RefKind.IMPORT, qualified=library.imports[name])
+            ref = FunctionRef(FunctionKind.IMPORT, qualified=library.imports[name])
             return self.names.function(library, ref)
         return None
 
@@ -285,15 +287,15 @@ class ToolReach:
 def _message_name(ref: FunctionRef) -> str:
     """How a message names what a reference refers to: by the name it is followed by (a method
     by its instance's class, a helper's parameter by the helper), else by its source text."""
-    if ref.kind is RefKind.LOCAL:
+    if ref.kind is FunctionKind.LOCAL:
         return ref.qualname
-    if ref.kind is RefKind.IMPORT:
+    if ref.kind is FunctionKind.IMPORT:
         return ref.qualified
-    if ref.kind is RefKind.METHOD:
+    if ref.kind is FunctionKind.METHOD:
         return ref.instance_class
-    if ref.kind is RefKind.PARAMETER:
+    if ref.kind is FunctionKind.PARAMETER:
         return ref.helper
-    if ref.kind is RefKind.LOOP:
+    if ref.kind is FunctionKind.LOOP:
         # "?": a loop over what is no name (`loop`'s own message leaves the mark out)
         return ref.collection or f"?{ref.text}"
     return ref.text  # WRAPPED, UNKNOWN

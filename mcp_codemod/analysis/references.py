@@ -7,13 +7,13 @@ import ast
 from dataclasses import replace
 
 from mcp_codemod.analysis.facades import FACADE_CLASSES, SERVER_MAKERS
-from mcp_codemod.analysis.facts import FunctionRef, RefKind, ServerRef
+from mcp_codemod.analysis.facts import FunctionKind, FunctionRef, ServerKind, ServerRef
 from mcp_codemod.analysis.scope import STAR, ClassContext, Names, Scope, SymbolKind
 from mcp_codemod.analysis.source_text import SourceText
 from mcp_codemod.analysis.syntax import keyword
 
 # An argument that cannot be followed to a function (named by the call's position in messages).
-_OPAQUE = FunctionRef(RefKind.UNKNOWN)
+_OPAQUE = FunctionRef(FunctionKind.UNKNOWN)
 
 
 class References:
@@ -67,7 +67,7 @@ class References:
                 for k in value.keywords
             )
             return ServerRef(
-                RefKind.CONSTRUCT,
+                ServerKind.CONSTRUCT,
                 qualified=function,
                 strict_input_validation=strict,
                 class_span=self.text.span(value.func),
@@ -86,14 +86,14 @@ class References:
     def imported_server(self, qualified: str) -> ServerRef:
         found = self.imported_servers.get(qualified)
         if found is None:
-            found = ServerRef(RefKind.IMPORT, qualified=qualified)
+            found = ServerRef(ServerKind.IMPORT, qualified=qualified)
             self.imported_servers[qualified] = found
         return found
 
     def imported_function(self, qualified: str) -> FunctionRef:
         found = self.imported_functions.get(qualified)
         if found is None:
-            found = FunctionRef(RefKind.IMPORT, qualified=qualified)
+            found = FunctionRef(FunctionKind.IMPORT, qualified=qualified)
             self.imported_functions[qualified] = found
         return found
 
@@ -102,7 +102,9 @@ class References:
         key = (server.function, server.argument)
         found = self.parameter_functions.get(key)
         if found is None:
-            found = FunctionRef(RefKind.PARAMETER, helper=server.function, argument=server.argument)
+            found = FunctionRef(
+                FunctionKind.PARAMETER, helper=server.function, argument=server.argument
+            )
             self.parameter_functions[key] = found
         return found
 
@@ -119,7 +121,7 @@ class References:
         else:
             span = self.text.span(call.func)
             made = ServerRef(
-                RefKind.CONSTRUCT,
+                ServerKind.CONSTRUCT,
                 qualified=facade,
                 class_span=span,
                 line=call.lineno,
@@ -136,7 +138,7 @@ class References:
             symbol = scope.lookup(node.id)
             if symbol is None and self.names.star_imports:
                 # `from .app import *`
-                return ServerRef(RefKind.IMPORT, qualified=f"{STAR}{node.id}")
+                return ServerRef(ServerKind.IMPORT, qualified=f"{STAR}{node.id}")
             if symbol is not None and symbol.kind is SymbolKind.EXPRESSION:
                 return self.argument_server(symbol.node, symbol.scope, cls)
             return symbol.server if symbol is not None else None
@@ -158,15 +160,17 @@ class References:
         if not isinstance(node, ast.Attribute):
             return None
         instance = self.argument_server(node.value, scope, cls)
-        if instance is not None and instance.kind in (RefKind.CONSTRUCT, RefKind.ANNOTATED):
+        if instance is not None and instance.kind in (ServerKind.CONSTRUCT, ServerKind.ANNOTATED):
             # `tools = LogsTools(); tools.register(mcp)`, or `LogsTools().register(mcp)`
-            return FunctionRef(RefKind.METHOD, instance_class=instance.qualified, method=node.attr)
+            return FunctionRef(
+                FunctionKind.METHOD, instance_class=instance.qualified, method=node.attr
+            )
         return None
 
     def server_ref(self, node: ast.expr, scope: Scope, cls: ClassContext | None) -> ServerRef:
         if cls is not None and isinstance(node, ast.Name) and node.id == cls.self_name:
             # `self.tool(...)` in a method: the server is an instance of this class.
-            return ServerRef(RefKind.ANNOTATED, qualified=f"{self.names.module}.{cls.qualname}")
+            return ServerRef(ServerKind.ANNOTATED, qualified=f"{self.names.module}.{cls.qualname}")
         server = self.argument_server(node, scope, cls)
         if server is not None:
             return server
@@ -176,7 +180,7 @@ class References:
             and self.names.qualify(node, scope) == f"?{node.id}"
         ):
             # Bound by no statement here: a module that execs this file may bind it.
-            return ServerRef(RefKind.FREE, free_name=node.id)
+            return ServerRef(ServerKind.FREE, free_name=node.id)
         if isinstance(node, ast.Attribute) or (
             isinstance(node, ast.Name)
             and getattr(scope.lookup(node.id), "kind", SymbolKind.IMPORT)
@@ -187,12 +191,12 @@ class References:
             qualified = self.names.qualify(node, scope)
             if qualified and not qualified.startswith("?"):
                 return self.imported_server(qualified)
-        return ServerRef(RefKind.UNKNOWN)
+        return ServerRef(ServerKind.UNKNOWN)
 
     def function_ref(self, node: ast.expr, scope: Scope, cls: ClassContext | None) -> FunctionRef:
         found = self.followed(node, scope, cls)
         if found is None:
-            return FunctionRef(RefKind.UNKNOWN, text=self.text.label(node))
+            return FunctionRef(FunctionKind.UNKNOWN, text=self.text.label(node))
         return found
 
     def followed(
@@ -204,13 +208,13 @@ class References:
             symbol = scope.lookup(node.id)
             if symbol is None:
                 return (
-                    FunctionRef(RefKind.IMPORT, qualified=f"{STAR}{node.id}")
+                    FunctionRef(FunctionKind.IMPORT, qualified=f"{STAR}{node.id}")
                     if self.names.star_imports
                     else None
                 )
             bound = symbol.kind
             if bound is SymbolKind.FUNCTION:
-                return FunctionRef(RefKind.LOCAL, qualname=symbol.qualname)
+                return FunctionRef(FunctionKind.LOCAL, qualname=symbol.qualname)
             if bound in (SymbolKind.IMPORT, SymbolKind.CLASS):
                 # A class is "called" through its `__init__`: `Handler(mcp)`.
                 return self.imported_function(symbol.qualified)
@@ -223,7 +227,7 @@ class References:
                 factory = self.factory(symbol.node, symbol.scope, cls)  # type: ignore[arg-type]
                 if factory is None:
                     return None
-                return FunctionRef(RefKind.UNKNOWN, text=node.id, factory=factory)
+                return FunctionRef(FunctionKind.UNKNOWN, text=node.id, factory=factory)
             if symbol.server is not None and symbol.server.argument:
                 # A helper's parameter: `def register_tool(name, fn): mcp.tool(name)(fn)`.
                 server = symbol.server
@@ -231,7 +235,7 @@ class References:
             return None
         if kind is ast.Attribute:
             if cls is not None and type(node.value) is ast.Name and node.value.id == cls.self_name:
-                return FunctionRef(RefKind.LOCAL, qualname=f"{cls.qualname}.{node.attr}")
+                return FunctionRef(FunctionKind.LOCAL, qualname=f"{cls.qualname}.{node.attr}")
             method = self.bound_method(node, scope, cls)
             if method is not None:
                 return method
@@ -245,7 +249,9 @@ class References:
             if factory is None:
                 return made
             if made is None:
-                return FunctionRef(RefKind.UNKNOWN, text=self.text.label(node), factory=factory)
+                return FunctionRef(
+                    FunctionKind.UNKNOWN, text=self.text.label(node), factory=factory
+                )
             return replace(made, factory=factory)
         return None
 
@@ -262,7 +268,9 @@ class References:
             and (ref := self.followed(argument, scope, cls)) is not None
         )
         if candidates:
-            return FunctionRef(RefKind.WRAPPED, text=self.text.label(node), candidates=candidates)
+            return FunctionRef(
+                FunctionKind.WRAPPED, text=self.text.label(node), candidates=candidates
+            )
         return None
 
     def factory(self, node: ast.Call, scope: Scope, cls: ClassContext | None) -> FunctionRef | None:
@@ -271,7 +279,7 @@ class References:
         if not isinstance(node.func, ast.Name | ast.Attribute):
             return None
         called = self.followed(node.func, scope, cls)
-        kinds = (RefKind.LOCAL, RefKind.IMPORT, RefKind.METHOD)
+        kinds = (FunctionKind.LOCAL, FunctionKind.IMPORT, FunctionKind.METHOD)
         return called if called is not None and called.kind in kinds else None
 
     def argument(

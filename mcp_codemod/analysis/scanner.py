@@ -19,10 +19,11 @@ from mcp_codemod.analysis.facts import (
     Alias,
     ClassBase,
     Function,
+    FunctionKind,
     FunctionRef,
     ModuleFacts,
     Position,
-    RefKind,
+    ServerKind,
     ServerRef,
 )
 from mcp_codemod.analysis.fix_sites import FixSites
@@ -259,19 +260,19 @@ class _Scanner:
         references = self.references
         server = references.server_from_value(value, scope) if value is not None else None
         if server is None and annotation is not None and annotation_name:
-            server = ServerRef(RefKind.ANNOTATED, qualified=annotation_name)
+            server = ServerRef(ServerKind.ANNOTATED, qualified=annotation_name)
         method = references.bound_method(value, scope) if value is not None else None
         # `tool = factory(...)`: the call is kept, unless the name is bound to anything else too.
         made = value if isinstance(value, ast.Call) and _same_call(scope, name, value) else None
         made_scope = scope if made is not None else None
         if server is not None:
-            if server.kind is RefKind.CONSTRUCT and not server.facade:
+            if server.kind is ServerKind.CONSTRUCT and not server.facade:
                 self.made.append(server)
                 server = _with_alternatives(server, scope.names.get(name))
             scope.names[name] = Symbol(
                 SymbolKind.SERVER, server=server, node=made, scope=made_scope
             )
-            if module_level and isinstance(value, ast.Name) and server.kind is RefKind.IMPORT:
+            if module_level and isinstance(value, ast.Name) and server.kind is ServerKind.IMPORT:
                 # `Count = StrictInt`: as a type, another module's `from .limits import Count`
                 # finds an alias.
                 self.aliases[name] = self.alias(value, False, scope)
@@ -305,10 +306,13 @@ class _Scanner:
             where = (index if index < len(positional) else -1, arg.arg)
             if annotation and not annotation.startswith("?") and annotation not in _ANYTHING:
                 server = ServerRef(
-                    RefKind.ANNOTATED, qualified=annotation, function=local.qualname, argument=where
+                    ServerKind.ANNOTATED,
+                    qualified=annotation,
+                    function=local.qualname,
+                    argument=where,
                 )
             else:
-                server = ServerRef(RefKind.PARAMETER, function=local.qualname, argument=where)
+                server = ServerRef(ServerKind.PARAMETER, function=local.qualname, argument=where)
             local.names[arg.arg] = Symbol(SymbolKind.SERVER, server=server)
 
     def string_annotation_name(self, node: ast.Constant, scope: Scope) -> str | None:
@@ -401,7 +405,7 @@ class _Scanner:
             ):
                 wrapped = self.references.function_ref(decorator.args[0], scope, cls)
                 # Not followed: the wrapper's own signature, as the SDK reads it without one.
-                return wrapped if wrapped.kind is not RefKind.UNKNOWN else None
+                return wrapped if wrapped.kind is not FunctionKind.UNKNOWN else None
         return None
 
     def returned(
@@ -418,7 +422,7 @@ class _Scanner:
                 server = self.references.server_from_value(statement.value, local)
                 if server is not None:
                     servers.append(server)
-                    if server.kind is RefKind.CONSTRUCT and not server.facade:
+                    if server.kind is ServerKind.CONSTRUCT and not server.facade:
                         self.made.append(server)
                 elif isinstance(statement.value, ast.Name):
                     symbol = local.lookup(statement.value.id)
@@ -436,7 +440,7 @@ class _Scanner:
         for target in node.targets:
             if isinstance(target, ast.Attribute) and target.attr == "__signature__":
                 function = self.references.function_ref(target.value, scope, cls)
-                if function.kind in (RefKind.LOCAL, RefKind.IMPORT, RefKind.METHOD):
+                if function.kind in (FunctionKind.LOCAL, FunctionKind.IMPORT, FunctionKind.METHOD):
                     self.generated_signatures.append(function)
 
     def may_sign(self, node: ast.stmt) -> bool:
@@ -512,9 +516,11 @@ class _Scanner:
                         server = self.references.server_from_value(value, local) if value else None
                         if server is None and annotation is not None:
                             name = self.names.qualify(annotation, scope)
-                            server = ServerRef(RefKind.ANNOTATED, qualified=name) if name else None
+                            server = (
+                                ServerRef(ServerKind.ANNOTATED, qualified=name) if name else None
+                            )
                         if server is not None:
-                            if server.kind is RefKind.CONSTRUCT and not server.facade:
+                            if server.kind is ServerKind.CONSTRUCT and not server.facade:
                                 self.made.append(server)
                                 earlier = cls.attributes.get(target.attr)
                                 server = _with_alternatives(
@@ -527,7 +533,7 @@ class _Scanner:
 def _with_alternatives(server: ServerRef, earlier: Symbol | None) -> ServerRef:
     """A construction bound to a name that another branch bound to a construction too: both
     may be the server (`if ...: mcp = FastMCP("a") else: mcp = FastMCP("b")`)."""
-    if earlier is None or earlier.server is None or earlier.server.kind is not RefKind.CONSTRUCT:
+    if earlier is None or earlier.server is None or earlier.server.kind is not ServerKind.CONSTRUCT:
         return server
     previous = earlier.server
     if previous.line == server.line:  # a loop body walked once per element

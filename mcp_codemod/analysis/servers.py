@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from mcp_codemod.analysis.facades import FACADE_CLASSES
-from mcp_codemod.analysis.facts import ModuleFacts, RefKind, ServerRef, ServerSwap
+from mcp_codemod.analysis.facts import ModuleFacts, ServerKind, ServerRef, ServerSwap
 from mcp_codemod.analysis.frameworks import (
     SERVER_CLASSES,
     Framework,
@@ -85,7 +85,7 @@ class ServerResolver:
             # Past the first hop: no FREE or UNKNOWN reference (registrations, guards and escapes
             # hold those), so the name it was followed by, "" for a parameter
             return ResolvedServer(None, ref.qualified)
-        if ref.kind is RefKind.IMPORT:
+        if ref.kind is ServerKind.IMPORT:
             found = self.names.follow(ref.qualified, module, lambda m, name: name in m.servers)
             if found is None:
                 return ResolvedServer(None, f"imported from {ref.qualified}, outside the project")
@@ -93,9 +93,9 @@ class ServerResolver:
             return self.server(owner, owner.servers[name], hops + 1)
         if ref.argument is not None:
             passed = self.passed_server(module, ref.function, ref.argument, hops)
-            if passed.framework is not None or ref.kind is RefKind.PARAMETER:
+            if passed.framework is not None or ref.kind is ServerKind.PARAMETER:
                 return passed
-        if ref.kind in (RefKind.UNKNOWN, RefKind.FREE):
+        if ref.kind in (ServerKind.UNKNOWN, ServerKind.FREE):
             return ResolvedServer(None, "not resolvable statically")
         guarded = bool(ref.guarded_by) and is_guard(ref.guarded_by, self.runtime_copy)
         if ref.guarded_by and not guarded:
@@ -116,7 +116,7 @@ class ServerResolver:
                 facade=facade,
             )
         resolved = self.server_class(ref.qualified, module)
-        if resolved is None and ref.kind is RefKind.CONSTRUCT:
+        if resolved is None and ref.kind is ServerKind.CONSTRUCT:
             factory = self.names.follow(ref.qualified, module, lambda m, name: name in m.functions)
             if factory is not None:
                 owner, name = factory
@@ -125,12 +125,12 @@ class ServerResolver:
                     if server.framework is not None:
                         return server
         if resolved is None:
-            kind = "made by" if ref.kind is RefKind.CONSTRUCT else "annotated as"
+            kind = "made by" if ref.kind is ServerKind.CONSTRUCT else "annotated as"
             return ResolvedServer(None, f"{kind} {ref.qualified}")
         framework, base = resolved
         if guarded:
             framework = framework.guarded
-        if ref.kind is RefKind.ANNOTATED:
+        if ref.kind is ServerKind.ANNOTATED:
             # Typed as a server class: the construction is out of sight, but a project subclass
             # can still be given the guarded base, which guards every instance.
             swap = base if framework in (Framework.MCP1, Framework.MCP2) else None
