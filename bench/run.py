@@ -566,10 +566,6 @@ SPEED_MECHANISMS = {
     "a run's objects left to the exit (off: freed when the run returns)": (
         "from mcp_codemod.engine import process_exit; process_exit.leave_to_exit = lambda: None"
     ),
-    "the quick unparse of annotations (off: ast.unparse)": (
-        "import ast; from mcp_codemod.analysis import source_text; "
-        "source_text.unparse = ast.unparse"
-    ),
 }
 
 

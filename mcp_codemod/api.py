@@ -208,7 +208,8 @@ def _without_ignored(result: CheckResult, resolver: SettingsResolver) -> CheckRe
             kept.append(finding)
     if len(kept) == len(result.findings):
         return result
-    return replace(result, findings=tuple(kept))
+    ignored = len(result.findings) - len(kept)
+    return replace(result, findings=tuple(kept), suppressed=result.suppressed + ignored)
 
 
 def merged(groups: Sequence[Group]) -> CheckResult:
@@ -222,6 +223,7 @@ def merged(groups: Sequence[Group]) -> CheckResult:
         files=sum(r.files for r in results),
         tools=sum(r.tools for r in results),
         unresolved=tuple(u for r in results for u in r.unresolved),
+        suppressed=sum(r.suppressed for r in results),
         digests={key: value for r in results for key, value in r.digests.items()},
         tool_files=tuple(sorted({pair for r in results for pair in r.tool_files})),
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from mcp_codemod.analysis.facts import Parameter, RefKind
+from mcp_codemod.analysis.facts import Parameter, ServerKind
 from mcp_codemod.analysis.fix_sites import FixSites
 from mcp_codemod.analysis.patterns import keeps_out_pre_parsed_text
 from mcp_codemod.analysis.scope import Names, Scope, SymbolKind
@@ -286,7 +286,7 @@ def _imported_binding(node: ast.Name, scope: Scope) -> str | None:
         and symbol.kind is SymbolKind.SERVER
         and symbol.node is None
         and symbol.server is not None
-        and symbol.server.kind is RefKind.IMPORT
+        and symbol.server.kind is ServerKind.IMPORT
     ):
-        return symbol.server.target
+        return symbol.server.qualified
     return None

@@ -25,29 +25,43 @@ class Span:
     end: Position
 
 
-class RefKind(str, Enum):
+class ServerKind(Enum):
+    """Where the object a server reference names comes from."""
+
     CONSTRUCT = "construct"  # `X(...)`: a server if X is a server class, else a factory's result
-    LOCAL = "local"  # a function defined in the same module
-    ANNOTATED = "annotated"  # a parameter or attribute annotated with a class
     IMPORT = "import"  # a name bound in another module
+    ANNOTATED = "annotated"  # a parameter or attribute annotated with a class
     PARAMETER = "parameter"  # an unannotated parameter: whatever its callers pass
-    METHOD = "method"  # `instance.method`: `target` is the instance's class, qualified
-    # Functions only. WRAPPED: `wrap(name, fn)`, the tool is whichever of `candidates` is a
-    # function (the SDKs read the signature through `functools.wraps`' `__wrapped__`).
-    WRAPPED = "wrapped"
-    LOOP = "loop"  # a loop variable over a collection that is not a literal in sight
-    # Servers only: a name no statement of the module binds, and no star import may bind; the
-    # module that execs this file binds it (`analysis/exec_files.py`), if any does.
+    # A name no statement of the module binds, and no star import may bind; the module that
+    # execs this file binds it (`analysis/exec_files.py`), if any does.
     FREE = "free"
     UNKNOWN = "unknown"
+
+
+class FunctionKind(Enum):
+    """How a function reference reaches the function."""
+
+    LOCAL = "local"  # a function defined in the same module
+    IMPORT = "import"  # by qualified name: a name of another module, or a class called
+    METHOD = "method"  # `instance.method`, the instance made by calling a class, or annotated
+    PARAMETER = "parameter"  # a helper's parameter: whatever its callers pass
+    # `wrap(name, fn)`: the tool is whichever of `candidates` is a function (the SDKs read the
+    # signature through `functools.wraps`' `__wrapped__`)
+    WRAPPED = "wrapped"
+    LOOP = "loop"  # a loop variable over a collection that is not a literal in sight
+    UNKNOWN = "unknown"  # what is referred to is not a plain name
 
 
 @dataclass(frozen=True)
 class ServerRef:
     """Where the object whose `.tool` is called comes from."""
 
-    kind: RefKind
-    target: str  # qualified class, factory or object name; source text when unknown
+    kind: ServerKind
+    # The qualified name of what the server comes from: CONSTRUCT, what is called (a server
+    # class, a factory, an application class); IMPORT, the object imported; ANNOTATED, the
+    # annotation's class. "" for the other kinds.
+    qualified: str = ""
+    free_name: str = ""  # FREE: the name, which the module that execs this file may bind
     strict_input_validation: bool = False
     # `guard(FastMCP(...))`: the qualified name of the `guard` called (the runtime's, or its
     # project copy's: the linker knows the `runtime-module` setting), else ""
@@ -68,15 +82,24 @@ class ServerRef:
 
 @dataclass(frozen=True)
 class FunctionRef:
-    # LOCAL, IMPORT, METHOD, PARAMETER (of a helper: whatever its callers pass), WRAPPED, LOOP,
-    # or UNKNOWN when the target is not a plain name
-    kind: RefKind
-    # qualname here, qualified name elsewhere, a METHOD's class, a PARAMETER's function's
-    # qualname, or source text
-    target: str
+    """A function as an expression refers to it. Each kind fills its own fields, the others
+    keep their defaults."""
+
+    kind: FunctionKind
+    qualname: str = ""  # LOCAL: the function's qualname in this module
+    # IMPORT: the qualified name of a function, of a class called (through its `__init__`), or
+    # of a method of an instance another module makes (`pkg.server.tools.reader`)
+    qualified: str = ""
+    # METHOD: the instance's class, qualified (what the instance was made by calling, or the
+    # class it is annotated with)
+    instance_class: str = ""
     method: str = ""  # METHOD: the method's name
+    helper: str = ""  # PARAMETER: the qualname in this module of the function it belongs to
     argument: tuple[int, str] | None = None  # PARAMETER: position (counting `self`) and name
     candidates: tuple[FunctionRef, ...] = ()  # WRAPPED: the wrapper's arguments
+    collection: str = ""  # LOOP: the qualified name of the collection, when it is a name
+    # UNKNOWN, WRAPPED, and LOOP over what is no name: the source text, for messages only
+    text: str = ""
     # The function called to make the tool (`factory(...)`, or a name bound to that call): the
     # tool's signature is generated when that function returns only functions whose
     # `__signature__` it assigns.
@@ -220,7 +243,7 @@ class ModuleFacts:
     star_imports: tuple[str, ...]  # modules imported with `from module import *`
     exports: tuple[str, ...] | None  # a literal `__all__`
     # Functions whose `__signature__` is assigned: the SDK reads that, not the `def`
-    generated_signatures: frozenset[str]
+    generated_signatures: tuple[FunctionRef, ...]
     # Module-level names bound to a literal list, tuple or set (or a dict's `.values()`): each
     # element's function, when it is one (a loop over the collection registers them)
     collections: dict[str, tuple[FunctionRef | None, ...]]

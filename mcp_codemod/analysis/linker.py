@@ -15,11 +15,12 @@ from mcp_codemod.analysis.facts import (
     ExecFile,
     ExecText,
     Function,
+    FunctionKind,
     FunctionRef,
     ModuleFacts,
     Parameter,
-    RefKind,
     Registration,
+    ServerKind,
     ServerRef,
     ServerSwap,
 )
@@ -211,13 +212,13 @@ class Linker:
         """A server given to a function outside the project (neither the standard library's
         nor an application object's): it may register tools on it."""
         for call in module.calls:
-            if call.decorates is not None or call.function.kind is not RefKind.IMPORT:
+            if call.decorates is not None or call.function.kind is not FunctionKind.IMPORT:
                 continue
-            target = call.function.target
+            called = call.function.qualified
             if (
-                target.partition(".")[0] in _STANDARD_LIBRARY
-                or target in _APPLICATION_CALLS
-                or target.startswith(_CLIENTS)
+                called.partition(".")[0] in _STANDARD_LIBRARY
+                or called in _APPLICATION_CALLS
+                or called.startswith(_CLIENTS)
             ):
                 continue
             # An application object (`MCPApp`) is no server: its framework's own tools are
@@ -229,10 +230,10 @@ class Linker:
             ]
             if not servers or self.names.callee(module, call) is not None:
                 continue
-            if self.in_project(target, module):
+            if self.in_project(called, module):
                 continue  # its own registrations are the project's, found where they are
             reason = (
-                f"the server is given to `{target}`, which the analysis does not follow: "
+                f"the server is given to `{called}`, which the analysis does not follow: "
                 "what it registers cannot be seen"
             )
             for ref in servers:
@@ -283,7 +284,7 @@ class Linker:
             unseen = UnresolvedTool(module.path, line, reason, Unseen.UNKNOWN_FRAMEWORK, server)
             return _Plan(server, unseen=unseen)
         executor, exec_file = None, None
-        if registration.server.kind is RefKind.FREE:
+        if registration.server.kind is ServerKind.FREE:
             executor, exec_file = self.execs(module) or (None, None)
         if executor is not None and exec_file is not None and exec_file.text is ExecText.OTHER:
             reason = (
@@ -308,13 +309,13 @@ class Linker:
     def server(self, module: ModuleFacts, ref: ServerRef) -> ResolvedServer:
         """The server a registration is on; a name its file never binds is the name in the
         module that execs the file."""
-        executed = self.execs(module) if ref.kind is RefKind.FREE else None
+        executed = self.execs(module) if ref.kind is ServerKind.FREE else None
         if executed is not None:
             owner, _ = executed
-            if ref.target in owner.servers:
-                return self.servers.server(owner, owner.servers[ref.target])
-            if ref.target in owner.imports:
-                imported = ServerRef(RefKind.IMPORT, owner.imports[ref.target])
+            if ref.free_name in owner.servers:
+                return self.servers.server(owner, owner.servers[ref.free_name])
+            if ref.free_name in owner.imports:
+                imported = ServerRef(ServerKind.IMPORT, qualified=owner.imports[ref.free_name])
                 return self.servers.server(owner, imported)
         return self.servers.server(module, ref)
 
@@ -503,9 +504,13 @@ def _first_names(ref: FunctionRef) -> Iterator[str]:
     own, a wrapper's candidates'."""
     if ref.factory is not None:
         yield from _first_names(ref.factory)
-    if ref.kind in (RefKind.IMPORT, RefKind.METHOD, RefKind.LOOP):
-        yield ref.target
-    elif ref.kind is RefKind.WRAPPED:
+    if ref.kind is FunctionKind.IMPORT:
+        yield ref.qualified
+    elif ref.kind is FunctionKind.METHOD:
+        yield ref.instance_class
+    elif ref.kind is FunctionKind.LOOP and ref.collection:
+        yield ref.collection
+    elif ref.kind is FunctionKind.WRAPPED:
         for candidate in ref.candidates:
             yield from _first_names(candidate)
 
@@ -558,7 +563,7 @@ _SDK_SERVERS = frozenset(
 )
 _APPLICATION_CALLS = frozenset((*FACADE_CLASSES, *SERVER_MAKERS))
 # Servers named by what makes them: a parameter's server is its callers' (whose own calls count).
-_NAMED_SERVERS = (RefKind.CONSTRUCT, RefKind.IMPORT, RefKind.ANNOTATED)
+_NAMED_SERVERS = (ServerKind.CONSTRUCT, ServerKind.IMPORT, ServerKind.ANNOTATED)
 _ENUM_BASES = frozenset(
     f"enum.{name}" for name in ("Enum", "IntEnum", "StrEnum", "Flag", "IntFlag")
 )

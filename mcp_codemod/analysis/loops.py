@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import re
 
-from mcp_codemod.analysis.facts import FunctionRef, RefKind
+from mcp_codemod.analysis.facts import FunctionKind, FunctionRef
 from mcp_codemod.analysis.references import References
 from mcp_codemod.analysis.scope import Names, Scope, Symbol, SymbolKind
 from mcp_codemod.analysis.source_text import SourceText
@@ -33,10 +33,12 @@ class Loops:
         """A scope for each walk of the loop's body: one per element of a literal collection."""
         found = self.elements(node.iter, scope)
         if found is None:
-            target = self.names.qualify(node.iter, scope)
-            if target is None or target.startswith("?"):
-                target = f"?{self.text.label(node.iter)}"
-            return [Scope(scope.qualname, scope, _bind_unknown(node.target, target))]
+            collection = self.names.qualify(node.iter, scope)
+            if collection is None or collection.startswith("?"):
+                loop = FunctionRef(FunctionKind.LOOP, text=self.text.label(node.iter))
+            else:
+                loop = FunctionRef(FunctionKind.LOOP, collection=collection)
+            return [Scope(scope.qualname, scope, _bind_unknown(node.target, loop))]
         elements, element_scope = found
         if all(_is_constant(element) for element in elements):
             # Strings, numbers: nothing a tool can be. One walk is enough.
@@ -138,7 +140,9 @@ class Loops:
                 for inner_target, inner in zip(target.elts, element.elts, strict=True):
                     bound.update(self.bind(inner_target, inner, scope))
                 return bound
-            return _bind_unknown(target, f"?{self.text.label(element)}")
+            return _bind_unknown(
+                target, FunctionRef(FunctionKind.LOOP, text=self.text.label(element))
+            )
         return {}
 
     def exports(self, names: dict[str, Symbol]) -> tuple[str, ...] | None:
@@ -174,7 +178,7 @@ class Loops:
             )
             # A call of a project function may make a tool with a generated signature.
             follows = any(
-                f is not None and (f.kind is not RefKind.UNKNOWN or f.factory is not None)
+                f is not None and (f.kind is not FunctionKind.UNKNOWN or f.factory is not None)
                 for f in functions
             )
             if follows and not self.changed_in_place(name):
@@ -182,9 +186,10 @@ class Loops:
         return found
 
 
-def _bind_unknown(target: ast.expr, collection: str) -> dict[str, Symbol]:
+def _bind_unknown(target: ast.expr, loop: FunctionRef) -> dict[str, Symbol]:
+    """Each name of a loop's target, bound to what a loop over no literal in sight gives."""
     return {
-        node.id: Symbol(SymbolKind.LOOP, collection)
+        node.id: Symbol(SymbolKind.LOOP, function=loop)
         for node in ast.walk(target)
         if isinstance(node, ast.Name)
     }

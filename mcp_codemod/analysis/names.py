@@ -7,7 +7,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Protocol
 
-from mcp_codemod.analysis.facts import CallSite, Function, FunctionRef, ModuleFacts, RefKind
+from mcp_codemod.analysis.facts import (
+    CallSite,
+    Function,
+    FunctionKind,
+    FunctionRef,
+    ModuleFacts,
+    ServerKind,
+)
 from mcp_codemod.analysis.scope import STAR
 from mcp_codemod.analysis.types import KNOWN_NAMES, TypeExpr, type_names
 
@@ -217,10 +224,14 @@ class ProjectNames:
                     # The name the call spells, `register` in `tools.register(mcp)`, `Handler`
                     # in `Handler(mcp)`: worked out here, where every loaded module's calls pass.
                     function = call.function
-                    if function.kind is RefKind.METHOD:
+                    if function.kind is FunctionKind.METHOD:
                         name = function.method
+                    elif function.kind is FunctionKind.LOCAL:
+                        name = function.qualname.rpartition(".")[2]
+                    elif function.kind is FunctionKind.IMPORT:
+                        name = function.qualified.rpartition(".")[2]
                     else:
-                        name = function.target.rpartition(".")[2]
+                        continue  # `callee` follows no other kind
                     called = by_name.get(name)
                     if called is None:
                         by_name[name] = [(caller, call)]
@@ -253,17 +264,17 @@ class ProjectNames:
     def function(
         self, module: ModuleFacts, ref: FunctionRef
     ) -> tuple[ModuleFacts, Function] | None:
-        if ref.kind is RefKind.LOCAL:
-            function = module.functions.get(ref.target)
+        if ref.kind is FunctionKind.LOCAL:
+            function = module.functions.get(ref.qualname)
             return (module, function) if function is not None else None
-        if ref.kind is RefKind.IMPORT:
-            found = self.follow(ref.target, module, lambda m, name: name in m.functions)
+        if ref.kind is FunctionKind.IMPORT:
+            found = self.follow(ref.qualified, module, lambda m, name: name in m.functions)
             if found is not None:
                 owner, name = found
                 return owner, owner.functions[name]
-            return self.instance_method(module, ref.target)
-        if ref.kind is RefKind.METHOD:
-            return self.method(module, ref.target, ref.method)
+            return self.instance_method(module, ref.qualified)
+        if ref.kind is FunctionKind.METHOD:
+            return self.method(module, ref.instance_class, ref.method)
         return None
 
     def method(
@@ -289,9 +300,9 @@ class ProjectNames:
             return None
         owner, name = found
         made = owner.servers[name]
-        if made.kind not in (RefKind.CONSTRUCT, RefKind.ANNOTATED):
+        if made.kind not in (ServerKind.CONSTRUCT, ServerKind.ANNOTATED):
             return None
-        return self.method(owner, made.target, method)
+        return self.method(owner, made.qualified, method)
 
     def project_classes(
         self, qualified: str, near: ModuleFacts
@@ -318,13 +329,13 @@ class ProjectNames:
         if found is not None:
             # An imported instance's method (`tools.reader`) is bound all the same.
             bound = call.bound or (
-                call.function.kind is RefKind.IMPORT and "." in found[1].qualname
+                call.function.kind is FunctionKind.IMPORT and "." in found[1].qualname
             )
             return found[0], found[1], bound
-        if call.function.kind in (RefKind.LOCAL, RefKind.IMPORT):
-            qualified = call.function.target
-            if call.function.kind is RefKind.LOCAL:
-                qualified = f"{caller.module}.{qualified}"
+        if call.function.kind in (FunctionKind.LOCAL, FunctionKind.IMPORT):
+            qualified = call.function.qualified
+            if call.function.kind is FunctionKind.LOCAL:
+                qualified = f"{caller.module}.{call.function.qualname}"
             constructor = self.method(caller, qualified, "__init__")
             if constructor is not None:
                 return constructor[0], constructor[1], True

@@ -13,9 +13,9 @@ from mcp_codemod.analysis.facts import (
     UNPACKED,
     CallSite,
     Function,
+    FunctionKind,
     FunctionRef,
     ModuleFacts,
-    RefKind,
 )
 from mcp_codemod.analysis.frameworks import REGISTRATION_ATTRIBUTES
 from mcp_codemod.analysis.names import ProjectNames
@@ -69,20 +69,23 @@ class ToolReach:
         name_argument: tuple[int, str] | None = None,
     ) -> list[Reached | Unreached]:
         if hops > _MAX_HOPS:
-            return [
-                Unreached(Unseen.NOT_FOUND, f"`{ref.target}`: too many hops", module.path, line)
-            ]
-        if ref.factory is not None and self.generates_signature(module, ref.factory):
+            reason = f"`{_message_name(ref)}`: too many hops"
+            return [Unreached(Unseen.NOT_FOUND, reason, module.path, line)]
+        factory = ref.factory
+        if factory is not None and self.generates_signature(module, factory):
+            called = (
+                factory.method if factory.kind is FunctionKind.METHOD else _message_name(factory)
+            )
             reason = (
-                f"`{ref.target}` is made by `{ref.factory.method or ref.factory.target}`, "
+                f"`{_message_name(ref)}` is made by `{called}`, "
                 "which gives it its signature at run time (`__signature__`)"
             )
             return [Unreached(Unseen.GENERATED_SIGNATURE, reason, module.path, line)]
-        if ref.kind is RefKind.PARAMETER:
+        if ref.kind is FunctionKind.PARAMETER:
             return self.passed_functions(module, ref, line, hops, name_argument)
-        if ref.kind is RefKind.WRAPPED:
+        if ref.kind is FunctionKind.WRAPPED:
             return self.wrapped(module, ref, line, hops, name_argument)
-        if ref.kind is RefKind.LOOP:
+        if ref.kind is FunctionKind.LOOP:
             return self.loop(module, ref, line, hops)
         found = self.names.function(module, ref)
         if found is not None:
@@ -91,14 +94,14 @@ class ToolReach:
                 # A `functools.wraps` wrapper: the SDK reads the wrapped function's signature.
                 return self.resolve(owner, function.wraps, line, hops + 1, name_argument)
             return [self.checked(owner, function, False, line, module)]
-        if ref.kind is RefKind.IMPORT:
-            library = self.library_function(ref.target, module)
+        if ref.kind is FunctionKind.IMPORT:
+            library = self.library_function(ref.qualified, module)
             if library is not None:
                 owner, function = library
                 return [self.checked(owner, function, True, line, module)]
-            reason = f"tool function `{ref.target}` not found (its source is not installed)"
+            reason = f"tool function `{ref.qualified}` not found (its source is not installed)"
             return [Unreached(Unseen.THIRD_PARTY, reason, module.path, line)]
-        reason = f"tool function `{ref.target}` not found"
+        reason = f"tool function `{_message_name(ref)}` not found"
         return [Unreached(Unseen.NOT_FOUND, reason, module.path, line)]
 
     def checked(
@@ -148,7 +151,7 @@ class ToolReach:
             return reached
         # One registration, one unseen tool: the most precise reason the arguments give.
         unreached = [r for r in found if isinstance(r, Unreached)]
-        reason = f"no argument of `{ref.target}` is a function in sight"
+        reason = f"no argument of `{ref.text}` is a function in sight"
         return unreached[:1] or [Unreached(Unseen.NOT_FOUND, reason, module.path, line)]
 
     def loop(
@@ -156,10 +159,10 @@ class ToolReach:
     ) -> list[Reached | Unreached]:
         """A loop over a collection another module defines as a literal."""
         found = None
-        if not ref.target.startswith("?"):
-            found = self.names.follow(ref.target, module, lambda m, name: name in m.collections)
+        if ref.collection:
+            found = self.names.follow(ref.collection, module, lambda m, name: name in m.collections)
         if found is None:
-            collection = ref.target.lstrip("?")
+            collection = ref.collection or ref.text
             reason = f"the tool comes from a loop over `{collection}`, not a literal collection"
             return [Unreached(Unseen.LOOP_VARIABLE, reason, module.path, line)]
         owner, name = found
@@ -193,35 +196,35 @@ class ToolReach:
         found: list[Reached | Unreached] = []
         # A helper taking one argument may be a decorator (`@tools.register`), applied in files
         # with no registration word.
-        helper = module.functions.get(ref.target)
+        helper = module.functions.get(ref.helper)
         decorator = helper is not None and len(helper.parameters) == 1
-        calls = self.names.calls_to(module, ref.target, decorations=decorator)
+        calls = self.names.calls_to(module, ref.helper, decorations=decorator)
         # The functions the callers import, loaded together before each is followed.
         self.names.preload(
-            (passed.target, caller)
+            (passed.qualified, caller)
             for caller, call, bound in calls
             if (passed := _passed(call, bound, index, name)) is not None
-            and passed.kind is RefKind.IMPORT
+            and passed.kind is FunctionKind.IMPORT
         )
         for caller, call, bound in calls:
             passed = _passed(call, bound, index, name)
             if (
                 passed is not None
-                and passed.kind is RefKind.UNKNOWN
+                and passed.kind is FunctionKind.UNKNOWN
                 and not (passed.factory and self.generates_signature(caller, passed.factory))
             ):
-                reason = f"what is passed to {ref.target}() as `{name}` cannot be followed"
+                reason = f"what is passed to {ref.helper}() as `{name}` cannot be followed"
                 found.append(Unreached(Unseen.HELPER_PARAMETER, reason, caller.path, call.line))
             elif passed is not None:
                 reached = self.resolve(caller, passed, call.line, hops + 1)
                 tool_name = _passed_string(call, bound, *name_argument) if name_argument else None
                 found.extend(_named(reached, tool_name))
-        parent = ref.target.rpartition(".")[0]
+        parent = ref.helper.rpartition(".")[0]
         factory = module.functions.get(parent)
         decorations: list[tuple[ModuleFacts, CallSite, bool, bool]] = []
         if (
             factory is not None
-            and ref.target in factory.returns_functions
+            and ref.helper in factory.returns_functions
             and index == 0
             # `@x.tool(...)` is a registration where it stands: a class's `tool()` method (the
             # framework's own, read when its source is in the tree, or a server class's
@@ -232,7 +235,7 @@ class ToolReach:
             # `def named(self, name): def deco(fn): self.server.tool(name=name)(fn)`: the name
             # is what `@tools.named("x")` passes, when it is a literal.
             by_factory = name_argument is not None and _binds(
-                factory, module.functions[ref.target], name_argument[1]
+                factory, module.functions[ref.helper], name_argument[1]
             )
             for caller, call, bound, direct in decorations:
                 assert call.decorates is not None
@@ -242,7 +245,7 @@ class ToolReach:
                     tool_name = _passed_string(call, bound, *name_argument)
                 found.extend(_named(reached, tool_name))
         if not calls and not decorations:
-            reason = f"the tool is parameter `{name}` of {ref.target}(), and no call passes it"
+            reason = f"the tool is parameter `{name}` of {ref.helper}(), and no call passes it"
             return [Unreached(Unseen.HELPER_PARAMETER, reason, module.path, line)]
         return found
 
@@ -276,9 +279,26 @@ class ToolReach:
         if name in library.functions:
             return library, library.functions[name]
         if name in library.imports:  # a package re-exporting it: `from .tools import search`
-            ref = FunctionRef(RefKind.IMPORT, library.imports[name])
+            ref = FunctionRef(FunctionKind.IMPORT, qualified=library.imports[name])
             return self.names.function(library, ref)
         return None
+
+
+def _message_name(ref: FunctionRef) -> str:
+    """How a message names what a reference refers to: by the name it is followed by (a method
+    by its instance's class, a helper's parameter by the helper), else by its source text."""
+    if ref.kind is FunctionKind.LOCAL:
+        return ref.qualname
+    if ref.kind is FunctionKind.IMPORT:
+        return ref.qualified
+    if ref.kind is FunctionKind.METHOD:
+        return ref.instance_class
+    if ref.kind is FunctionKind.PARAMETER:
+        return ref.helper
+    if ref.kind is FunctionKind.LOOP:
+        # "?": a loop over what is no name (`loop`'s own message leaves the mark out)
+        return ref.collection or f"?{ref.text}"
+    return ref.text  # WRAPPED, UNKNOWN
 
 
 def _named(reached: list[Reached | Unreached], tool_name: str | None) -> list[Reached | Unreached]:

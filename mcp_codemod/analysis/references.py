@@ -7,13 +7,13 @@ import ast
 from dataclasses import replace
 
 from mcp_codemod.analysis.facades import FACADE_CLASSES, SERVER_MAKERS
-from mcp_codemod.analysis.facts import FunctionRef, RefKind, ServerRef
+from mcp_codemod.analysis.facts import FunctionKind, FunctionRef, ServerKind, ServerRef
 from mcp_codemod.analysis.scope import STAR, ClassContext, Names, Scope, SymbolKind
 from mcp_codemod.analysis.source_text import SourceText
 from mcp_codemod.analysis.syntax import keyword
 
 # An argument that cannot be followed to a function (named by the call's position in messages).
-_OPAQUE = FunctionRef(RefKind.UNKNOWN, "")
+_OPAQUE = FunctionRef(FunctionKind.UNKNOWN)
 
 
 class References:
@@ -38,11 +38,11 @@ class References:
                 if inner is not None:
                     return ServerRef(
                         inner.kind,
-                        inner.target,
-                        inner.strict_input_validation,
-                        function,
-                        inner.class_span,
-                        inner.line,
+                        qualified=inner.qualified,
+                        strict_input_validation=inner.strict_input_validation,
+                        guarded_by=function,
+                        class_span=inner.class_span,
+                        line=inner.line,
                         facade=inner.facade,
                     )
                 return None
@@ -67,7 +67,11 @@ class References:
                 for k in value.keywords
             )
             return ServerRef(
-                RefKind.CONSTRUCT, function, strict, False, self.text.span(value.func), value.lineno
+                ServerKind.CONSTRUCT,
+                qualified=function,
+                strict_input_validation=strict,
+                class_span=self.text.span(value.func),
+                line=value.lineno,
             )
         if type(value) is ast.Name:
             symbol = scope.lookup(value.id)
@@ -76,19 +80,21 @@ class References:
             if symbol is not None and symbol.kind is SymbolKind.SERVER:
                 return symbol.server
             if symbol is not None and symbol.kind is SymbolKind.IMPORT:
-                return self.imported_server(symbol.target)
+                return self.imported_server(symbol.qualified)
         return None
 
     def imported_server(self, qualified: str) -> ServerRef:
         found = self.imported_servers.get(qualified)
         if found is None:
-            found = self.imported_servers[qualified] = ServerRef(RefKind.IMPORT, qualified)
+            found = ServerRef(ServerKind.IMPORT, qualified=qualified)
+            self.imported_servers[qualified] = found
         return found
 
     def imported_function(self, qualified: str) -> FunctionRef:
         found = self.imported_functions.get(qualified)
         if found is None:
-            found = self.imported_functions[qualified] = FunctionRef(RefKind.IMPORT, qualified)
+            found = FunctionRef(FunctionKind.IMPORT, qualified=qualified)
+            self.imported_functions[qualified] = found
         return found
 
     def parameter_function(self, server: ServerRef) -> FunctionRef:
@@ -96,7 +102,9 @@ class References:
         key = (server.function, server.argument)
         found = self.parameter_functions.get(key)
         if found is None:
-            found = FunctionRef(RefKind.PARAMETER, server.function, argument=server.argument)
+            found = FunctionRef(
+                FunctionKind.PARAMETER, helper=server.function, argument=server.argument
+            )
             self.parameter_functions[key] = found
         return found
 
@@ -113,7 +121,11 @@ class References:
         else:
             span = self.text.span(call.func)
             made = ServerRef(
-                RefKind.CONSTRUCT, facade, class_span=span, line=call.lineno, facade=facade
+                ServerKind.CONSTRUCT,
+                qualified=facade,
+                class_span=span,
+                line=call.lineno,
+                facade=facade,
             )
         self.facades[(call.lineno, call.col_offset)] = made
         return made
@@ -125,7 +137,8 @@ class References:
         if kind is ast.Name:
             symbol = scope.lookup(node.id)
             if symbol is None and self.names.star_imports:
-                return ServerRef(RefKind.IMPORT, f"{STAR}{node.id}")  # `from .app import *`
+                # `from .app import *`
+                return ServerRef(ServerKind.IMPORT, qualified=f"{STAR}{node.id}")
             if symbol is not None and symbol.kind is SymbolKind.EXPRESSION:
                 return self.argument_server(symbol.node, symbol.scope, cls)
             return symbol.server if symbol is not None else None
@@ -147,15 +160,17 @@ class References:
         if not isinstance(node, ast.Attribute):
             return None
         instance = self.argument_server(node.value, scope, cls)
-        if instance is not None and instance.kind in (RefKind.CONSTRUCT, RefKind.ANNOTATED):
+        if instance is not None and instance.kind in (ServerKind.CONSTRUCT, ServerKind.ANNOTATED):
             # `tools = LogsTools(); tools.register(mcp)`, or `LogsTools().register(mcp)`
-            return FunctionRef(RefKind.METHOD, instance.target, node.attr)
+            return FunctionRef(
+                FunctionKind.METHOD, instance_class=instance.qualified, method=node.attr
+            )
         return None
 
     def server_ref(self, node: ast.expr, scope: Scope, cls: ClassContext | None) -> ServerRef:
         if cls is not None and isinstance(node, ast.Name) and node.id == cls.self_name:
             # `self.tool(...)` in a method: the server is an instance of this class.
-            return ServerRef(RefKind.ANNOTATED, f"{self.names.module}.{cls.qualname}")
+            return ServerRef(ServerKind.ANNOTATED, qualified=f"{self.names.module}.{cls.qualname}")
         server = self.argument_server(node, scope, cls)
         if server is not None:
             return server
@@ -165,7 +180,7 @@ class References:
             and self.names.qualify(node, scope) == f"?{node.id}"
         ):
             # Bound by no statement here: a module that execs this file may bind it.
-            return ServerRef(RefKind.FREE, node.id)
+            return ServerRef(ServerKind.FREE, free_name=node.id)
         if isinstance(node, ast.Attribute) or (
             isinstance(node, ast.Name)
             and getattr(scope.lookup(node.id), "kind", SymbolKind.IMPORT)
@@ -176,11 +191,13 @@ class References:
             qualified = self.names.qualify(node, scope)
             if qualified and not qualified.startswith("?"):
                 return self.imported_server(qualified)
-        return ServerRef(RefKind.UNKNOWN, self.text.text(node))
+        return ServerRef(ServerKind.UNKNOWN)
 
     def function_ref(self, node: ast.expr, scope: Scope, cls: ClassContext | None) -> FunctionRef:
         found = self.followed(node, scope, cls)
-        return found if found is not None else FunctionRef(RefKind.UNKNOWN, self.text.label(node))
+        if found is None:
+            return FunctionRef(FunctionKind.UNKNOWN, text=self.text.label(node))
+        return found
 
     def followed(
         self, node: ast.expr, scope: Scope, cls: ClassContext | None
@@ -191,26 +208,26 @@ class References:
             symbol = scope.lookup(node.id)
             if symbol is None:
                 return (
-                    FunctionRef(RefKind.IMPORT, f"{STAR}{node.id}")
+                    FunctionRef(FunctionKind.IMPORT, qualified=f"{STAR}{node.id}")
                     if self.names.star_imports
                     else None
                 )
             bound = symbol.kind
             if bound is SymbolKind.FUNCTION:
-                return FunctionRef(RefKind.LOCAL, symbol.target)
+                return FunctionRef(FunctionKind.LOCAL, qualname=symbol.qualname)
             if bound in (SymbolKind.IMPORT, SymbolKind.CLASS):
                 # A class is "called" through its `__init__`: `Handler(mcp)`.
-                return self.imported_function(symbol.target)
-            if bound is SymbolKind.METHOD:
-                return FunctionRef(RefKind.METHOD, symbol.target, symbol.method)
+                return self.imported_function(symbol.qualified)
+            if bound is SymbolKind.METHOD or bound is SymbolKind.LOOP:
+                return symbol.function
             if bound is SymbolKind.EXPRESSION:
                 return self.followed(symbol.node, symbol.scope, cls)  # type: ignore[arg-type]
-            if bound is SymbolKind.LOOP:
-                return FunctionRef(RefKind.LOOP, symbol.target)
             if isinstance(symbol.node, ast.Call) and bound in (SymbolKind.SERVER, SymbolKind.OTHER):
                 # `tool = factory(...)`: only the factory can tell what the tool is.
                 factory = self.factory(symbol.node, symbol.scope, cls)  # type: ignore[arg-type]
-                return FunctionRef(RefKind.UNKNOWN, node.id, factory=factory) if factory else None
+                if factory is None:
+                    return None
+                return FunctionRef(FunctionKind.UNKNOWN, text=node.id, factory=factory)
             if symbol.server is not None and symbol.server.argument:
                 # A helper's parameter: `def register_tool(name, fn): mcp.tool(name)(fn)`.
                 server = symbol.server
@@ -218,7 +235,7 @@ class References:
             return None
         if kind is ast.Attribute:
             if cls is not None and type(node.value) is ast.Name and node.value.id == cls.self_name:
-                return FunctionRef(RefKind.LOCAL, f"{cls.qualname}.{node.attr}")
+                return FunctionRef(FunctionKind.LOCAL, qualname=f"{cls.qualname}.{node.attr}")
             method = self.bound_method(node, scope, cls)
             if method is not None:
                 return method
@@ -232,7 +249,9 @@ class References:
             if factory is None:
                 return made
             if made is None:
-                return FunctionRef(RefKind.UNKNOWN, self.text.label(node), factory=factory)
+                return FunctionRef(
+                    FunctionKind.UNKNOWN, text=self.text.label(node), factory=factory
+                )
             return replace(made, factory=factory)
         return None
 
@@ -249,7 +268,9 @@ class References:
             and (ref := self.followed(argument, scope, cls)) is not None
         )
         if candidates:
-            return FunctionRef(RefKind.WRAPPED, self.text.label(node), candidates=candidates)
+            return FunctionRef(
+                FunctionKind.WRAPPED, text=self.text.label(node), candidates=candidates
+            )
         return None
 
     def factory(self, node: ast.Call, scope: Scope, cls: ClassContext | None) -> FunctionRef | None:
@@ -258,7 +279,7 @@ class References:
         if not isinstance(node.func, ast.Name | ast.Attribute):
             return None
         called = self.followed(node.func, scope, cls)
-        kinds = (RefKind.LOCAL, RefKind.IMPORT, RefKind.METHOD)
+        kinds = (FunctionKind.LOCAL, FunctionKind.IMPORT, FunctionKind.METHOD)
         return called if called is not None and called.kind in kinds else None
 
     def argument(
@@ -287,8 +308,8 @@ class References:
             if symbol is not None and symbol.kind is SymbolKind.IMPORT:
                 # `register(server=mcp)` with `from .server import mcp`: a server, or a function
                 # (`add_tool(tool=search)`); the linker tells which.
-                target = symbol.target
-                return self.imported_server(target), self.imported_function(target)
+                qualified = symbol.qualified
+                return self.imported_server(qualified), self.imported_function(qualified)
         return (
             self.argument_server(node, scope, cls),
             self.function_argument(node, scope, cls),

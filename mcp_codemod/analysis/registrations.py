@@ -12,9 +12,10 @@ from mcp_codemod.analysis.facades import FACADE_CLASSES
 from mcp_codemod.analysis.facts import (
     UNPACKED,
     CallSite,
+    FunctionKind,
     FunctionRef,
-    RefKind,
     Registration,
+    ServerKind,
     ServerRef,
 )
 from mcp_codemod.analysis.frameworks import (
@@ -78,7 +79,7 @@ class Registrations:
                 Registration(
                     server=self.references.server_ref(target.value, scope, cls),
                     server_text=self.text.text(target.value),
-                    function=FunctionRef(RefKind.LOCAL, qualname),
+                    function=FunctionRef(FunctionKind.LOCAL, qualname=qualname),
                     tool_name=_tool_name(call),
                     position=self.text.start(node),
                 )
@@ -92,10 +93,10 @@ class Registrations:
         self, node: ast.expr, qualname: str, scope: Scope, cls: ClassContext | None
     ) -> None:
         """`@register` and `@tools.reader("Title")`: a project helper may register the function."""
-        decorated = FunctionRef(RefKind.LOCAL, qualname)
+        decorated = FunctionRef(FunctionKind.LOCAL, qualname=qualname)
         callee = node.func if isinstance(node, ast.Call) else node
         function = self.references.function_ref(callee, scope, cls)
-        if function.kind not in (RefKind.LOCAL, RefKind.IMPORT, RefKind.METHOD):
+        if function.kind not in (FunctionKind.LOCAL, FunctionKind.IMPORT, FunctionKind.METHOD):
             return
         bound = self.is_bound(function, callee, cls)
         line = node.lineno
@@ -185,7 +186,7 @@ class Registrations:
         self, value: ast.expr, line: int, use: str, scope: Scope, cls: ClassContext | None
     ) -> None:
         server = self.references.server_ref(value, scope, cls)
-        if server.kind is not RefKind.UNKNOWN:
+        if server.kind is not ServerKind.UNKNOWN:
             self.escapes.append((line, server, use))
 
     def private_write(self, node: ast.Assign, scope: Scope, cls: ClassContext | None) -> None:
@@ -199,7 +200,7 @@ class Registrations:
                     Registration(
                         server=self.references.server_ref(manager, scope, cls),
                         server_text=self.text.text(manager),
-                        function=FunctionRef(RefKind.UNKNOWN, written),
+                        function=FunctionRef(FunctionKind.UNKNOWN, text=written),
                         tool_name=None,
                         position=self.text.start(node),
                     )
@@ -277,7 +278,7 @@ class Registrations:
                 # Resolving the arguments changes nothing (only a facade's construction is
                 # recorded), and a callee that cannot be followed is never recorded: ask first.
                 callee = references.followed(node.func, scope, cls)
-                if callee is None or callee.kind is RefKind.UNKNOWN:
+                if callee is None or callee.kind is FunctionKind.UNKNOWN:
                     return
             passed = [references.argument(a, scope, cls) for a in node.args]
             arguments = tuple([server for server, _ in passed])
@@ -293,7 +294,7 @@ class Registrations:
                     function_keywords += ((k.arg, function),)
             else:
                 # `helper(**options)`: any parameter may be passed, and nothing can be followed.
-                function_keywords += ((UNPACKED, FunctionRef(RefKind.UNKNOWN, "")),)
+                function_keywords += ((UNPACKED, FunctionRef(FunctionKind.UNKNOWN)),)
         if (
             not keywords
             and arguments.count(None) == len(arguments)
@@ -312,7 +313,7 @@ class Registrations:
                 return
         else:
             function = callee or references.function_ref(node.func, scope, cls)
-        if function.kind is not RefKind.UNKNOWN:
+        if function.kind is not FunctionKind.UNKNOWN:
             self.calls.append(
                 CallSite(
                     function,
@@ -339,12 +340,12 @@ class Registrations:
             return not self.names.star_imports
         return (
             symbol.kind is SymbolKind.IMPORT
-            and symbol.target.partition(".")[0] in _STANDARD_LIBRARY
+            and symbol.qualified.partition(".")[0] in _STANDARD_LIBRARY
         )
 
     def is_bound(self, function: FunctionRef, callee: ast.expr, cls: ClassContext | None) -> bool:
         """Whether the call passes `self` implicitly: `instance.method(...)`, `self.method(...)`."""
-        return function.kind is RefKind.METHOD or (
+        return function.kind is FunctionKind.METHOD or (
             cls is not None
             and isinstance(callee, ast.Attribute)
             and isinstance(callee.value, ast.Name)
@@ -360,7 +361,7 @@ class Registrations:
         if not isinstance(name, ast.Name):
             return None
         ref = self.references.function_ref(name, scope, cls)
-        return ref.argument if ref.kind is RefKind.PARAMETER else None
+        return ref.argument if ref.kind is FunctionKind.PARAMETER else None
 
     def register(
         self,
@@ -424,7 +425,7 @@ def _string_keywords(call: ast.Call) -> tuple[tuple[str, str], ...]:
 
 def _any_follows(functions: Iterable[FunctionRef | None]) -> bool:
     for function in functions:  # a loop: asked for most calls, and cheaper than `any(...)`
-        if function is not None and function.kind is not RefKind.UNKNOWN:
+        if function is not None and function.kind is not FunctionKind.UNKNOWN:
             return True
     return False
 
@@ -437,9 +438,9 @@ def _passes_constants_only(call: ast.Call) -> bool:
 
 
 def _may_be_project(function: FunctionRef) -> bool:
-    if function.kind is RefKind.IMPORT:
-        return function.target.partition(".")[0] not in _STANDARD_LIBRARY
-    return function.kind in (RefKind.LOCAL, RefKind.METHOD)
+    if function.kind is FunctionKind.IMPORT:
+        return function.qualified.partition(".")[0] not in _STANDARD_LIBRARY
+    return function.kind in (FunctionKind.LOCAL, FunctionKind.METHOD)
 
 
 def _tool_name(call: ast.Call | None) -> str | None:

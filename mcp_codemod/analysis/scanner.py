@@ -19,10 +19,11 @@ from mcp_codemod.analysis.facts import (
     Alias,
     ClassBase,
     Function,
+    FunctionKind,
     FunctionRef,
     ModuleFacts,
     Position,
-    RefKind,
+    ServerKind,
     ServerRef,
 )
 from mcp_codemod.analysis.fix_sites import FixSites
@@ -140,7 +141,7 @@ class _Scanner:
         return ModuleFacts(
             module=self.module,
             path=self.path,
-            imports={n: s.target for n, s in names.items() if s.kind is SymbolKind.IMPORT},
+            imports={n: s.qualified for n, s in names.items() if s.kind is SymbolKind.IMPORT},
             servers={n: s.server for n, s in names.items() if s.server is not None},
             functions=self.functions,
             classes=self.classes,
@@ -169,11 +170,11 @@ class _Scanner:
         prefix = f"{self.module}."
         found = {}
         for ref in self.made:
-            owner, _, name = ref.target.rpartition(".")
+            owner, _, name = ref.qualified.rpartition(".")
             if name in SERVER_CLASS_NAMES or (
                 (owner + ".") == prefix and name in self.classes and self.classes[name]
             ):
-                found[(ref.line, ref.target)] = ref
+                found[(ref.line, ref.qualified)] = ref
         return tuple(found.values())
 
     # ---- binding pass ----------------------------------------------------------------------
@@ -193,28 +194,28 @@ class _Scanner:
         elif kind is ast.Import:
             for alias in node.names:
                 if alias.asname:
-                    names[alias.asname] = Symbol(SymbolKind.IMPORT, alias.name)
+                    names[alias.asname] = Symbol(SymbolKind.IMPORT, qualified=alias.name)
                 else:
                     top = alias.name.split(".")[0]
-                    names[top] = Symbol(SymbolKind.IMPORT, top)
+                    names[top] = Symbol(SymbolKind.IMPORT, qualified=top)
         elif kind is ast.ImportFrom:
             base = self.names.absolute_module(node)
             for alias in node.names:
                 if alias.name != "*":
                     names[alias.asname or alias.name] = Symbol(
-                        SymbolKind.IMPORT, f"{base}.{alias.name}"
+                        SymbolKind.IMPORT, qualified=f"{base}.{alias.name}"
                     )
         elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
             qualname = f"{scope.qualname}.{node.name}" if scope.qualname else node.name
-            names[node.name] = Symbol(SymbolKind.FUNCTION, qualname)
+            names[node.name] = Symbol(SymbolKind.FUNCTION, qualname=qualname)
         elif kind is ast.ClassDef:
-            names[node.name] = Symbol(SymbolKind.CLASS, f"{self.module}.{node.name}")
+            names[node.name] = Symbol(SymbolKind.CLASS, qualified=f"{self.module}.{node.name}")
         elif kind is ast.AnnAssign and type(node.target) is ast.Name:
             self.bind_value(node.target.id, node.value, node.annotation, scope, module_level)
         elif module_level and kind.__name__ == "TypeAlias":  # `type X = ...`, Python 3.12+
             name = node.name.id  # type: ignore[attr-defined]
             value = node.value  # type: ignore[attr-defined]
-            names[name] = Symbol(SymbolKind.ALIAS, f"{self.module}.{name}")
+            names[name] = Symbol(SymbolKind.ALIAS, qualified=f"{self.module}.{name}")
             self.aliases[name] = self.alias(value, True, scope)
         else:
             if kind is ast.With or kind is ast.AsyncWith:
@@ -253,35 +254,35 @@ class _Scanner:
         qualify = self.names.qualify
         annotation_name = qualify(annotation, scope) if annotation is not None else None
         if annotation_name in ("typing.TypeAlias", "typing_extensions.TypeAlias") and value:
-            scope.names[name] = Symbol(SymbolKind.ALIAS, f"{self.module}.{name}")
+            scope.names[name] = Symbol(SymbolKind.ALIAS, qualified=f"{self.module}.{name}")
             self.aliases[name] = self.alias(value, False, scope)
             return
         references = self.references
         server = references.server_from_value(value, scope) if value is not None else None
         if server is None and annotation is not None and annotation_name:
-            server = ServerRef(RefKind.ANNOTATED, annotation_name)
+            server = ServerRef(ServerKind.ANNOTATED, qualified=annotation_name)
         method = references.bound_method(value, scope) if value is not None else None
         # `tool = factory(...)`: the call is kept, unless the name is bound to anything else too.
         made = value if isinstance(value, ast.Call) and _same_call(scope, name, value) else None
         made_scope = scope if made is not None else None
         if server is not None:
-            if server.kind is RefKind.CONSTRUCT and not server.facade:
+            if server.kind is ServerKind.CONSTRUCT and not server.facade:
                 self.made.append(server)
                 server = _with_alternatives(server, scope.names.get(name))
             scope.names[name] = Symbol(
                 SymbolKind.SERVER, server=server, node=made, scope=made_scope
             )
-            if module_level and isinstance(value, ast.Name) and server.kind is RefKind.IMPORT:
+            if module_level and isinstance(value, ast.Name) and server.kind is ServerKind.IMPORT:
                 # `Count = StrictInt`: as a type, another module's `from .limits import Count`
                 # finds an alias.
                 self.aliases[name] = self.alias(value, False, scope)
         elif method is not None:
             # `list_tables = backend.list_tables`: registered later under the alias.
-            scope.names[name] = Symbol(SymbolKind.METHOD, method.target, method.method)
+            scope.names[name] = Symbol(SymbolKind.METHOD, function=method)
         elif module_level and isinstance(
             value, ast.Subscript | ast.BinOp | ast.Name | ast.Attribute
         ):
-            scope.names[name] = Symbol(SymbolKind.ALIAS, f"{self.module}.{name}")
+            scope.names[name] = Symbol(SymbolKind.ALIAS, qualified=f"{self.module}.{name}")
             self.aliases[name] = self.alias(value, False, scope)
         elif (
             isinstance(value, ast.List | ast.Tuple | ast.Set | ast.Dict) and name not in scope.names
@@ -305,10 +306,13 @@ class _Scanner:
             where = (index if index < len(positional) else -1, arg.arg)
             if annotation and not annotation.startswith("?") and annotation not in _ANYTHING:
                 server = ServerRef(
-                    RefKind.ANNOTATED, annotation, function=local.qualname, argument=where
+                    ServerKind.ANNOTATED,
+                    qualified=annotation,
+                    function=local.qualname,
+                    argument=where,
                 )
             else:
-                server = ServerRef(RefKind.PARAMETER, "", function=local.qualname, argument=where)
+                server = ServerRef(ServerKind.PARAMETER, function=local.qualname, argument=where)
             local.names[arg.arg] = Symbol(SymbolKind.SERVER, server=server)
 
     def string_annotation_name(self, node: ast.Constant, scope: Scope) -> str | None:
@@ -401,7 +405,7 @@ class _Scanner:
             ):
                 wrapped = self.references.function_ref(decorator.args[0], scope, cls)
                 # Not followed: the wrapper's own signature, as the SDK reads it without one.
-                return wrapped if wrapped.kind is not RefKind.UNKNOWN else None
+                return wrapped if wrapped.kind is not FunctionKind.UNKNOWN else None
         return None
 
     def returned(
@@ -418,12 +422,12 @@ class _Scanner:
                 server = self.references.server_from_value(statement.value, local)
                 if server is not None:
                     servers.append(server)
-                    if server.kind is RefKind.CONSTRUCT and not server.facade:
+                    if server.kind is ServerKind.CONSTRUCT and not server.facade:
                         self.made.append(server)
                 elif isinstance(statement.value, ast.Name):
                     symbol = local.lookup(statement.value.id)
                     if symbol is not None and symbol.kind is SymbolKind.FUNCTION:
-                        functions.append(symbol.target)
+                        functions.append(symbol.qualname)
             elif kind in COMPOUND_STATEMENTS and kind not in _DEFINITIONS:
                 for nested in nested_bodies(statement):
                     pending.extend(nested)
@@ -436,7 +440,7 @@ class _Scanner:
         for target in node.targets:
             if isinstance(target, ast.Attribute) and target.attr == "__signature__":
                 function = self.references.function_ref(target.value, scope, cls)
-                if function.kind in (RefKind.LOCAL, RefKind.IMPORT, RefKind.METHOD):
+                if function.kind in (FunctionKind.LOCAL, FunctionKind.IMPORT, FunctionKind.METHOD):
                     self.generated_signatures.append(function)
 
     def may_sign(self, node: ast.stmt) -> bool:
@@ -512,9 +516,11 @@ class _Scanner:
                         server = self.references.server_from_value(value, local) if value else None
                         if server is None and annotation is not None:
                             name = self.names.qualify(annotation, scope)
-                            server = ServerRef(RefKind.ANNOTATED, name) if name else None
+                            server = (
+                                ServerRef(ServerKind.ANNOTATED, qualified=name) if name else None
+                            )
                         if server is not None:
-                            if server.kind is RefKind.CONSTRUCT and not server.facade:
+                            if server.kind is ServerKind.CONSTRUCT and not server.facade:
                                 self.made.append(server)
                                 earlier = cls.attributes.get(target.attr)
                                 server = _with_alternatives(
@@ -527,7 +533,7 @@ class _Scanner:
 def _with_alternatives(server: ServerRef, earlier: Symbol | None) -> ServerRef:
     """A construction bound to a name that another branch bound to a construction too: both
     may be the server (`if ...: mcp = FastMCP("a") else: mcp = FastMCP("b")`)."""
-    if earlier is None or earlier.server is None or earlier.server.kind is not RefKind.CONSTRUCT:
+    if earlier is None or earlier.server is None or earlier.server.kind is not ServerKind.CONSTRUCT:
         return server
     previous = earlier.server
     if previous.line == server.line:  # a loop body walked once per element

@@ -7,7 +7,7 @@ import builtins
 from dataclasses import dataclass, field
 from enum import Enum
 
-from mcp_codemod.analysis.facts import ServerRef
+from mcp_codemod.analysis.facts import FunctionRef, ServerRef
 
 # Each builtin's qualified name, one string for all its uses.
 _BUILTIN_NAMES = {name: f"builtins.{name}" for name in dir(builtins)}
@@ -17,28 +17,31 @@ STAR = "*"  # prefix of a name that no statement of the module binds, but a star
 class SymbolKind(Enum):
     """What a name is bound to, by the statement that binds it."""
 
-    IMPORT = "import"  # `target`: the imported qualified name
-    FUNCTION = "function"  # `target`: the function's qualname here
-    METHOD = "method"  # `target`: the instance's class; `method`: the method's name
-    CLASS = "class"  # `target`: the class's qualified name
-    ALIAS = "alias"  # `target`: the alias's qualified name
+    IMPORT = "import"  # `qualified`: the imported name
+    FUNCTION = "function"  # `qualname`: the function's qualname here
+    METHOD = "method"  # `function`: the instance's method (`backend.list_tables`)
+    CLASS = "class"  # `qualified`: the class's name
+    ALIAS = "alias"  # `qualified`: the alias's name
     SERVER = "server"  # `server`: the server it is
     COLLECTION = "collection"  # `node`: the literal collection
     EXPRESSION = "expression"  # `node`: a loop variable's value for one element, in `scope`
-    LOOP = "loop"  # `target`: a loop variable's collection, or "?" and its source text
+    LOOP = "loop"  # `function`: a loop variable over a collection that is no literal in sight
     OTHER = "other"
 
 
 @dataclass(eq=False, slots=True)  # made for every binding: neither frozen nor compared
 class Symbol:
     kind: SymbolKind
-    target: str = ""  # qualified name; for a loop: the collection's, or "?" and its source text
-    method: str = ""  # for a method: its name; `target` is the instance's class
+    qualified: str = ""  # an import, class or alias: its qualified name
+    qualname: str = ""  # a function: its qualname in this module
+    function: FunctionRef | None = None  # a method or a loop variable: what it refers to
     server: ServerRef | None = None
-    # collection: the literal (list, tuple, set, dict), read in the scope that binds it (not
-    # kept: a scope holding its own symbol would be a reference cycle, and the collector is off
-    # while checking); expression: a loop variable's value for one element of a literal
-    # collection, read in `scope`.
+    # The expression the name is bound to, where a reader needs it. Collection: the literal
+    # (list, tuple, set, dict), read in the scope that binds it (not kept: a scope holding its
+    # own symbol would be a reference cycle, and the collector is off while checking);
+    # expression: a loop variable's value for one element of a literal collection, read in
+    # `scope`; server, other: a call (`tool = factory(...)`, every binding of the name in its
+    # scope a call of the same function), read in `scope`.
     node: ast.expr | None = None
     scope: Scope | None = None
 
@@ -113,9 +116,9 @@ class Names:
             if symbol.kind is SymbolKind.EXPRESSION:
                 return self.qualify(symbol.node, symbol.scope)
             if symbol.kind in (SymbolKind.IMPORT, SymbolKind.CLASS, SymbolKind.ALIAS):
-                return symbol.target
+                return symbol.qualified
             if symbol.kind is SymbolKind.FUNCTION:
-                return f"{self.module}.{symbol.target}"
+                return f"{self.module}.{symbol.qualname}"
             return f"?{name}"
         if kind is ast.Attribute:
             base = self.qualify(node.value, scope)

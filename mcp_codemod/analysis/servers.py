@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from mcp_codemod.analysis.facades import FACADE_CLASSES
-from mcp_codemod.analysis.facts import ModuleFacts, RefKind, ServerRef, ServerSwap
+from mcp_codemod.analysis.facts import ModuleFacts, ServerKind, ServerRef, ServerSwap
 from mcp_codemod.analysis.frameworks import (
     SERVER_CLASSES,
     Framework,
@@ -82,18 +82,20 @@ class ServerResolver:
     # ---- servers ---------------------------------------------------------------------------
     def server(self, module: ModuleFacts, ref: ServerRef, hops: int = 0) -> ResolvedServer:
         if hops > MAX_HOPS:
-            return ResolvedServer(None, ref.target)
-        if ref.kind is RefKind.IMPORT:
-            found = self.names.follow(ref.target, module, lambda m, name: name in m.servers)
+            # Past the first hop: no FREE or UNKNOWN reference (registrations, guards and escapes
+            # hold those), so the name it was followed by, "" for a parameter
+            return ResolvedServer(None, ref.qualified)
+        if ref.kind is ServerKind.IMPORT:
+            found = self.names.follow(ref.qualified, module, lambda m, name: name in m.servers)
             if found is None:
-                return ResolvedServer(None, f"imported from {ref.target}, outside the project")
+                return ResolvedServer(None, f"imported from {ref.qualified}, outside the project")
             owner, name = found
             return self.server(owner, owner.servers[name], hops + 1)
         if ref.argument is not None:
             passed = self.passed_server(module, ref.function, ref.argument, hops)
-            if passed.framework is not None or ref.kind is RefKind.PARAMETER:
+            if passed.framework is not None or ref.kind is ServerKind.PARAMETER:
                 return passed
-        if ref.kind in (RefKind.UNKNOWN, RefKind.FREE):
+        if ref.kind in (ServerKind.UNKNOWN, ServerKind.FREE):
             return ResolvedServer(None, "not resolvable statically")
         guarded = bool(ref.guarded_by) and is_guard(ref.guarded_by, self.runtime_copy)
         if ref.guarded_by and not guarded:
@@ -101,7 +103,7 @@ class ServerResolver:
             return ResolvedServer(None, f"returned by {ref.guarded_by}()")
         if ref.facade:
             facade = FACADE_CLASSES[ref.facade]
-            if ref.target != ref.facade:
+            if ref.qualified != ref.facade:
                 # `MCPApp(mcp=server)`: the app's tools go to that server.
                 server = self.server(module, replace(ref, facade=""), hops)
                 return replace(server, facade=facade)
@@ -109,13 +111,13 @@ class ServerResolver:
             return ResolvedServer(
                 framework.guarded if guarded else framework,
                 f"the {framework.title} that {facade.title} makes for "
-                f"{ref.target.rsplit('.', 1)[-1]}(...)",
+                f"{ref.qualified.rsplit('.', 1)[-1]}(...)",
                 origin=(module.module, ref.line),
                 facade=facade,
             )
-        resolved = self.server_class(ref.target, module)
-        if resolved is None and ref.kind is RefKind.CONSTRUCT:
-            factory = self.names.follow(ref.target, module, lambda m, name: name in m.functions)
+        resolved = self.server_class(ref.qualified, module)
+        if resolved is None and ref.kind is ServerKind.CONSTRUCT:
+            factory = self.names.follow(ref.qualified, module, lambda m, name: name in m.functions)
             if factory is not None:
                 owner, name = factory
                 for returned in owner.functions[name].returns:
@@ -123,24 +125,28 @@ class ServerResolver:
                     if server.framework is not None:
                         return server
         if resolved is None:
-            kind = "made by" if ref.kind is RefKind.CONSTRUCT else "annotated as"
-            return ResolvedServer(None, f"{kind} {ref.target}")
+            kind = "made by" if ref.kind is ServerKind.CONSTRUCT else "annotated as"
+            return ResolvedServer(None, f"{kind} {ref.qualified}")
         framework, base = resolved
         if guarded:
             framework = framework.guarded
-        if ref.kind is RefKind.ANNOTATED:
+        if ref.kind is ServerKind.ANNOTATED:
             # Typed as a server class: the construction is out of sight, but a project subclass
             # can still be given the guarded base, which guards every instance.
             swap = base if framework in (Framework.MCP1, Framework.MCP2) else None
             return ResolvedServer(
-                framework, f"an instance of {ref.target}", ref.strict_input_validation, None, swap
+                framework,
+                f"an instance of {ref.qualified}",
+                ref.strict_input_validation,
+                None,
+                swap,
             )
         swap = None
         if framework in (Framework.MCP1, Framework.MCP2) and ref.class_span is not None:
             swap = base or ServerSwap(module.path, ref.class_span, framework)
         return ResolvedServer(
             framework,
-            f"{ref.target.rsplit('.', 1)[-1]}(...)",
+            f"{ref.qualified.rsplit('.', 1)[-1]}(...)",
             ref.strict_input_validation,
             (module.module, ref.line),
             swap,

@@ -9,7 +9,6 @@ import unicodedata
 from collections.abc import Iterable
 
 from mcp_codemod.analysis.facts import Position, Span
-from mcp_codemod.analysis.unparse import unparse
 
 # Python ends lines at \r\n, \r or \n only; str.splitlines() also splits at \x0c, \x1c, \u2028…
 # which would shift every line number after them.
@@ -110,7 +109,7 @@ class SourceText:
     def text(self, node: ast.AST) -> str:
         """The node's source as one line, for messages. The same text is one string object (a
         module writes `str` and `mcp` many times over), which pickle writes and reads once."""
-        text = self.segment(node) if node.lineno == node.end_lineno else unparse(node)
+        text = self.segment(node) if node.lineno == node.end_lineno else ast.unparse(node)
         return self.texts.setdefault(text, text)
 
     def label(self, node: ast.AST) -> str:

@@ -42,6 +42,9 @@ class CheckResult:
     files: int  # files considered
     tools: int  # tool registrations found
     unresolved: tuple[UnresolvedTool, ...]  # registrations whose tools were not checked
+    # Findings a `noqa` comment or `per-file-ignores` turned off: the user's decision, but not a
+    # run in which every check passed.
+    suppressed: int = 0
     # The hash (cache.digest) of the bytes analysed, per absolute path of a given file: `fix`
     # rewrites a file only while it still holds exactly those bytes.
     digests: Mapping[str, bytes] = field(default_factory=dict)
@@ -170,16 +173,21 @@ def _check(
     noqa = {facts.path: facts.noqa for facts in project.loaded()}
     # The same finding made twice (a function registered twice) is one; findings about two
     # servers at one registration (counted against each, MCP004) say which server.
-    findings = {
-        (finding.path, finding.line, finding.column, finding.code, finding.message): finding
-        for finding in judge(rules, linked, given, noqa)
-    }
+    findings = {}
+    suppressed = set()
+    for finding, is_suppressed in judge(rules, linked, given, noqa):
+        key = (finding.path, finding.line, finding.column, finding.code, finding.message)
+        if is_suppressed:
+            suppressed.add(key)
+        else:
+            findings[key] = finding
     result = CheckResult(
         findings=tuple(sorted(findings.values())),
         errors=tuple(sorted(errors)),
         files=len(files),
         tools=linked.tools,
         unresolved=linked.unresolved,
+        suppressed=len(suppressed),
         # Of the given files only, the ones `fix` may write: what else a run reads depends on
         # its caches (a cached run reads fewer of a registrar's possible callers).
         digests={key: sources.digests[key] for key in keys if key in sources.digests},
@@ -287,8 +295,9 @@ def judge(
     linked: LinkResult,
     given: Callable[[str], bool],
     noqa: dict[str, dict[int, frozenset[str] | None]],
-) -> Iterator[Finding]:
-    """Each rule on each subject of its kind that lies in the files given, less `noqa`."""
+) -> Iterator[tuple[Finding, bool]]:
+    """Each rule's finding on each subject of its kind that lies in the files given, and
+    whether a `noqa` comment suppresses it."""
     subjects: dict[type, list] = {
         ToolParameter: [p for p in linked.parameters if given(p.path)],
         RegisteredTool: [t for t in linked.registered if given(t.path)],
@@ -305,9 +314,7 @@ def judge(
             if report is None:
                 continue
             site = _SITES[rule.subject](subject)
-            if _suppressed(rule.code, site, noqa.get(site.path, {})):
-                continue
-            yield Finding(
+            finding = Finding(
                 path=site.path,
                 line=site.line,
                 column=site.column,
@@ -319,6 +326,7 @@ def judge(
                 annotation=site.annotation,
                 fix=report.fix,
             )
+            yield finding, _suppressed(rule.code, site, noqa.get(site.path, {}))
 
 
 def _suppressed(code: str, site: _Site, noqa: dict[int, frozenset[str] | None]) -> bool:

@@ -52,12 +52,13 @@ FACTS_CLASSES = frozenset(
                 "ExecFile",
                 "ExecText",
                 "Function",
+                "FunctionKind",
                 "FunctionRef",
                 "ModuleFacts",
                 "Parameter",
                 "Position",
-                "RefKind",
                 "Registration",
+                "ServerKind",
                 "ServerRef",
                 "ServerSwap",
                 "Span",
@@ -126,9 +127,8 @@ class RestrictedUnpickler(pickle.Unpickler):
         raise pickle.UnpicklingError(f"{module}.{name} is not cached data")
 
 
-def _analysis_fingerprint() -> str:
-    """Facts change when the code that computes them does, even without a new version number
-    (an editable install under development): hash that code into the key."""
+def analysis_sources() -> list[Path]:
+    """The code that computes the facts and defines their classes."""
     package = Path(mcp_codemod.__file__).parent
     sources = sorted((package / "analysis").glob("*.py"))
     sources += [
@@ -141,8 +141,15 @@ def _analysis_fingerprint() -> str:
             "facts_cache.py",
         )
     ]
+    return sources
+
+
+def _analysis_fingerprint() -> str:
+    """Facts change when the code that computes them does, even without a new version number
+    (an editable install under development): hash that code into the key. A class whose
+    fields change is of that code too: its old pickles would read a new field as its default."""
     hasher = hashlib.sha1(usedforsecurity=False)
-    for source in sources:
+    for source in analysis_sources():
         with contextlib.suppress(OSError):
             hasher.update(source.read_bytes())
     return hasher.hexdigest()

@@ -77,8 +77,9 @@ def statistics_json(result: CheckResult, unsafe_fixes: bool = False) -> str:
 
 
 def summary(result: CheckResult, unsafe_fixes: bool = False) -> str:
-    """The closing lines. "All checks passed!" is a promise: only when nothing was found and
-    every registration was checked or lands on a server that protects it."""
+    """The closing lines. "All checks passed!" is a promise: only when nothing was found,
+    nothing found was turned off, and every registration was checked or lands on a server that
+    protects it."""
     parts = []
     if result.findings:
         applicable = sum(f.applies(unsafe_fixes) for f in result.findings)
@@ -108,6 +109,11 @@ def summary(result: CheckResult, unsafe_fixes: bool = False) -> str:
         )
     elif result.errors:
         parts.append("No issues found in the files checked.")
+    elif result.suppressed:
+        parts.append(
+            f"No issues reported: {plural(result.suppressed, 'finding')} turned off by `noqa` "
+            "or `per-file-ignores`."
+        )
     else:
         parts.append(PASSED)
     if result.errors:

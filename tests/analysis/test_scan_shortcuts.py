@@ -7,7 +7,6 @@ from __future__ import annotations
 import ast
 import math
 import re
-import sys
 import textwrap
 
 import pytest
@@ -19,7 +18,6 @@ from mcp_codemod.analysis.scanner import noqa_lines, scan_module
 from mcp_codemod.analysis.source_text import SourceText, split_lines
 from mcp_codemod.analysis.syntax import calls_within, header_expressions, nested_bodies
 from mcp_codemod.analysis.types import TName, TSubscript
-from mcp_codemod.analysis.unparse import unparse
 
 WORDS = ("tool", "guard", "install")
 
@@ -192,56 +190,6 @@ def test_header_expressions_are_a_compound_statements_test_iter_items_or_subject
             assert header_expressions(statement) == expected
     headers = [[ast.unparse(e) for e in header_expressions(s)] for s in tree.body]
     assert headers[:6] == [["a"], ["g"], ["j"], ["l"], [], ["u"]]
-
-
-EXPRESSIONS = [
-    "Annotated[\n    str, Field(description='a \"quoted\" text\\n', ge=1, **extra)\n]",
-    "Optional[dict[str, list[int | None]]] | None",
-    "a | b | c",
-    "a | (b | c)",
-    "(a | b).c",
-    "x[a,]",
-    "x[()]",
-    "x[1:2]",
-    pytest.param(
-        "x[*a]",
-        marks=pytest.mark.skipif(
-            sys.version_info < (3, 11), reason="starred subscripts are 3.11 syntax"
-        ),
-    ),
-    "f(*args, (x for x in y))",
-    "f(x for x in y)",
-    "(1).real",
-    "1.5e300 * 1e300",
-    "u'text'",
-    "b'bytes'",
-    "Literal[True, None, ..., 'a', -1]",
-    "Callable[[int, str], Awaitable[None]]",
-    "typing.Annotated[int, Field(gt=0)]",
-    "lambda: 1",
-    "(a if b else c) | d",
-    "a + b | c",
-    "[*a, b]",
-    "f(a)(b)[c].d",
-]
-
-
-@pytest.mark.parametrize("text", EXPRESSIONS)
-def test_the_quick_unparse_writes_what_ast_unparse_writes(text: str):
-    for node in ast.walk(ast.parse(text, mode="eval").body):
-        if isinstance(node, ast.expr):
-            assert unparse(node) == ast.unparse(node)
-
-
-def test_the_quick_unparse_writes_what_ast_unparse_writes_in_the_fixtures():
-    for path in sorted(FIXTURES.rglob("*.py")):
-        try:
-            tree = ast.parse(path.read_text(encoding="utf-8"))
-        except SyntaxError:
-            continue  # `type X = ...` before Python 3.12
-        for node in ast.walk(tree):
-            if isinstance(node, ast.expr):
-                assert unparse(node) == ast.unparse(node), path
 
 
 SHARED_TYPES_MODULE = textwrap.dedent(

@@ -61,6 +61,30 @@ def test_findings_exit_1_clean_exit_0(project):
     assert clean.exit_code == 0 and "All checks passed!" in clean.output
 
 
+def test_findings_turned_off_exit_0_without_saying_every_check_passed(project):
+    # The user's decision stands (exit 0), but a parameter still mangled is no passed check.
+    (project / "server.py").write_text(
+        EXPOSED.replace("user_id: int = 0) -> str:", "user_id: int = 0) -> str:  # noqa")
+    )
+    noqa = run("check", "--no-cache")
+    assert noqa.exit_code == 0, noqa.output
+    assert "All checks passed!" not in noqa.output
+    assert "No issues reported: 2 findings turned off by `noqa` or `per-file-ignores`." in (
+        noqa.output
+    )
+    (project / "server.py").write_text(EXPOSED)
+    (project / "pyproject.toml").write_text(
+        '[tool.mcp-codemod.per-file-ignores]\n"server.py" = ["MCP001"]\n'
+    )
+    ignored = run("check", "--no-cache")
+    assert ignored.exit_code == 1  # MCP002 on `page` is not turned off
+    assert "Found 1 issue" in ignored.output
+    only_mcp001 = run("check", "--no-cache", "--ignore", "MCP002")
+    assert only_mcp001.exit_code == 0
+    assert "All checks passed!" not in only_mcp001.output
+    assert "1 finding turned off" in only_mcp001.output
+
+
 def test_exit_zero_and_statistics(project):
     result = run("check", "--exit-zero", "--statistics")
     assert result.exit_code == 0

@@ -4,6 +4,7 @@ it finds."""
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import pickle
 import random
@@ -301,6 +302,25 @@ def test_another_version_does_not_trust_the_cache(
     parses.clear()
     same(first, check_files(files, ALL, jobs=1, cache_dir=tmp_path / "cache"))
     assert len(parses) == count
+
+
+def test_other_analysis_code_does_not_trust_the_cache(
+    fixtures_copy: Path, tmp_path: Path, monkeypatch
+):
+    """Facts are pickled dataclasses: code whose classes have other fields would read an old
+    pickle's missing field as its default."""
+    check_files(files_of(fixtures_copy), ALL, jobs=1, cache_dir=tmp_path / "cache")
+    assert cache_module.FactsCache(tmp_path / "cache").entries
+    monkeypatch.setattr(cache_module, "_analysis_fingerprint", lambda: "other analysis code")
+    assert cache_module.FactsCache(tmp_path / "cache").entries == {}
+
+
+def test_the_cache_key_hashes_the_module_of_every_cached_class():
+    hashed = {source.resolve() for source in cache_module.analysis_sources()}
+    modules = {module for module, _ in cache_module.FACTS_CLASSES if module != "builtins"}
+    assert "mcp_codemod.analysis.facts" in modules
+    for module in modules:
+        assert Path(importlib.import_module(module).__file__).resolve() in hashed, module
 
 
 def test_a_moved_working_directory_does_not_reuse_paths(
