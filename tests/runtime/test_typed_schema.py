@@ -40,15 +40,6 @@ def servers(marked: bool) -> list:
     return made
 
 
-async def listed(server) -> dict:
-    if isinstance(server, fastmcp.FastMCP):
-        async with fastmcp.Client(server) as client:
-            (tool,) = await client.list_tools()
-    else:
-        (tool,) = await server.list_tools()
-    return sdk.schema_of(tool)
-
-
 def without_types(schema: Any, titles: bool) -> Any:
     """The schema less the marker's type lists (and less titles, when `titles` is False)."""
     if isinstance(schema, list):
@@ -64,8 +55,8 @@ def without_types(schema: Any, titles: bool) -> Any:
 
 @pytest.mark.parametrize("index", [0, 1], ids=["mcp-sdk", "fastmcp"])
 def test_untyped_nodes_get_every_json_type_and_the_rest_stays(index):
-    before = asyncio.run(listed(servers(marked=False)[index]))
-    after = asyncio.run(listed(servers(marked=True)[index]))
+    before = asyncio.run(sdk.listed_input_schema(servers(marked=False)[index]))
+    after = asyncio.run(sdk.listed_input_schema(servers(marked=True)[index]))
     assert after["properties"]["value"]["type"] == JSON_TYPES
     assert after["properties"]["rows"]["anyOf"][0]["items"] == {"type": JSON_TYPES}
     # A dictionary's values are left as they were: no client refuses them.
@@ -131,7 +122,10 @@ def without_ref_types(schema: Any) -> Any:
 
 def test_a_models_ref_gets_its_definitions_type_and_the_rest_stays():
     (before_server,), (after_server,) = model_servers(marked=False), model_servers(marked=True)
-    before, after = asyncio.run(listed(before_server)), asyncio.run(listed(after_server))
+    before, after = (
+        asyncio.run(sdk.listed_input_schema(before_server)),
+        asyncio.run(sdk.listed_input_schema(after_server)),
+    )
     assert before["properties"]["start"] == {"$ref": "#/$defs/Point"}
     assert after["properties"]["start"] == {"$ref": "#/$defs/Point", "type": ["object"]}
     assert after["properties"]["stops"]["anyOf"][0]["items"]["type"] == ["object"]
