@@ -674,10 +674,23 @@ def _safe_tree(result: PackageResult, pristine: Path, work: Path) -> Path | None
 
 
 # What the schema markers add, and nothing else may change: a type list on an untyped node
-# (TypedSchema, MCP007), the digit text beside an integer (AcceptDigitText, MCP003), `items`
-# beside a tuple's `prefixItems` (ArrayItemsSchema, MCP005).
+# and beside a model's `$ref` (TypedSchema, MCP007), the digit text beside an integer
+# (AcceptDigitText, MCP003), `items` beside a tuple's `prefixItems` (ArrayItemsSchema, MCP005);
+# and what one removes, a `format` OpenAI strict mode refuses (OpenAIStrictFormats, MCP104),
+# removed from both sides.
 _EVERY_JSON_TYPE = ["string", "number", "boolean", "object", "array", "null"]
 _DIGIT_TEXT = {"type": "string", "pattern": "^-?[0-9]+$"}
+_STRICT_FORMATS = {
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
+}
 
 
 def _markers_undone(schema):
@@ -687,8 +700,10 @@ def _markers_undone(schema):
     if not isinstance(schema, dict):
         return schema
     undone = {key: _markers_undone(value) for key, value in schema.items()}
-    if undone.get("type") == _EVERY_JSON_TYPE:
+    if undone.get("type") == _EVERY_JSON_TYPE or ("$ref" in undone and "type" in undone):
         del undone["type"]
+    if isinstance(undone.get("format"), str) and undone["format"] not in _STRICT_FORMATS:
+        del undone["format"]
     members = undone.get("anyOf")
     if isinstance(members, list) and _DIGIT_TEXT in members:
         members = [member for member in members if member != _DIGIT_TEXT]

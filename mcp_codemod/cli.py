@@ -820,16 +820,25 @@ def explain_rule(code: str) -> None:
     help="Import this module (package.module or path/to/module.py) after TARGET, so the tools "
     "it registers on the server are probed too; repeatable.",
 )
-def probe_command(target: str, output_format: str, imports: tuple[str, ...]) -> None:
+@click.option(
+    "--openai-strict",
+    is_flag=True,
+    help="Also report why OpenAI strict mode does not take a tool's input schema as it is "
+    "(what the opt-in MCP1 rules report): these count toward exit 1 too.",
+)
+def probe_command(
+    target: str, output_format: str, imports: tuple[str, ...], openai_strict: bool
+) -> None:
     """Run every tool's argument validation on values the framework is known to mangle.
 
     TARGET names a server object: path/to/server.py:attr or package.module:attr (an mcp
     FastMCP or MCPServer, or a fastmcp.FastMCP); without :attr, the module's one server. For
     every registered tool, "null", "[1]" and '{"a": 1}' go to each parameter that takes text,
     5.0 to each integer parameter, and the JSON text of an array or object to each structured
-    parameter; input schemas are checked for arrays without `items`. Tool bodies are never run.
-    Exit 1 when an argument arrives changed or is rejected or a schema has such an array, 2
-    when TARGET cannot be loaded or has no tools to probe.
+    parameter; input schemas are checked for arrays without `items` and nodes without `type`
+    (and, with --openai-strict, for what OpenAI strict mode does not take). Tool bodies are
+    never run. Exit 1 when an argument arrives changed or is rejected or a schema has such a
+    node, 2 when TARGET cannot be loaded or has no tools to probe.
     """
     from mcp_codemod.probe import argument_handling, targets
     from mcp_codemod.probe.server_probe import probe_server
@@ -847,11 +856,11 @@ def probe_command(target: str, output_format: str, imports: tuple[str, ...]) -> 
     if not result.tools and not result.not_probed:
         _fail(_nothing_probed(target, imports, result.server))
     click.echo(
-        probe_output.probe_json(result)
+        probe_output.probe_json(result, openai_strict)
         if output_format == "json"
-        else probe_output.probe_text(result)
+        else probe_output.probe_text(result, openai_strict)
     )
-    sys.exit(1 if result.failed else 0)
+    sys.exit(1 if result.failed or (openai_strict and result.strict_mode) else 0)
 
 
 @main.command(name="server")

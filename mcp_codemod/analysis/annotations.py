@@ -50,10 +50,14 @@ class Annotations:
         text = self.text
         for arg, default in pairs:
             strict = type(default) is ast.Call and self.is_strict_field(default, scope)
+            value = self.default_value(default, scope) if default is not None else None
+            field = self.field_keywords(default, scope) if type(default) is ast.Call else ()
             annotation = arg.annotation
             if annotation is None:  # no type, text, site nor alias to find
                 parameters.append(
-                    Parameter(arg.arg, text.start(arg), None, None, None, strict, None)
+                    Parameter(
+                        arg.arg, text.start(arg), None, None, None, strict, None, value, field
+                    )
                 )
                 continue
             type_expr = self.type_expr(annotation, scope)
@@ -75,9 +79,28 @@ class Annotations:
                     self.fix_sites.site(annotation, scope),
                     strict,
                     alias,
+                    value,
+                    field,
                 )
             )
         return tuple(parameters)
+
+    def default_value(self, default: ast.expr, scope: Scope) -> str | None:
+        """What a missing argument takes (`Parameter.default`): the default itself, or the one
+        a pydantic `Field` declares."""
+        if type(default) is not ast.Call or self.names.qualify(default.func, scope) not in _FIELDS:
+            return self.text.text(default)
+        value = default.args[0] if default.args else keyword(default, "default")
+        if value is not None:
+            required = type(value) is ast.Constant and value.value is Ellipsis
+            return None if required else self.text.text(value)
+        factory = keyword(default, "default_factory")
+        return f"{self.text.text(factory)}()" if factory is not None else None
+
+    def field_keywords(self, call: ast.Call, scope: Scope) -> tuple[str, ...]:
+        if self.names.qualify(call.func, scope) not in _FIELDS:
+            return ()
+        return tuple(k.arg for k in call.keywords if k.arg is not None)
 
     def is_strict_field(self, node: ast.expr, scope: Scope) -> bool:
         expr = self.type_expr(node, scope) if isinstance(node, ast.Call) else None
@@ -128,7 +151,8 @@ class Annotations:
         if kind is ast.Call:
             function = self.names.qualify(node.func, scope) or self.text.text(node.func)
             refuses = function in _PATTERN_CONSTRAINTS and _refuses_pre_parsed(node)
-            return shared.call(function, _is_strict_call(node, function), refuses)
+            names = tuple(k.arg for k in node.keywords if k.arg is not None)
+            return shared.call(function, _is_strict_call(node, function), refuses, names)
         return shared.opaque(self.text.text(node))
 
 
@@ -149,7 +173,7 @@ class SharedTypes:
         self.names: dict[str, TName] = {}
         self.opaques: dict[str, TOpaque] = {}
         self.constants: dict[tuple[type, object], TConst] = {}
-        self.calls: dict[tuple[str, bool, bool], TCall] = {}
+        self.calls: dict[tuple[str, bool, bool, tuple[str, ...]], TCall] = {}
         self.subscripts: dict[tuple[int, ...], TSubscript] = {}
         self.unions: dict[tuple[int, ...], TUnion] = {}
 
@@ -175,11 +199,13 @@ class SharedTypes:
             found = self.constants[key] = TConst(value)
         return found
 
-    def call(self, function: str, strict: bool, refuses_pre_parsed: bool) -> TCall:
-        key = (function, strict, refuses_pre_parsed)
+    def call(
+        self, function: str, strict: bool, refuses_pre_parsed: bool, keywords: tuple[str, ...]
+    ) -> TCall:
+        key = (function, strict, refuses_pre_parsed, keywords)
         found = self.calls.get(key)
         if found is None:
-            found = self.calls[key] = TCall(function, strict, refuses_pre_parsed)
+            found = self.calls[key] = TCall(function, strict, refuses_pre_parsed, keywords)
         return found
 
     def subscript(self, base: TypeExpr, args: tuple[TypeExpr, ...]) -> TSubscript:
@@ -197,6 +223,7 @@ class SharedTypes:
         return found
 
 
+_FIELDS = frozenset(("pydantic.Field", "pydantic.fields.Field"))
 # pydantic's constraints whose `pattern=` the field's validator applies to text.
 _PATTERN_CONSTRAINTS = frozenset(
     (

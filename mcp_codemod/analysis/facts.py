@@ -160,6 +160,13 @@ class Parameter:
     site: AnnotationSite | None
     default_is_strict: bool  # `x: int = Field(strict=True)`
     alias: str | None  # the annotation is exactly this module-level alias (qualified)
+    # The value a missing argument takes, as written: `5`, `None`, the `5` of `Field(5)` or
+    # `Field(default=5)`, `list()` for `Field(default_factory=list)`; None when it is required
+    # (no default, or a `Field` without one).
+    default: str | None = None
+    # The keywords given to a pydantic `Field(...)` that is the default (`description`,
+    # `title`): pydantic writes some of them beside the value's schema.
+    field_keywords: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from mcp_codemod.analysis.facts import (
     FunctionKind,
     FunctionRef,
     ModuleFacts,
+    Parameter,
     Registration,
     ServerKind,
     ServerRef,
@@ -38,6 +39,7 @@ from mcp_codemod.analysis.servers import ServerResolver
 from mcp_codemod.analysis.shapes import Shape, shape_of
 from mcp_codemod.analysis.subjects import (
     LinkResult,
+    RegisteredTool,
     ResolvedServer,
     ToolParameter,
     UnresolvedTool,
@@ -106,6 +108,7 @@ class Linker:
         # Resolving servers loaded the modules that create them: their `guard()` calls count too.
         guarded = self.servers.guarded_origins(self.names.loaded())
         parameters: list[ToolParameter] = []
+        registered: list[RegisteredTool] = []
         unresolved: list[UnresolvedTool] = []
         # Each set of a framework's own tools counts as one registration; below, the tools a
         # helper or loop registers more than once are added.
@@ -147,9 +150,10 @@ class Linker:
                         UnresolvedTool(tool.path, tool.line, tool.reason, tool.kind, server)
                     )
                 elif tool.library:
-                    parameters.extend(
-                        self.library_parameters(module, tool, registration, server, unresolved)
-                    )
+                    found = self.library_parameters(module, tool, registration, server, unresolved)
+                    parameters.extend(found)
+                    function = replace(tool.function, position=registration.position)
+                    registered.append(self.registered(module.path, function, registration, server))
                 else:
                     named = registration
                     if tool.tool_name is not None:
@@ -165,6 +169,9 @@ class Linker:
                             for p in found
                         ]
                     parameters.extend(found)
+                    registered.append(
+                        self.registered(tool.owner.path, tool.function, named, server)
+                    )
         escaped = self.escapes(modules, guarded)
         tools += len(escaped)
         unresolved.extend(escaped)
@@ -177,8 +184,9 @@ class Linker:
                 {m.path: _package_of(m) for m in modules},
             )
             parameters = [replace(p, server=_swappable(p.server, constructed)) for p in parameters]
+            registered = [replace(t, server=_swappable(t.server, constructed)) for t in registered]
             unresolved = [replace(t, server=_swappable(t.server, constructed)) for t in unresolved]
-        return LinkResult(tuple(parameters), tuple(unresolved), tools)
+        return LinkResult(tuple(parameters), tuple(unresolved), tools, tuple(registered))
 
     def escapes(
         self, modules: list[ModuleFacts], guarded: set[tuple[str, int]] | bool
@@ -320,14 +328,11 @@ class Linker:
         unresolved: list[UnresolvedTool],
     ) -> list[ToolParameter]:
         """The tool's parameters; one whose annotation cannot be followed goes to `unresolved`."""
-        tool = registration.tool_name or function.qualname.rsplit(".", 1)[-1]
+        tool = _tool_name(registration, function)
         executed = self.execs(owner)
         executor = executed[0] if executed is not None else None
         result = []
-        facade = server.facade
-        for parameter in function.parameters:
-            if facade is not None and not facade.tool_parameter(parameter):
-                continue
+        for parameter in _arguments(function, server.facade):
             annotation = parameter.annotation
             if owner.star_imports and annotation is not None:
                 annotation = _unstarred_type(
@@ -385,6 +390,12 @@ class Linker:
                 ToolParameter(owner.path, tool, function, parameter, facts, server, shape=shape)
             )
         return result
+
+    def registered(
+        self, path: str, function: Function, registration: Registration, server: ResolvedServer
+    ) -> RegisteredTool:
+        tool = _tool_name(registration, function)
+        return RegisteredTool(path, tool, function, server, _arguments(function, server.facade))
 
     def class_or_library_alias(
         self, qualified: str, near: ModuleFacts, hops: int = 0
@@ -508,14 +519,23 @@ def _annotation_names(function: Function, facade: Facade | None = None) -> list[
     """The qualified names a function's parameter annotations use, each once: where its types
     are. With a facade, of the parameters it leaves to the tool's callers only."""
     names = []
-    for parameter in function.parameters:
-        if facade is not None and not facade.tool_parameter(parameter):
-            continue
+    for parameter in _arguments(function, facade):
         if parameter.alias is not None:
             names.append(parameter.alias)
         if parameter.annotation is not None:
             names.extend(type_names(parameter.annotation))
     return list(dict.fromkeys(names))
+
+
+def _tool_name(registration: Registration, function: Function) -> str:
+    return registration.tool_name or function.qualname.rsplit(".", 1)[-1]
+
+
+def _arguments(function: Function, facade: Facade | None) -> tuple[Parameter, ...]:
+    """The parameters the SDK lists as the tool's arguments: a facade's framework fills some."""
+    if facade is None:
+        return function.parameters
+    return tuple(p for p in function.parameters if facade.tool_parameter(p))
 
 
 def _served(

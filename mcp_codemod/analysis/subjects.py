@@ -1,5 +1,6 @@
 """The subjects of the rules, as the linker produces them: each tool parameter with what its
-annotation admits, the registrations whose tools cannot be seen, and the servers they land on."""
+annotation admits, each registered tool as a whole, the registrations whose tools cannot be
+seen, and the servers they land on."""
 
 from __future__ import annotations
 
@@ -60,6 +61,20 @@ class ToolParameter:
 
 
 @dataclass(frozen=True)
+class RegisteredTool:
+    """One registered tool as a whole: its function, its server and its arguments, for the rules
+    about a tool rather than one of its parameters (a tool that takes no arguments)."""
+
+    path: str
+    tool: str
+    function: Function  # a library's function carries the registration's position
+    server: ResolvedServer
+    # The arguments the SDK lists for it: the function's parameters less those a facade fills
+    # (checked as `ToolParameter`s, or unseen when an annotation cannot be followed).
+    parameters: tuple[Parameter, ...]
+
+
+@dataclass(frozen=True)
 class UnresolvedTool:
     path: str
     line: int
@@ -84,6 +99,7 @@ class LinkResult:
     parameters: tuple[ToolParameter, ...]
     unresolved: tuple[UnresolvedTool, ...]
     tools: int
+    registered: tuple[RegisteredTool, ...] = ()  # each tool whose function was seen
 
     @property
     def servers(self) -> tuple[ServerTools, ...]:

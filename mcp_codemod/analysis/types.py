@@ -44,11 +44,14 @@ class TConst:
 @dataclass(frozen=True)
 class TCall:
     """A call inside an annotation (`Field(...)`, `Strict()`, `conint(...)`): whether it makes
-    the value strict, and whether its `pattern=` refuses every text the pre-parse changes."""
+    the value strict, whether its `pattern=` refuses every text the pre-parse changes, and the
+    names of the keywords it is given (`description`: pydantic writes it beside the value's
+    schema)."""
 
     function: str
     strict: bool
     refuses_pre_parsed: bool = False
+    keywords: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

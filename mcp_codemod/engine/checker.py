@@ -16,7 +16,13 @@ from typing import NamedTuple
 
 from mcp_codemod.analysis.facts import ModuleFacts
 from mcp_codemod.analysis.frameworks import Framework
-from mcp_codemod.analysis.subjects import LinkResult, ServerTools, ToolParameter, UnresolvedTool
+from mcp_codemod.analysis.subjects import (
+    LinkResult,
+    RegisteredTool,
+    ServerTools,
+    ToolParameter,
+    UnresolvedTool,
+)
 from mcp_codemod.analysis.unseen import Unseen
 from mcp_codemod.engine.cycle_collection import without_cycle_collection
 from mcp_codemod.engine.facts_cache import FactsCache
@@ -253,6 +259,18 @@ def _parameter_site(parameter: ToolParameter) -> _Site:
     )
 
 
+def _tool_site(tool: RegisteredTool) -> _Site:
+    position = tool.function.position
+    return _Site(
+        tool.path,
+        position.line,
+        position.column + 1,
+        tool.server.framework.value,
+        (position.line,),
+        tool.tool,
+    )
+
+
 def _server_site(subject: ServerTools) -> _Site:
     # At its own first unseen registration; one only counted against it (a registration on a
     # server of unknown framework) may be counted against other servers too.
@@ -265,7 +283,11 @@ def _server_site(subject: ServerTools) -> _Site:
 
 
 # Where a finding about each kind of subject goes: asked only of the subjects a rule reports.
-_SITES: dict[type, Callable] = {ToolParameter: _parameter_site, ServerTools: _server_site}
+_SITES: dict[type, Callable] = {
+    ToolParameter: _parameter_site,
+    RegisteredTool: _tool_site,
+    ServerTools: _server_site,
+}
 
 
 def judge(
@@ -278,6 +300,7 @@ def judge(
     whether a `noqa` comment suppresses it."""
     subjects: dict[type, list] = {
         ToolParameter: [p for p in linked.parameters if given(p.path)],
+        RegisteredTool: [t for t in linked.registered if given(t.path)],
         ServerTools: [],
     }
     for server in linked.servers:

@@ -78,13 +78,26 @@ class ArrayWithoutItems:
 @dataclass(frozen=True)
 class UntypedNode:
     """A node of a tool's input schema without `type` (the parameter, a union member, array
-    items), which Gemini CLI's MCP client up to 0.7 drops the tool for and the OpenAI API
-    refuses in strict mode."""
+    items), which Gemini CLI's MCP client up to 0.7 drops the tool for: `{}`, which the OpenAI
+    API also refuses in strict mode, or a model's `$ref` alone."""
 
     tool: str
     parameter: str
     path: str
     """Where the node is, as a JSON pointer into the tool's input schema."""
+
+
+@dataclass(frozen=True)
+class StrictModeProblem:
+    """Why OpenAI strict mode does not take a tool's input schema as it is (`probe/strict_mode.py`
+    names the kinds): the OpenAI Agents SDK sends it non-strict, drops a default, or the OpenAI
+    API refuses it."""
+
+    tool: str
+    parameter: str  # "" for the tool as a whole
+    kind: str
+    path: str  # the JSON pointer into the tool's input schema ("" for the root)
+    detail: str = ""  # the format refused, the default never given
 
 
 @dataclass(frozen=True)
@@ -103,6 +116,8 @@ class ProbeReport:
     """What every value sent arrived as, for every probed parameter (`ARRIVAL_PROBES` and the
     parameter's own probes): the record that tells what a change to the server changed."""
     untyped_nodes: tuple[UntypedNode, ...] = ()
+    # Reported by `probe --openai-strict` only (an opt-in, as the rules are): not in `failed`.
+    strict_mode: tuple[StrictModeProblem, ...] = ()
 
     @property
     def failed(self) -> bool:

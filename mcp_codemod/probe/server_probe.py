@@ -34,9 +34,12 @@ from mcp_codemod.probe.results import (
     Arrival,
     ProbeReport,
     Problem,
+    StrictModeProblem,
     UntypedNode,
     same,
 )
+from mcp_codemod.probe.schema_nodes import pointer, schema_nodes, types
+from mcp_codemod.probe.strict_mode import strict_mode_problems
 
 TEXT_PROBES = ("null", "[1]", '{"a": 1}')
 """Sent to every parameter that takes them as text: the mcp SDK decodes each into None/list/dict."""
@@ -58,10 +61,12 @@ def probe_server(server: Any) -> ProbeReport:
     not_probed: list[tuple[str, str]] = []
     arrivals: list[Arrival] = []
     untyped: list[UntypedNode] = []
+    strict: list[StrictModeProblem] = []
     for name, tool in tools:
         # The schema is what clients judge, whether or not the arguments can be probed.
         arrays.extend(_arrays_without_items(name, tool.parameters))
         untyped.extend(_untyped_nodes(name, tool.parameters))
+        strict.extend(strict_mode_problems(name, tool.parameters))
         try:
             parameters = parameters_of(tool)
         except NotProbed as reason:
@@ -83,6 +88,7 @@ def probe_server(server: Any) -> ProbeReport:
         tuple(not_probed),
         tuple(arrivals),
         tuple(untyped),
+        tuple(strict),
     )
 
 
@@ -147,7 +153,7 @@ def _structured_example(parameter: ProbedParameter) -> Any:
     resolved = _resolve(parameter.schema, parameter.definitions)
     for branch in [resolved, *resolved.get("anyOf", ()), *resolved.get("oneOf", ())]:
         branch = _resolve(branch, parameter.definitions)
-        if {"array", "object"} & set(_types(branch)):
+        if {"array", "object"} & set(types(branch)):
             return _example(branch, parameter.definitions, depth=0)
     return None
 
@@ -172,10 +178,10 @@ def _example(schema: dict[str, Any], definitions: dict[str, Any], depth: int) ->
     if schema.get("enum"):
         return schema["enum"][0]
     branches = [b for b in (*schema.get("anyOf", ()), *schema.get("oneOf", ())) if b]
-    non_null = [b for b in branches if _types(_resolve(b, definitions)) != ["null"]]
+    non_null = [b for b in branches if types(_resolve(b, definitions)) != ["null"]]
     if non_null:
         return _example(non_null[0], definitions, depth + 1)
-    kinds = [kind for kind in _types(schema) if kind != "null"]
+    kinds = [kind for kind in types(schema) if kind != "null"]
     kind = kinds[0] if kinds else None
     if kind == "array":
         if "prefixItems" in schema:
@@ -203,10 +209,9 @@ def _example(schema: dict[str, Any], definitions: dict[str, Any], depth: int) ->
 def _arrays_without_items(tool: str, input_schema: dict[str, Any]) -> Iterator[ArrayWithoutItems]:
     definitions = input_schema.get("$defs", {})
     for key, schema in input_schema.get("properties", {}).items():
-        yield from (
-            ArrayWithoutItems(tool, key, path)
-            for path in _array_paths(schema, f"/properties/{_pointer(key)}", definitions, set())
-        )
+        for path, node in schema_nodes(schema, f"/properties/{pointer(key)}", definitions, set()):
+            if "array" in types(node) and "items" not in node:
+                yield ArrayWithoutItems(tool, key, path)
 
 
 # A node with one of these says what it admits without `type`.
@@ -215,16 +220,17 @@ _TYPING_KEYWORDS = ("type", "$ref", "anyOf", "oneOf", "allOf", "enum", "const", 
 
 def _untyped_nodes(tool: str, input_schema: dict[str, Any]) -> Iterator[UntypedNode]:
     """The nodes without `type` where clients look for one (mcp-codemod's MCP007 reports the
-    annotations that make them): each parameter, its union members and array items."""
+    annotations that make them): each parameter, its union members and array items, untyped
+    (`{}`) or a `$ref` alone (a model on the mcp SDK)."""
     for key, schema in input_schema.get("properties", {}).items():
-        for path in _untyped_paths(schema, f"/properties/{_pointer(key)}"):
+        for path in _untyped_paths(schema, f"/properties/{pointer(key)}"):
             yield UntypedNode(tool, key, path)
 
 
 def _untyped_paths(schema: Any, path: str) -> Iterator[str]:
     if not isinstance(schema, dict):
         return
-    if not any(key in schema for key in _TYPING_KEYWORDS):
+    if not any(key in schema for key in _TYPING_KEYWORDS) or _lone_ref(schema):
         yield path
     if isinstance(schema.get("items"), dict):
         yield from _untyped_paths(schema["items"], f"{path}/items")
@@ -233,37 +239,13 @@ def _untyped_paths(schema: Any, path: str) -> Iterator[str]:
             yield from _untyped_paths(child, f"{path}/{key}/{index}")
 
 
-# The keywords whose values are schemas: `default`, `const`, `examples` hold data.
-_SUBSCHEMA = ("items", "additionalProperties", "not", "contains", "propertyNames", "if", "then")
-_SUBSCHEMA += ("else", "unevaluatedItems", "unevaluatedProperties")
-_SUBSCHEMA_LISTS = ("prefixItems", "anyOf", "oneOf", "allOf")
-_SUBSCHEMA_MAPS = ("properties", "patternProperties", "dependentSchemas")
-
-
-def _array_paths(
-    schema: Any, path: str, definitions: dict[str, Any], seen: set[str]
-) -> Iterator[str]:
-    if not isinstance(schema, dict):
-        return
-    ref = schema.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/$defs/") and ref not in seen:
-        seen.add(ref)
-        name = ref.removeprefix("#/$defs/")
-        yield from _array_paths(definitions.get(name), f"/$defs/{name}", definitions, seen)
-    if "array" in _types(schema) and "items" not in schema:
-        yield path
-    for key in _SUBSCHEMA:
-        yield from _array_paths(schema.get(key), f"{path}/{key}", definitions, seen)
-    for key in _SUBSCHEMA_LISTS:
-        for index, child in enumerate(schema.get(key, ())):
-            yield from _array_paths(child, f"{path}/{key}/{index}", definitions, seen)
-    for key in _SUBSCHEMA_MAPS:
-        for name, child in schema.get(key, {}).items():
-            yield from _array_paths(child, f"{path}/{key}/{_pointer(name)}", definitions, seen)
-
-
-def _pointer(name: str) -> str:
-    return name.replace("~", "~0").replace("/", "~1")
+def _lone_ref(schema: dict[str, Any]) -> bool:
+    """A `$ref` without `type`, with nothing beside it but a `None` default. One with a
+    description or a title beside it is left out, as MCP007 leaves it: the OpenAI Agents SDK
+    converts it, and would not with a `type` beside it."""
+    if not isinstance(schema.get("$ref"), str) or "type" in schema:
+        return False
+    return set(schema) <= {"$ref", "default"} and schema.get("default") is None
 
 
 def _error_message(error: Exception) -> str:
@@ -280,15 +262,10 @@ def _error_message(error: Exception) -> str:
 def _integer_schema(schema: dict[str, Any]) -> dict[str, Any] | None:
     """The branch of a property's schema that takes integers, unless it takes any number."""
     branches = [schema, *schema.get("anyOf", ()), *schema.get("oneOf", ())]
-    typed = [(branch, kind) for branch in branches for kind in _types(branch)]
+    typed = [(branch, kind) for branch in branches for kind in types(branch)]
     if any(kind == "number" for _, kind in typed):
         return None
     return next((branch for branch, kind in typed if kind == "integer"), None)
-
-
-def _types(schema: dict[str, Any]) -> list[str]:
-    kind = schema.get("type", [])
-    return [kind] if isinstance(kind, str) else list(kind)
 
 
 def _whole_number(schema: dict[str, Any]) -> int:

@@ -5,11 +5,30 @@ from __future__ import annotations
 
 import json
 
-from mcp_codemod.probe.results import ProbeReport
+from mcp_codemod.probe import strict_mode
+from mcp_codemod.probe.results import ProbeReport, StrictModeProblem
 from mcp_codemod.report import plural
 
+# Why each kind of strict-mode problem matters (`probe --openai-strict`).
+_STRICT_MODE = {
+    strict_mode.OPEN_OBJECT: "an object open to undeclared properties: the OpenAI Agents SDK "
+    "sends the tool non-strict",
+    strict_mode.UNCONVERTED_REF: "a `$ref` the OpenAI Agents SDK does not convert: it sends "
+    "the tool non-strict",
+    strict_mode.NO_ARGUMENTS: "no arguments, an object open to undeclared ones: the OpenAI "
+    "Agents SDK sends the tool non-strict",
+    strict_mode.UNUSED_DEFAULT: "optional, with the default {detail}: strict mode requires "
+    "every argument, and the default is never given",
+    strict_mode.REFUSED_FORMAT: "the format `{detail}`: the OpenAI API refuses it in a strict "
+    "schema",
+}
 
-def probe_json(report: ProbeReport) -> str:
+
+def strict_mode_reason(problem: StrictModeProblem) -> str:
+    return _STRICT_MODE[problem.kind].format(detail=problem.detail)
+
+
+def probe_json(report: ProbeReport, openai_strict: bool = False) -> str:
     arguments = [
         {
             "tool": problem.tool,
@@ -49,11 +68,25 @@ def probe_json(report: ProbeReport) -> str:
         }
         for node in report.untyped_nodes
     ]
-    return json.dumps(arguments + arrays + untyped, indent=2)
+    strict = [
+        {
+            "tool": problem.tool,
+            "parameter": problem.parameter or None,
+            "kind": problem.kind,
+            "sent": None,
+            "outcome": "schema",
+            "received": None,
+            "error": strict_mode_reason(problem),
+            "schema_path": problem.path,
+        }
+        for problem in (report.strict_mode if openai_strict else ())
+    ]
+    return json.dumps(arguments + arrays + untyped + strict, indent=2)
 
 
-def probe_text(report: ProbeReport) -> str:
-    if not report.failed:
+def probe_text(report: ProbeReport, openai_strict: bool = False) -> str:
+    strict = report.strict_mode if openai_strict else ()
+    if not report.failed and not strict:
         return f"Every argument arrives as sent ({report.summary()})."
     lines: list[str] = []
     counts: list[str] = []
@@ -90,6 +123,17 @@ def probe_text(report: ProbeReport) -> str:
         counts.append(
             f"{plural(len(report.untyped_nodes), 'node')} without type in {plural(tools, 'tool')}"
         )
+    if strict:
+        if lines:
+            lines.append("")
+        rows = [("TOOL", "PARAMETER", "OPENAI STRICT MODE (where in the schema, and why)")]
+        rows += [
+            (p.tool, p.parameter or "-", f"{p.path or '/'}: {strict_mode_reason(p)}")
+            for p in strict
+        ]
+        lines += _probe_table(rows)
+        tools = len({p.tool for p in strict})
+        counts.append(f"{plural(len(strict), 'strict-mode problem')} in {plural(tools, 'tool')}")
     lines.append(f"{'; '.join(counts)} ({report.summary()}).")
     return "\n".join(lines)
 

@@ -11,6 +11,9 @@ from mcp_codemod.rules import (
     array_without_items,
     json_pre_parsed,
     large_integer_id,
+    openai_strict_default,
+    openai_strict_format,
+    openai_strict_no_parameters,
     openai_strict_schema,
     strict_integer,
     structured_json_text,
@@ -28,6 +31,9 @@ RULES: tuple[Rule, ...] = (
     structured_json_text.RULE,
     untyped_schema_node.RULE,
     openai_strict_schema.RULE,
+    openai_strict_no_parameters.RULE,
+    openai_strict_default.RULE,
+    openai_strict_format.RULE,
 )
 RULES_BY_CODE = {rule.code: rule for rule in RULES}
 

@@ -1,7 +1,8 @@
 """What a rule is: its documentation, its subject, its check, its fix and its cases.
 
-A rule judges one kind of subject (`ToolParameter`: one argument of one tool; `ServerTools`: one
-server with the registrations the analysis could not follow) and returns a `Report`: the message
+A rule judges one kind of subject (`ToolParameter`: one argument of one tool; `RegisteredTool`:
+one tool as a whole; `ServerTools`: one server with the registrations the analysis could not
+follow) and returns a `Report`: the message
 and, where it can, the `Fix` with its edits and whether applying it is safe. The engine
 (`mcp_codemod.engine.checker`) turns reports into findings; the fixer applies their fixes. A rule carries
 its own cases (`Valid`, `Invalid`), from which the tests are generated and the first example of
@@ -15,10 +16,10 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Generic, TypeVar
 
-from mcp_codemod.analysis.subjects import ServerTools, ToolParameter
+from mcp_codemod.analysis.subjects import RegisteredTool, ServerTools, ToolParameter
 from mcp_codemod.rules.findings import Fix
 
-Subject = TypeVar("Subject", ToolParameter, ServerTools)
+Subject = TypeVar("Subject", ToolParameter, RegisteredTool, ServerTools)
 
 
 class FixAvailability(str, Enum):

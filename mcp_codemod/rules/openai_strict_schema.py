@@ -2,21 +2,27 @@
 
 from __future__ import annotations
 
-from mcp_codemod.analysis.frameworks import Framework
 from mcp_codemod.analysis.shapes import Kind
 from mcp_codemod.analysis.subjects import ToolParameter
 from mcp_codemod.rules.fixes import describe
 from mcp_codemod.rules.model import Client, FixAvailability, Invalid, Report, Rule, Valid
+from mcp_codemod.rules.model_refs import keywords_beside_ref, models_are_refs
+from mcp_codemod.rules.untyped_schema_node import typed_by_marker
 
 
 def check(parameter: ToolParameter) -> Report | None:
     reasons = []
-    for shape in parameter.shape.walk():
+    # The SDK inlines a `$ref` with keywords beside it and converts the definition as an
+    # object of its fields: they are what is judged.
+    judged = parameter.shape.args if keywords_beside_ref(parameter) else (parameter.shape,)
+    for shape in (node for top in judged for node in top.walk()):
         if shape.kind is Kind.DICT:
             reasons.append("a dictionary is an object open to undeclared properties")
-        elif shape.kind is Kind.MODEL and parameter.server.framework is not Framework.FASTMCP:
-            # The mcp SDK refers to a model's definition (`$ref`); fastmcp inlines it.
+        elif shape.kind is Kind.MODEL and models_are_refs(parameter):
             reasons.append("a model is a `$ref` to a definition the SDK does not convert")
+    if typed_by_marker(parameter.shape):
+        # MCP007's fix, on purpose: the tool is sent non-strict rather than refused.
+        reasons.append("the type list `TypedSchema` gives includes an open object")
     if not reasons:
         return None
     return Report(
@@ -34,16 +40,19 @@ RULE = Rule(
         "(`convert_schemas_to_strict=True`), so that the model's arguments always match the\n"
         "schema. A dictionary (an object open to undeclared properties) or, on the mcp SDK, a\n"
         'model (a `$ref` to its definition) cannot be converted: the SDK logs "Error converting\n'
-        'MCP schema to strict mode" and sends the tool non-strict. Opt-in (`--select MCP1`):\n'
-        "only servers meant for strict OpenAI clients care."
+        'MCP schema to strict mode" and sends the tool non-strict. A model parameter with a\n'
+        "description, a title or a default beside its `$ref` is inlined by the SDK and converted.\n"
+        "Opt-in (`--select MCP1`): only servers meant for strict OpenAI clients care."
     ),
     fix_title=(
         "Describe the value with declared fields (a model, a TypedDict) instead of a\n"
-        "dictionary; on the mcp SDK, a model parameter stays a `$ref` (docs/client-schemas.md)."
+        "dictionary; on the mcp SDK, give a model parameter a description\n"
+        "(`Annotated[Point, Field(description=...)]`): the SDK then inlines it, and strict mode\n"
+        "requires its defaulted fields too (docs/client-schemas.md)."
     ),
     fix_safety=(
-        "No automatic fix: closing a dictionary changes what the model may send, and inlining a\n"
-        "model's definition makes its defaulted fields required in strict mode."
+        "No automatic fix: closing a dictionary changes what the model may send, and a model\n"
+        "the SDK inlines has its defaulted fields required in strict mode."
     ),
     subject=ToolParameter,
     check=check,
@@ -67,9 +76,8 @@ def put(key: str, labels: dict[str, str], meta: dict[str, Any] | None = None) ->
         ),
         Valid(
             """\
-from typing import TypedDict
-
 from fastmcp import FastMCP
+from typing_extensions import TypedDict
 
 mcp = FastMCP("store")
 
@@ -101,6 +109,42 @@ def mark(point: Point) -> str:
     return str(point)
 """,
             lines=(13,),
+        ),
+        Invalid(
+            """\
+from typing import Annotated, Any
+
+from fastmcp import FastMCP
+from mcp_codemod.runtime import TypedSchema
+
+mcp = FastMCP("store")
+
+
+@mcp.tool
+def put(key: str, value: Annotated[Any, TypedSchema]) -> str:
+    return key
+""",
+            lines=(10,),
+        ),
+        Valid(
+            """\
+from typing import Annotated
+
+from mcp.server.fastmcp import FastMCP
+from pydantic import BaseModel, Field
+
+mcp = FastMCP("maps")
+
+
+class Point(BaseModel):
+    x: int
+    y: int
+
+
+@mcp.tool()
+def mark(point: Annotated[Point, Field(description="Where to put the mark")]) -> str:
+    return str(point)
+"""
         ),
     ),
     clients=(

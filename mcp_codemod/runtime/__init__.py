@@ -15,6 +15,7 @@ from .guards import (
     ArrayItemsSchema,
     DecodeJsonText,
     NoPreParse,
+    OpenAIStrictFormats,
     TypedSchema,
 )
 
@@ -28,6 +29,7 @@ __all__ = [
     "DecodeJsonText",
     "IntegerCoercingSession",
     "NoPreParse",
+    "OpenAIStrictFormats",
     "TypedSchema",
     "coerce_integer_arguments",
     "guard",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from enum import Enum
 from types import UnionType
 from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
@@ -184,16 +184,9 @@ def _add_digit_text(schema: dict[str, Any]) -> None:
         schema["anyOf"] = [integer, dict(_DIGIT_TEXT)]
 
 
-class ArrayItemsSchema:
-    """Marks a parameter whose JSON schema must give every array an `items` schema.
-
-    pydantic describes a fixed-length tuple (`tuple[int, int]`) with `prefixItems` and no `items`,
-    and VS Code's MCP client refuses a tool with such an array ("tool parameters array type must
-    have items"). The marker walks the parameter's whole generated schema, including the `$defs`
-    it refers to (a tuple inside a model), and gives each array without `items` the union of its
-    prefix item schemas. The array's length bounds already allow no extra items, so the schema
-    admits exactly what it did; validation is not touched.
-    """
+class _JsonSchemaMarker:
+    """A marker that rewrites its parameter's generated JSON schema (`rewrite`) and leaves
+    validation as it was."""
 
     @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
@@ -204,8 +197,32 @@ class ArrayItemsSchema:
         cls, schema: CoreSchema, handler: GetJsonSchemaHandler
     ) -> JsonSchemaValue:
         json_schema = handler(schema)
-        _add_array_items(json_schema, handler, set())
+        cls.rewrite(json_schema, handler)
         return json_schema
+
+    @staticmethod
+    def rewrite(json_schema: JsonSchemaValue, handler: GetJsonSchemaHandler) -> None:
+        raise NotImplementedError
+
+
+class ArrayItemsSchema(_JsonSchemaMarker):
+    """Marks a parameter whose JSON schema must give every array an `items` schema.
+
+    pydantic describes a fixed-length tuple (`tuple[int, int]`) with `prefixItems` and no `items`,
+    and VS Code's MCP client refuses a tool with such an array ("tool parameters array type must
+    have items"). The marker walks the parameter's whole generated schema, including the `$defs`
+    it refers to (a tuple inside a model), and gives each array without `items` the union of its
+    prefix item schemas. The array's length bounds already allow no extra items, so the schema
+    admits exactly what it did; validation is not touched.
+    """
+
+    @staticmethod
+    def rewrite(json_schema: JsonSchemaValue, handler: GetJsonSchemaHandler) -> None:
+        for node in _nodes(json_schema, handler, set()):
+            kind = node.get("type")
+            is_array = kind == "array" or (isinstance(kind, list) and "array" in kind)
+            if is_array and "items" not in node:
+                node["items"] = _union(node.get("prefixItems", []))
 
 
 def _own_node(schema: CoreSchema) -> CoreSchema:
@@ -230,7 +247,11 @@ _SUBSCHEMA_LISTS = ("prefixItems", "anyOf", "oneOf", "allOf")
 _SUBSCHEMA_MAPS = ("properties", "patternProperties", "dependentSchemas", "$defs")
 
 
-def _add_array_items(schema: Any, handler: GetJsonSchemaHandler, seen_refs: set[str]) -> None:
+def _nodes(
+    schema: Any, handler: GetJsonSchemaHandler, seen_refs: set[str]
+) -> Iterator[dict[str, Any]]:
+    """Every node of a generated schema, through the `$defs` it refers to, each before its
+    children (which a caller may add to)."""
     if not isinstance(schema, dict):
         return
     ref = schema.get("$ref")
@@ -242,15 +263,13 @@ def _add_array_items(schema: Any, handler: GetJsonSchemaHandler, seen_refs: set[
             # A recursive model still being generated: a marker on the parameter that uses the
             # model walks its definition once it is complete.
             definition = None
-        _add_array_items(definition, handler, seen_refs)
-    kind = schema.get("type")
-    if (kind == "array" or (isinstance(kind, list) and "array" in kind)) and "items" not in schema:
-        schema["items"] = _union(schema.get("prefixItems", []))
+        yield from _nodes(definition, handler, seen_refs)
+    yield schema
     children = [schema.get(key) for key in _SUBSCHEMA]
     children += [item for key in _SUBSCHEMA_LISTS for item in schema.get(key, ())]
     children += [item for key in _SUBSCHEMA_MAPS for item in schema.get(key, {}).values()]
     for child in children:
-        _add_array_items(child, handler, seen_refs)
+        yield from _nodes(child, handler, seen_refs)
 
 
 def _union(schemas: list[Any]) -> dict[str, Any]:
@@ -268,43 +287,85 @@ JSON_TYPES = ["string", "number", "boolean", "object", "array", "null"]
 """Every JSON value's type; `integer` is left out, as `number` admits integers."""
 
 
-class TypedSchema:
+class TypedSchema(_JsonSchemaMarker):
     """Marks a parameter whose JSON schema must give every node a `type`.
 
-    `Any`, `object`, a bare `list` or `list[Any]` give schema nodes without `type` (`{}`), which
-    Gemini CLI's MCP client (up to 0.7) drops the tool for and the OpenAI API refuses in strict
-    mode. The marker gives each such node of the parameter's schema (the parameter, its union
-    members, its array items) the explicit list of every JSON type, which admits exactly the
-    values `{}` admits; validation is not touched. Nodes inside a model's definition, and
+    `Any`, `object`, a bare `list` or `list[Any]` give schema nodes without `type` (`{}`), and
+    on the mcp SDK a model is a `$ref` to its definition, without a `type` of its own. Gemini
+    CLI's MCP client (up to 0.7) drops a tool with such a node; the OpenAI API refuses `{}` in
+    strict mode. The marker gives each such node of the parameter's schema (the parameter, its
+    union members, its array items) the explicit list of every JSON type, which admits exactly
+    the values `{}` admits, and a `$ref` the type of its definition, which the definition
+    requires anyway; validation is not touched. Nodes inside a model's definition, and
     dictionary values, are left alone: no client refuses them.
+
+    Not for a model parameter with a description, a title or a default beside its `$ref`: the
+    OpenAI Agents SDK inlines and converts such a `$ref`, and refuses one with a `type` beside
+    it (`mcp-codemod check` does not add the marker there).
     """
 
-    @classmethod
-    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
-        return _own_node(handler(source))
-
-    @classmethod
-    def __get_pydantic_json_schema__(
-        cls, schema: CoreSchema, handler: GetJsonSchemaHandler
-    ) -> JsonSchemaValue:
-        json_schema = handler(schema)
-        _add_types(json_schema)
-        return json_schema
+    @staticmethod
+    def rewrite(json_schema: JsonSchemaValue, handler: GetJsonSchemaHandler) -> None:
+        _add_types(json_schema, handler)
 
 
 # A node with one of these says what it admits without `type`.
 _TYPING_KEYWORDS = ("type", "$ref", "anyOf", "oneOf", "allOf", "enum", "const", "not")
 
 
-def _add_types(schema: Any) -> None:
+def _add_types(schema: Any, handler: GetJsonSchemaHandler) -> None:
     if not isinstance(schema, dict):
         return
-    if not any(key in schema for key in _TYPING_KEYWORDS):
+    if isinstance(schema.get("$ref"), str) and "type" not in schema:
+        try:
+            kind = handler.resolve_ref_schema({"$ref": schema["$ref"]}).get("type")
+        except LookupError:  # a recursive model still being generated
+            kind = None
+        # As a list: pydantic removes from beside a field's `$ref` a keyword equal to the
+        # definition's, and `["object"]` admits what `"object"` does.
+        if isinstance(kind, str):
+            schema["type"] = [kind]
+    elif not any(key in schema for key in _TYPING_KEYWORDS):
         schema["type"] = list(JSON_TYPES)
     children = [schema.get("items"), *schema.get("prefixItems", ())]
     children += [*schema.get("anyOf", ()), *schema.get("oneOf", ())]
     for child in children:
-        _add_types(child)
+        _add_types(child, handler)
+
+
+OPENAI_STRICT_FORMATS = (
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
+)
+"""The `format` values OpenAI strict mode supports (its Structured Outputs guide, "Supported
+properties")."""
+
+
+class OpenAIStrictFormats(_JsonSchemaMarker):
+    """Marks a parameter whose JSON schema keeps only the `format` values OpenAI strict mode
+    supports.
+
+    pydantic describes a URL (`AnyUrl`, `HttpUrl`) with `format: uri`, a path with `path`, a
+    secret with `password`; the OpenAI API refuses a strict tool schema with a format outside
+    its list ("'uri' is not a valid format"), and with it the whole request. The marker removes
+    such formats from the parameter's schema, including the `$defs` it refers to. A format only
+    describes: the parameter's pydantic validator does not read the schema, and the schema
+    checks the SDKs run (fastmcp 2.x strict mode) do not assert formats; validation is not
+    touched.
+    """
+
+    @staticmethod
+    def rewrite(json_schema: JsonSchemaValue, handler: GetJsonSchemaHandler) -> None:
+        for node in _nodes(json_schema, handler, set()):
+            if "format" in node and node["format"] not in OPENAI_STRICT_FORMATS:
+                del node["format"]
 
 
 class DecodeJsonText:

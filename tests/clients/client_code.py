@@ -5,15 +5,14 @@ MCP_CODEMOD_CLIENTS. Tests marked `clients` skip, saying what is missing, withou
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
 import os
 import shutil
 import subprocess
-import sys
-import uuid
 from pathlib import Path
 from typing import Any
+
+from demo_servers import import_server
 
 HARNESS = Path(__file__).parent / "harness"
 CLIENTS = Path(os.environ.get("MCP_CODEMOD_CLIENTS", Path(__file__).parents[2] / ".clients"))
@@ -55,16 +54,7 @@ def verdicts(client: str, tools: list[dict[str, Any]]) -> dict[str, dict[str, An
 
 def listed_tools(source: str, tmp_path: Path) -> list[dict[str, Any]]:
     """The tools, as the real SDK lists them to a client, of the server `mcp` in `source`."""
-    path = tmp_path / f"server_{uuid.uuid4().hex}.py"
-    path.write_text(source, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[path.stem] = module
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        del sys.modules[path.stem]
+    _, module = import_server(source, tmp_path)
     return asyncio.run(_list(module.mcp))
 
 

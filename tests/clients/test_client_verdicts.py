@@ -16,15 +16,18 @@ from typing import Any
 import pytest
 
 from mcp_codemod.rules import RULES_BY_CODE
-from mcp_codemod.rules.model import Invalid
+from mcp_codemod.rules.model import Invalid, Valid
 
 from .client_code import listed_tools, missing, verdicts
 
 pytestmark = pytest.mark.clients
 
-# What the protected client does to a reported tool before the fix. `untyped`: the OpenAI
-# Agents SDK sends the tool as strict with nodes without a type, which the OpenAI API refuses
-# ("schema must have a 'type' key"; the API cannot be reached from a test).
+# What the protected client does to a reported tool before the fix. `untyped` and
+# `format-refused`: the OpenAI Agents SDK sends the tool as strict with nodes without a type, or
+# with a format strict mode does not support, which the OpenAI API refuses ("schema must have a
+# 'type' key", "'uri' is not a valid format"; the API cannot be reached from a test).
+# `default-required`: the SDK's strict schema requires an argument whose default the listing
+# offered, and the model cannot send null for it.
 REFUSED_BEFORE = {
     "MCP005": {"vscode-port": "refused"},
     "MCP007": {"gemini-cli-0.7": "dropped", "openai-agents": "untyped"},
@@ -33,12 +36,19 @@ REFUSED_BEFORE = {
     "MCP003": {"gemini-cli-0.61": "digits-refused", "gemini-cli-0.7": "digits-refused"},
     # No fix: the case's tool is shown sent non-strict (`fallback`), and nothing after.
     "MCP101": {"openai-agents": "fallback"},
+    "MCP102": {"openai-agents": "fallback"},
+    "MCP103": {"openai-agents": "default-required"},
+    "MCP104": {"openai-agents": "format-refused"},
 }
 # Where a case's tool is judged beyond its rule, (before, after) for the client. Gemini CLI up
 # to 0.7 drops a tool whose parameter is a `$ref` (a model on the mcp SDK: no `type` of its
-# own), fixed or not; the VS Code port does not look into `$defs`, where that model's tuple is.
+# own), which MCP007 reports and MCP005's fix leaves; the VS Code port does not look into
+# `$defs`, where that model's tuple is.
 CASE_VERDICTS = {
     ("MCP101", 1): {"gemini-cli-0.7": ("dropped", None)},
+    # A model's `$ref` (mcp SDK) is no node the Agents SDK sends strict: it falls back before
+    # the fix and after (a `type` beside a `$ref` is a sibling it does not merge).
+    ("MCP007", 3): {"openai-agents": ("fallback", "fallback")},
     ("MCP005", 2): {"gemini-cli-0.7": ("dropped", "dropped"), "vscode-port": ("accepted", None)},
 }
 DIGITS = "9007199254740993"
@@ -106,14 +116,21 @@ def accepted(client: str, row: dict[str, Any]) -> bool:
     if row.get("argsError"):
         return False
     if client == "openai-agents":
-        # Strict with every node typed, or non-strict (the SDK's fallback keeps the tool usable).
-        return row["verdict"] == "fallback" or (row["verdict"] == "strict" and not row["untyped"])
+        # Strict and what the API takes, or non-strict (the SDK's fallback keeps the tool
+        # usable). A default strict mode requires is not a refusal: MCP103 shows it apart.
+        strict = row["verdict"] == "strict" and not row["untyped"] and not row["formats"]
+        return row["verdict"] == "fallback" or strict
     return row["verdict"] == "accepted"
 
 
 def outcome(client: str, row: dict[str, Any]) -> str:
-    if client == "openai-agents" and row["verdict"] == "strict" and row["untyped"]:
-        return "untyped"
+    if client == "openai-agents" and row["verdict"] == "strict":
+        if row["untyped"]:
+            return "untyped"
+        if row["formats"]:
+            return "format-refused"
+        if row["defaults"]:
+            return "default-required"
     if row.get("argsError"):
         return "digits-refused"
     return row["verdict"]
@@ -164,3 +181,23 @@ def test_the_harnesses_are_in_the_repository():
         "vscode_port.mjs",
         "openai_strict.py",
     }
+
+
+def test_a_model_with_a_description_is_made_strict_where_mcp101_says_nothing(tmp_path):
+    """The Agents SDK inlines a `$ref` with keywords beside it and converts the definition:
+    MCP101's valid case is strict, its invalid model case (the `$ref` alone) is not."""
+    reason = missing("openai-agents")
+    if reason is not None:
+        pytest.skip(reason)
+    rule = RULES_BY_CODE["MCP101"]
+    described = [case for case in rule.cases if isinstance(case, Valid)][-1]
+    try:
+        tools = listed_tools(described.source, tmp_path) + listed_tools(
+            invalid("MCP101")[1].source, tmp_path
+        )
+    except ImportError as error:
+        pytest.skip(f"the case's server imports {error.name}, not installed here")
+    wire = [{**tool, "name": f"t{index}"} for index, tool in enumerate(tools)]
+    rows = verdicts("openai-agents", wire)
+    assert rows["t0"]["verdict"] == "strict" and accepted("openai-agents", rows["t0"]), rows
+    assert rows["t1"]["verdict"] == "fallback", rows

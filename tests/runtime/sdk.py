@@ -101,3 +101,16 @@ async def input_schemas(client: Any) -> dict[str, str]:
 def schema_of(tool: Any) -> dict[str, Any]:
     """A listed tool's input schema under either spelling (mcp 2.x renamed inputSchema)."""
     return getattr(tool, "input_schema", None) or tool.inputSchema
+
+
+async def listed_input_schema(server: Any) -> dict[str, Any]:
+    """The input schema of a server's one tool, as a client lists it (fastmcp through its
+    client, which is where it compresses the schema)."""
+    import fastmcp
+
+    if isinstance(server, fastmcp.FastMCP):
+        async with fastmcp.Client(server) as client:
+            (tool,) = await client.list_tools()
+    else:
+        (tool,) = await server.list_tools()
+    return schema_of(tool)

@@ -148,8 +148,12 @@ def trees(tmp_path_factory) -> dict:
         found = check_files(files, (*select_rules(["ALL"], []), SEEN)).findings
     finally:
         os.chdir(previous)
+    # The OpenAI strict-mode rules (MCP1xx) say nothing of what an argument arrives as: their
+    # reports explain no verdict (MCP103 reports `color: Color = Color.RED` for its default).
     reported = {
-        (os.path.realpath(before / f.path), f.tool, f.parameter) for f in found if f.code != "SEEN"
+        (os.path.realpath(before / f.path), f.tool, f.parameter)
+        for f in found
+        if f.code != "SEEN" and not f.code.startswith("MCP1")
     }
     seen = {(os.path.realpath(before / f.path), f.tool) for f in found if f.code == "SEEN"}
     probed = {"before": import_and_probe(before)}

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 import fastmcp
 import pytest
+from pydantic import BaseModel
 
 from mcp_codemod.probe.server_probe import ARRIVAL_PROBES, probe_server
 from mcp_codemod.runtime import TypedSchema
@@ -39,15 +40,6 @@ def servers(marked: bool) -> list:
     return made
 
 
-async def listed(server) -> dict:
-    if isinstance(server, fastmcp.FastMCP):
-        async with fastmcp.Client(server) as client:
-            (tool,) = await client.list_tools()
-    else:
-        (tool,) = await server.list_tools()
-    return sdk.schema_of(tool)
-
-
 def without_types(schema: Any, titles: bool) -> Any:
     """The schema less the marker's type lists (and less titles, when `titles` is False)."""
     if isinstance(schema, list):
@@ -63,8 +55,8 @@ def without_types(schema: Any, titles: bool) -> Any:
 
 @pytest.mark.parametrize("index", [0, 1], ids=["mcp-sdk", "fastmcp"])
 def test_untyped_nodes_get_every_json_type_and_the_rest_stays(index):
-    before = asyncio.run(listed(servers(marked=False)[index]))
-    after = asyncio.run(listed(servers(marked=True)[index]))
+    before = asyncio.run(sdk.listed_input_schema(servers(marked=False)[index]))
+    after = asyncio.run(sdk.listed_input_schema(servers(marked=True)[index]))
     assert after["properties"]["value"]["type"] == JSON_TYPES
     assert after["properties"]["rows"]["anyOf"][0]["items"] == {"type": JSON_TYPES}
     # A dictionary's values are left as they were: no client refuses them.
@@ -89,3 +81,56 @@ def test_every_argument_arrives_as_it_did(index):
 
 def arrivals(server) -> dict:
     return {(a.parameter, json.dumps(a.sent)): a for a in probe_server(server).arrivals}
+
+
+class Point(BaseModel):
+    x: int
+    y: int = 0
+
+
+def model_servers(marked: bool) -> list:
+    """On the mcp SDK a model is a `$ref` to its definition (fastmcp inlines it)."""
+    if marked:
+
+        def route(
+            start: Annotated[Point, TypedSchema],
+            stops: Annotated[list[Point] | None, TypedSchema] = None,
+        ) -> str:
+            return repr((start, stops))
+
+    else:
+
+        def route(start: Point, stops: list[Point] | None = None) -> str:
+            return repr((start, stops))
+
+    server = sdk.PlainServer("maps")
+    server.tool()(route)
+    return [server]
+
+
+def without_ref_types(schema: Any) -> Any:
+    if isinstance(schema, list):
+        return [without_ref_types(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    return {
+        key: without_ref_types(value)
+        for key, value in schema.items()
+        if not (key == "type" and "$ref" in schema)
+    }
+
+
+def test_a_models_ref_gets_its_definitions_type_and_the_rest_stays():
+    (before_server,), (after_server,) = model_servers(marked=False), model_servers(marked=True)
+    before, after = (
+        asyncio.run(sdk.listed_input_schema(before_server)),
+        asyncio.run(sdk.listed_input_schema(after_server)),
+    )
+    assert before["properties"]["start"] == {"$ref": "#/$defs/Point"}
+    assert after["properties"]["start"] == {"$ref": "#/$defs/Point", "type": ["object"]}
+    assert after["properties"]["stops"]["anyOf"][0]["items"]["type"] == ["object"]
+    assert json.dumps(without_ref_types(after)) == json.dumps(before)
+    before_arrivals, after_arrivals = arrivals(before_server), arrivals(after_server)
+    assert before_arrivals.keys() == after_arrivals.keys()
+    for key, arrival in before_arrivals.items():
+        assert after_arrivals[key].same_outcome(arrival), key

@@ -7,9 +7,12 @@ the listing) and
 `MCPUtil.get_function_tools(..., convert_schemas_to_strict=True, ...)` converts it. Prints one
 verdict per tool: `strict` (the SDK sends it as a strict function), `fallback` (strict
 conversion failed: the SDK logs it and sends the tool non-strict) or `refused` (listing failed:
-the server's every tool is lost), with `untyped`: the nodes of a strict schema without a type,
-which the OpenAI API refuses ("schema must have a 'type' key"; the API's documented rule, not
-the SDK's code, which cannot be run offline).
+the server's every tool is lost). A strict tool comes with what the OpenAI API's documented
+rules say of its schema, which the SDK does not check and the API cannot be reached to show:
+`untyped`, the nodes without a type ("schema must have a 'type' key"); `formats`, the nodes
+whose `format` strict mode does not support ("'uri' is not a valid format"); and from the SDK's
+own conversion, `defaults`: the arguments the listing left optional, with a default, that the
+strict schema requires, where the model cannot send null for a `None` default.
 """
 
 import asyncio
@@ -57,6 +60,57 @@ def untyped(schema, path=()):
     return found
 
 
+# The formats OpenAI strict mode supports (its Structured Outputs guide, "Supported properties").
+STRICT_FORMATS = {
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
+}
+
+
+def unsupported_formats(schema, path=()):
+    if isinstance(schema, list):
+        return [
+            found
+            for index, item in enumerate(schema)
+            for found in unsupported_formats(item, (*path, str(index)))
+        ]
+    if not isinstance(schema, dict):
+        return []
+    found = []
+    if isinstance(schema.get("format"), str) and schema["format"] not in STRICT_FORMATS:
+        found.append("/".join(path) or "/")
+    for key, value in schema.items():
+        if key not in ("default", "const", "enum", "examples"):
+            found += unsupported_formats(value, (*path, key))
+    return found
+
+
+def admits_null(schema):
+    kinds = schema.get("type", [])
+    kinds = [kinds] if isinstance(kinds, str) else kinds
+    return "null" in kinds or any(admits_null(member) for member in schema.get("anyOf") or ())
+
+
+def lost_defaults(listed, strict):
+    """The arguments optional in the listing whose default strict mode never gives."""
+    required = set(listed.get("required") or ())
+    lost = []
+    for name, schema in (listed.get("properties") or {}).items():
+        if name in required or name not in (strict.get("required") or ()):
+            continue
+        if schema.get("default") is None and admits_null(strict["properties"][name]):
+            continue  # no default, or None: the model sends null for it
+        lost.append(name)
+    return lost
+
+
 async def verdicts(tools, messages):
     path = os.path.join(tempfile.mkdtemp(prefix="openai-"), "tools.json")
     with open(path, "w") as file:
@@ -91,13 +145,23 @@ async def main():
     log.setLevel(logging.DEBUG)
     log.propagate = False
     results = []
-    for name, function, lines in await verdicts(json.load(sys.stdin), messages):
+    tools = json.load(sys.stdin)
+    listed = {tool["name"]: tool["inputSchema"] for tool in tools}
+    for name, function, lines in await verdicts(tools, messages):
         if isinstance(function, Exception):
             message = f"{type(function).__name__}: {function}"
             results.append({"name": name, "verdict": "refused", "message": message})
         elif function.strict_json_schema:
-            found = untyped(function.params_json_schema)
-            results.append({"name": name, "verdict": "strict", "untyped": found})
+            schema = function.params_json_schema
+            results.append(
+                {
+                    "name": name,
+                    "verdict": "strict",
+                    "untyped": untyped(schema),
+                    "formats": unsupported_formats(schema),
+                    "defaults": lost_defaults(listed[name], schema),
+                }
+            )
         else:
             failed = "\n".join(line for line in lines if "strict mode" in line)
             results.append({"name": name, "verdict": "fallback", "message": failed})
