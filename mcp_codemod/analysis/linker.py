@@ -43,7 +43,7 @@ from mcp_codemod.analysis.subjects import (
     ToolParameter,
     UnresolvedTool,
 )
-from mcp_codemod.analysis.types import (
+from mcp_codemod.analysis.type_exprs import (
     TCall,
     TName,
     TSubscript,

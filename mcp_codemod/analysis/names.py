@@ -17,7 +17,7 @@ from mcp_codemod.analysis.facts import (
 )
 from mcp_codemod.analysis.scope import STAR
 from mcp_codemod.analysis.shapes import KNOWN_NAMES
-from mcp_codemod.analysis.types import TypeExpr, type_names
+from mcp_codemod.analysis.type_exprs import TypeExpr, type_names
 
 ModuleLoader = Callable[[str, "ModuleFacts"], "ModuleFacts | None"]
 """Loads a module by name, looking first beside the module that imports it."""

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 
 from mcp_codemod.analysis.frameworks import runtime_name
-from mcp_codemod.analysis.types import (
+from mcp_codemod.analysis.type_exprs import (
     ANNOTATED,
     LITERAL,
     TCall,

@@ -14,7 +14,7 @@ from mcp_codemod.analysis import linker
 from mcp_codemod.analysis.facts import ModuleFacts
 from mcp_codemod.analysis.names import ProjectNames
 from mcp_codemod.analysis.shapes import KNOWN_NAMES, shape_of
-from mcp_codemod.analysis.types import TConst, TName, TSubscript, TUnion, type_names
+from mcp_codemod.analysis.type_exprs import TConst, TName, TSubscript, TUnion, type_names
 from mcp_codemod.engine import scanned_files as module_facts
 from mcp_codemod.engine.checker import check_files
 from mcp_codemod.engine.discovery import discover

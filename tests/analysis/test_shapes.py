@@ -9,7 +9,7 @@ import pytest
 from mcp_codemod.analysis.facts import ModuleFacts
 from mcp_codemod.analysis.scanner import scan_module
 from mcp_codemod.analysis.shapes import UNANNOTATED, ClassResolver, Kind, Shape, shape_of
-from mcp_codemod.analysis.types import TName
+from mcp_codemod.analysis.type_exprs import TName
 
 PRELUDE = """\
 from collections.abc import Callable, Sequence
