@@ -44,44 +44,63 @@ _EXACT_STR = frozenset(
         "pydantic.types.constr",
     )
 )
-_STRUCTURED = frozenset((Kind.LIST, Kind.TUPLE, Kind.DICT, Kind.MODEL))
 # pydantic validates an iterable lazily: it takes a text up front (as an iterable of characters).
 _LAZY = frozenset(
     f"{module}.Iterable" for module in ("typing", "typing_extensions", "collections.abc")
 )
+# The enums' members, bound once: every question runs for every parameter of every tool, and
+# looking a member up on its class costs more than the rest of a question on Python 3.11.
+_STR, _INT, _LITERAL, _UNION, _ANY, _UNKNOWN, _TUPLE = (
+    Kind.STR,
+    Kind.INT,
+    Kind.LITERAL,
+    Kind.UNION,
+    Kind.ANY,
+    Kind.UNKNOWN,
+    Kind.TUPLE,
+)
+_STRUCTURED = (Kind.LIST, Kind.TUPLE, Kind.DICT, Kind.MODEL)  # a tuple: a member's hash is Python's
+_EXACT, _ADMITS, _ANY_TEXT, _NO_STR, _UNKNOWN_TEXT = (
+    Text.EXACT_STR,
+    Text.ADMITS_STR,
+    Text.ANY,
+    Text.NO_STR,
+    Text.UNKNOWN,
+)
+_NO_INTEGER, _LAX, _STRICT = Integer.NONE, Integer.LAX, Integer.STRICT
 
 
 def text_treatment(shape: Shape) -> Text:
     """How the SDK treats a string argument: it never pre-parses one for a bare `str` at the top
     (possibly annotated; not through a PEP 695 alias, not in a union)."""
-    if shape.kind is Kind.STR and shape.source in _EXACT_STR and not shape.type_alias:
-        return Text.EXACT_STR
+    if shape.kind is _STR and shape.source in _EXACT_STR and not shape.type_alias:
+        return _EXACT
     return _text(shape)
 
 
 def _text(shape: Shape) -> Text:
     kind = shape.kind
-    if kind is Kind.STR:
-        text = Text.ADMITS_STR
-    elif kind is Kind.LITERAL:
+    if kind is _STR:
+        text = _ADMITS
+    elif kind is _LITERAL:
         changed = any(_pre_parse_changes(constant) for constant in shape.constants)
-        text = Text.ADMITS_STR if changed else Text.NO_STR
-    elif kind is Kind.UNION:
+        text = _ADMITS if changed else _NO_STR
+    elif kind is _UNION:
         # Lists, not sets: an enum member's hash is computed in Python.
         texts = [_text(member) for member in shape.args]
-        if Text.ANY in texts:
-            return Text.ANY
-        if Text.ADMITS_STR not in texts:
-            return Text.UNKNOWN if Text.UNKNOWN in texts else Text.NO_STR
-        text = Text.ADMITS_STR
-    elif kind is Kind.ANY:
-        return Text.ANY
-    elif kind is Kind.UNKNOWN:
-        return Text.UNKNOWN
+        if _ANY_TEXT in texts:
+            return _ANY_TEXT
+        if _ADMITS not in texts:
+            return _UNKNOWN_TEXT if _UNKNOWN_TEXT in texts else _NO_STR
+        text = _ADMITS
+    elif kind is _ANY:
+        return _ANY_TEXT
+    elif kind is _UNKNOWN:
+        return _UNKNOWN_TEXT
     else:
-        return Text.NO_STR
+        return _NO_STR
     # As a `Literal` of plain words: no text it takes is one the SDK decodes.
-    return Text.NO_STR if shape.refuses_pre_parsed else text
+    return _NO_STR if shape.refuses_pre_parsed else text
 
 
 def _pre_parse_changes(value: object) -> bool:
@@ -99,20 +118,21 @@ def _pre_parse_changes(value: object) -> bool:
 def integer_validation(shape: Shape, strict: bool = False) -> Integer:
     """How an integer argument is validated: at the top or as a union member, strictly where
     the member or anything around it up to the top says so (`Annotated[int | None, Strict()]`)."""
+    kind = shape.kind
+    if kind is _INT:
+        return _STRICT if strict or shape.strict else _LAX
+    if kind is not _UNION:
+        return _NO_INTEGER
     strict = strict or shape.strict
-    if shape.kind is Kind.INT:
-        return Integer.STRICT if strict else Integer.LAX
-    if shape.kind is not Kind.UNION:
-        return Integer.NONE
     answers = [integer_validation(member, strict) for member in shape.args]
-    if Integer.STRICT in answers:
-        return Integer.STRICT
-    return Integer.LAX if Integer.LAX in answers else Integer.NONE
+    if _STRICT in answers:
+        return _STRICT
+    return _LAX if _LAX in answers else _NO_INTEGER
 
 
 def markers(shape: Shape) -> frozenset[str]:
     """The run-time markers on the value: in its `Annotated`, or a union member's."""
-    if shape.kind is not Kind.UNION:
+    if shape.kind is not _UNION:
         return shape.markers
     return shape.markers.union(*(markers(member) for member in shape.args))
 
@@ -121,6 +141,8 @@ def has_fixed_tuple(shape: Shape, covered_by: str) -> bool:
     """Whether a fixed-length tuple anywhere in it (items, values, members, a project model's
     fields) gets an array schema with `prefixItems` and no `items` from pydantic, unless a node
     around it carries the marker `covered_by`, which walks the whole schema below it."""
+    if not shape.args:  # most parameters: nothing to walk
+        return shape.kind is _TUPLE and not shape.variadic and covered_by not in shape.markers
     seen: set[int] = set()  # a shape met twice (an alias, a model) has the same answer
     pending = [shape]
     while pending:
@@ -128,7 +150,7 @@ def has_fixed_tuple(shape: Shape, covered_by: str) -> bool:
         if covered_by in node.markers or id(node) in seen:
             continue
         seen.add(id(node))
-        if node.kind is Kind.TUPLE and not node.variadic:
+        if node.kind is _TUPLE and not node.variadic:
             return True
         pending.extend(node.args)
     return False
@@ -138,17 +160,17 @@ def is_structured(shape: Shape) -> bool:
     """Whether the value is an array or an object in the JSON schema that validation refuses a
     text for (a list, dict, set, tuple or model; not a lazily validated `Iterable`), at the top
     or as a union member."""
-    return any(
-        member.kind in _STRUCTURED and member.source not in _LAZY for member in shape.members()
-    )
+    if shape.kind is _UNION:
+        return any(is_structured(member) for member in shape.args)
+    return shape.kind in _STRUCTURED and shape.source not in _LAZY
 
 
 def unknown_reason(shape: Shape) -> str:
     """For a value whose treatment of text is `Text.UNKNOWN`: what the analysis could not see
     through, as the message that lists the parameter unchecked says it (the first such member
     of a union)."""
-    if shape.kind is Kind.UNION:
+    if shape.kind is _UNION:
         for member in shape.args:
-            if _text(member) is Text.UNKNOWN:
+            if _text(member) is _UNKNOWN_TEXT:
                 return unknown_reason(member)
     return shape.unresolved
