@@ -20,8 +20,8 @@ def check(parameter: ToolParameter) -> Report | None:
         f"Tool `{parameter.tool}`: {describe(parameter)} holds a fixed-length tuple, whose JSON "
         "schema is an array without `items`: VS Code's MCP client refuses the tool"
     )
-    markers = add_marker(parameter, MARKER)
-    fix = Fix(f"Mark it `{MARKER}`", Safety.SAFE, markers) if markers else None
+    edits = add_marker(parameter, MARKER)
+    fix = Fix(f"Mark it `{MARKER}`", Safety.SAFE, edits) if edits else None
     return Report(message, fix)
 
 
