@@ -85,12 +85,6 @@ class Shape:
             yield shape
             pending.extend(reversed(shape.args))
 
-    def members(self) -> tuple[Shape, ...]:
-        """The union's members (through nested unions), or the shape itself."""
-        if self.kind is not Kind.UNION:
-            return (self,)
-        return tuple(m for arg in self.args for m in arg.members())
-
 
 UNANNOTATED = Shape(Kind.ANY)
 
