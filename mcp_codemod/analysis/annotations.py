@@ -10,7 +10,7 @@ from mcp_codemod.analysis.patterns import keeps_out_pre_parsed_text
 from mcp_codemod.analysis.scope import Names, Scope, SymbolKind
 from mcp_codemod.analysis.source_text import SourceText
 from mcp_codemod.analysis.syntax import keyword
-from mcp_codemod.analysis.types import (
+from mcp_codemod.analysis.type_exprs import (
     LITERAL,
     TCall,
     TConst,

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from mcp_codemod.analysis.frameworks import Framework
-from mcp_codemod.analysis.types import TypeExpr
+from mcp_codemod.analysis.type_exprs import TypeExpr
 
 
 @dataclass(frozen=True, order=True)

@@ -8,7 +8,7 @@ import ast
 from mcp_codemod.analysis.facts import AnnotationSite, Position, Span
 from mcp_codemod.analysis.scope import Names, Scope
 from mcp_codemod.analysis.source_text import SourceText
-from mcp_codemod.analysis.types import ANNOTATED
+from mcp_codemod.analysis.type_exprs import ANNOTATED
 
 
 class FixSites:

@@ -36,7 +36,8 @@ from mcp_codemod.analysis.names import (
 from mcp_codemod.analysis.reach import LibraryLoader, Reached, ToolReach, Unreached
 from mcp_codemod.analysis.scope import STAR
 from mcp_codemod.analysis.servers import ServerResolver
-from mcp_codemod.analysis.shapes import Shape, shape_of
+from mcp_codemod.analysis.shape_questions import Text, text_treatment, unknown_reason
+from mcp_codemod.analysis.shapes import MAX_ALIAS_DEPTH, AliasTooDeep, Kind, Shape, shape_of
 from mcp_codemod.analysis.subjects import (
     LinkResult,
     RegisteredTool,
@@ -44,20 +45,13 @@ from mcp_codemod.analysis.subjects import (
     ToolParameter,
     UnresolvedTool,
 )
-from mcp_codemod.analysis.types import (
-    MAX_ALIAS_DEPTH,
-    AliasTooDeep,
-    AnnotationFacts,
-    Integer,
+from mcp_codemod.analysis.type_exprs import (
     TCall,
-    Text,
     TName,
     TSubscript,
     TUnion,
     TypeExpr,
-    classify,
     type_names,
-    unknown,
 )
 from mcp_codemod.analysis.unseen import Unseen
 
@@ -83,7 +77,6 @@ class Linker:
         # What each annotation admits, per module: the same few (`str | None`) recur in most
         # tools. An answer depends only on the names the module sees, which loading more
         # modules does not change; an annotation too deep to follow is never kept.
-        self.classified: dict[tuple[str, TypeExpr | None], AnnotationFacts] = {}
         self.shaped: dict[tuple[str, TypeExpr | None], Shape] = {}
 
     # ---- entry -----------------------------------------------------------------------------
@@ -124,7 +117,7 @@ class Linker:
             for module, registration, server in registrations
         ]
         annotated: list[tuple[str, ModuleFacts]] = []
-        classified: list[tuple[str, ModuleFacts]] = []  # of the parameters a facade leaves
+        described: list[tuple[str, ModuleFacts]] = []  # of the parameters a facade leaves
         for plan in planned:
             facade = plan.server.facade
             for tool in plan.reached:
@@ -133,11 +126,11 @@ class Linker:
                     annotated.extend((name, tool.owner) for name in names)
                     if facade is not None:
                         names = _annotation_names(tool.function, facade)
-                    classified.extend((name, tool.owner) for name in names)
+                    described.extend((name, tool.owner) for name in names)
         self.names.preload(annotated)
         # Then the modules of the aliases and classes they name, parsed by the workers while the
-        # first tools' parameters are classified.
-        self.names.parse_types_ahead(classified)
+        # first tools' parameters are described.
+        self.names.parse_types_ahead(described)
         for (module, registration, _), plan in zip(registrations, planned, strict=True):
             if plan.unseen is not None:
                 unresolved.append(plan.unseen)
@@ -344,23 +337,15 @@ class Linker:
                     annotation, lambda name: _bound_in(executor, name), prefix="?"
                 )
             key = (owner.path, annotation)
-            facts = self.classified.get(key)
+            shape = self.shaped.get(key)
             try:
-                if facts is None:
-                    facts = self.classified[key] = classify(
-                        annotation,
-                        lambda name: self.names.alias_value(name, owner),
-                        lambda name: self.names.class_fields(name, owner),
-                        self.runtime_copy,
-                        lambda name: self.class_or_library_alias(name, owner),
-                    )
-                shape = self.shaped.get(key)
                 if shape is None:
                     shape = self.shaped[key] = shape_of(
                         annotation,
                         lambda name: self.names.alias_value(name, owner),
                         lambda name: self.names.class_fields(name, owner),
                         self.runtime_copy,
+                        lambda name: self.class_or_library_alias(name, owner),
                     )
             except AliasTooDeep:
                 unresolved.append(
@@ -374,21 +359,19 @@ class Linker:
                     )
                 )
                 continue
-            if facts.text is Text.UNKNOWN and server.framework in _SDK_SERVERS:
+            if server.framework in _SDK_SERVERS and text_treatment(shape) is Text.UNKNOWN:
                 # What the SDK does with its text is unknown: as unseen as a tool not found.
                 unresolved.append(
                     UnresolvedTool(
                         owner.path,
                         parameter.position.line,
                         f"tool `{tool}`: `{parameter.name}: {parameter.annotation_text}` names "
-                        f"{facts.unknown}",
+                        f"{unknown_reason(shape)}",
                         Unseen.UNRESOLVED_ANNOTATION,
                         server,
                     )
                 )
-            result.append(
-                ToolParameter(owner.path, tool, function, parameter, facts, server, shape=shape)
-            )
+            result.append(ToolParameter(owner.path, tool, function, parameter, shape, server))
         return result
 
     def registered(
@@ -399,7 +382,7 @@ class Linker:
 
     def class_or_library_alias(
         self, qualified: str, near: ModuleFacts, hops: int = 0
-    ) -> AnnotationFacts | tuple[TypeExpr, bool] | None:
+    ) -> Shape | tuple[TypeExpr, bool] | None:
         """What a class admits, of the project (an enum, a model without fields, a plain class)
         or of a library read from `sys.path`; or the value of a library's alias."""
         chain = list(self.names.project_classes(qualified, near))
@@ -419,28 +402,28 @@ class Linker:
 
     def class_admits(
         self, qualified: str, bases: list[str], hooks: bool, near: ModuleFacts, hops: int
-    ) -> AnnotationFacts:
+    ) -> Shape:
         if any(base in _ENUM_BASES for base in bases):
             if "builtins.str" in bases or "enum.StrEnum" in bases:
                 # A member's text may be one the pre-parse decodes (`NULL = "null"`): the values
                 # are not read.
-                return unknown(f"`{qualified}`, an enum of texts whose values it does not read")
-            return AnnotationFacts(Text.NO_STR, Integer.NONE)
+                return _unknown(qualified, "an enum of texts whose values it does not read")
+            return Shape(Kind.OTHER, source=qualified)
         if any(base in _MODEL_BASES for base in bases):
-            return AnnotationFacts(Text.NO_STR, Integer.NONE, structured=True)
+            return Shape(Kind.MODEL, source=qualified)
         if hooks:
-            return unknown(f"`{qualified}`, a class with its own pydantic schema")
+            return _unknown(qualified, "a class with its own pydantic schema")
         if "builtins.str" in bases:
-            return unknown(f"`{qualified}`, a subclass of str")
+            return _unknown(qualified, "a subclass of str")
         for base in bases:
             if base in ("builtins.object", "typing.Generic") or hops >= _MAX_BASES:
                 continue
             found = self.class_or_library_alias(base, near, hops + 1)
-            if not isinstance(found, AnnotationFacts) or found.text is Text.UNKNOWN:
-                return unknown(f"`{qualified}`, a class whose base `{base}` it cannot read")
-            return found
+            if not isinstance(found, Shape) or found.kind is Kind.UNKNOWN:
+                return _unknown(qualified, f"a class whose base `{base}` it cannot read")
+            return replace(found, source=qualified)
         # A plain class: pydantic checks that the value is an instance, which no text is.
-        return AnnotationFacts(Text.NO_STR, Integer.NONE)
+        return Shape(Kind.OTHER, source=qualified)
 
     def library_definition(
         self, qualified: str, near: ModuleFacts
@@ -581,6 +564,10 @@ _MAX_BASES = 8  # classes up a chain of library bases that are read
 _NAMED_AT_MOST = 3  # servers a registration counted against each is listed with
 # The frameworks' clients: given a server, they connect to it (in memory) and register nothing.
 _CLIENTS = ("mcp.client.", "mcp.shared.memory.", "fastmcp.client.", "fastmcp.Client")
+
+
+def _unknown(qualified: str, why: str) -> Shape:
+    return Shape(Kind.UNKNOWN, source=qualified, unresolved=f"`{qualified}`, {why}")
 
 
 def _has_schema_hook(module: ModuleFacts, name: str) -> bool:

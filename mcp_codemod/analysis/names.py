@@ -16,7 +16,8 @@ from mcp_codemod.analysis.facts import (
     ServerKind,
 )
 from mcp_codemod.analysis.scope import STAR
-from mcp_codemod.analysis.types import KNOWN_NAMES, TypeExpr, type_names
+from mcp_codemod.analysis.shapes import KNOWN_NAMES
+from mcp_codemod.analysis.type_exprs import TypeExpr, type_names
 
 ModuleLoader = Callable[[str, "ModuleFacts"], "ModuleFacts | None"]
 """Loads a module by name, looking first beside the module that imports it."""
@@ -108,7 +109,7 @@ class ProjectNames:
             self.parse_ahead_modules(_modules_of(names))
 
     def parse_types_ahead(self, names: Sequence[tuple[str, ModuleFacts]]) -> None:
-        """Start parsing the modules that classifying annotations which use these names will
+        """Start parsing the modules that describing annotations which use these names will
         load first: followed through aliases (`Text = str | None`) and the fields and first
         bases of project classes over the modules parsed already, the first module of each way
         that is not."""
@@ -131,7 +132,7 @@ class ProjectNames:
         self.parse_ahead_modules(unparsed)
 
     def types_used_by(self, qualified: str, near: ModuleFacts) -> list[tuple[str, ModuleFacts]]:
-        """The names that classifying `qualified` goes on to (`_Classifier.name`): the value's,
+        """The names that describing `qualified` goes on to (`shapes._Shaper.name`): the value's,
         if it is an alias, else the fields' of the project class, and its first base (whose
         fields `class_fields` adds)."""
         found = self.alias(qualified, near)

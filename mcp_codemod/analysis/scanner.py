@@ -41,7 +41,7 @@ from mcp_codemod.analysis.syntax import (
     nested_bodies,
     statements,
 )
-from mcp_codemod.analysis.types import TypeExpr
+from mcp_codemod.analysis.type_exprs import TypeExpr
 
 # Annotations of a server parameter that say nothing about its class: resolved through callers.
 _ANYTHING = frozenset(("typing.Any", "typing_extensions.Any", "builtins.object"))

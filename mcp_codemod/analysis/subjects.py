@@ -9,8 +9,7 @@ from dataclasses import dataclass
 from mcp_codemod.analysis.facades import Facade
 from mcp_codemod.analysis.facts import AnnotationSite, Function, Parameter, ServerSwap
 from mcp_codemod.analysis.frameworks import Framework
-from mcp_codemod.analysis.shapes import UNANNOTATED, Shape
-from mcp_codemod.analysis.types import AnnotationFacts
+from mcp_codemod.analysis.shapes import Shape
 from mcp_codemod.analysis.unseen import Unseen
 
 
@@ -36,7 +35,8 @@ class ToolParameter:
     tool: str
     function: Function
     parameter: Parameter
-    facts: AnnotationFacts
+    # What its annotation admits, as a structured type (`analysis/shapes.py`): what rules ask.
+    shape: Shape
     server: ResolvedServer
     # Third-party: the file outside the project (found on `sys.path`) that defines the tool
     # function. `path`, the function's and the parameter's positions are then the
@@ -46,9 +46,6 @@ class ToolParameter:
     # The module that rewrites the tool's file before it execs it, at each start: a marker
     # there would not last, so only the server can be fixed (`analysis/exec_files.py`).
     generated_by: str | None = None
-    # The annotation as a structured type (`analysis/shapes.py`), for the rules that ask more
-    # than `facts` answers.
-    shape: Shape = UNANNOTATED
 
     @property
     def fix_site(self) -> tuple[str, AnnotationSite | None]:

@@ -65,7 +65,7 @@ FACTS_CLASSES = frozenset(
             )
         ),
         *(
-            ("mcp_codemod.analysis.types", name)
+            ("mcp_codemod.analysis.type_exprs", name)
             for name in ("TCall", "TConst", "TName", "TOpaque", "TSubscript", "TUnion")
         ),
     }

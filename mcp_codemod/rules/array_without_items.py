@@ -2,23 +2,26 @@
 
 from __future__ import annotations
 
+from mcp_codemod.analysis.shape_questions import has_fixed_tuple
 from mcp_codemod.analysis.subjects import ToolParameter
-from mcp_codemod.analysis.types import ARRAY_ITEMS_SCHEMA
 from mcp_codemod.rules.findings import Fix, Safety
 from mcp_codemod.rules.fixes import add_marker, describe
 from mcp_codemod.rules.model import Client, FixAvailability, Invalid, Report, Rule, Valid
 
+MARKER = "ArrayItemsSchema"
+"""The run-time marker (`mcp_codemod.runtime.ArrayItemsSchema`) that gives arrays `items`."""
+
 
 def check(parameter: ToolParameter) -> Report | None:
     # Every framework: the schema is pydantic's in all of them, and the client judges it.
-    if not parameter.facts.fixed_tuple:
+    if not has_fixed_tuple(parameter.shape, covered_by=MARKER):
         return None
     message = (
         f"Tool `{parameter.tool}`: {describe(parameter)} holds a fixed-length tuple, whose JSON "
         "schema is an array without `items`: VS Code's MCP client refuses the tool"
     )
-    markers = add_marker(parameter, ARRAY_ITEMS_SCHEMA)
-    fix = Fix("Mark it `ArrayItemsSchema`", Safety.SAFE, markers) if markers else None
+    edits = add_marker(parameter, MARKER)
+    fix = Fix(f"Mark it `{MARKER}`", Safety.SAFE, edits) if edits else None
     return Report(message, fix)
 
 

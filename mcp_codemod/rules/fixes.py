@@ -10,9 +10,9 @@ from mcp_codemod.rules.findings import AnnotationEdit, MarkerEdit
 
 
 def add_marker(parameter: ToolParameter, marker: str) -> tuple[MarkerEdit, ...]:
-    """The edit that marks the parameter (at its alias's definition when the annotation is one);
-    none when it is marked already."""
-    if marker in parameter.facts.markers:
+    """The edit that marks the parameter's own annotation, also when that is a type alias; none
+    when the annotation as a whole carries the marker already."""
+    if marker in parameter.shape.markers:
         return ()
     path, site = parameter.fix_site
     return (MarkerEdit(path, site, marker),) if site is not None else ()

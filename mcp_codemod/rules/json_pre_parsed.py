@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from mcp_codemod.analysis.facts import ServerSwap
 from mcp_codemod.analysis.frameworks import Framework
+from mcp_codemod.analysis.shape_questions import Text, markers, text_treatment
 from mcp_codemod.analysis.subjects import ToolParameter
-from mcp_codemod.analysis.types import NO_PRE_PARSE, Text
 from mcp_codemod.rules.findings import Fix, Safety
 from mcp_codemod.rules.fixes import (
     add_marker,
@@ -16,6 +16,9 @@ from mcp_codemod.rules.fixes import (
 )
 from mcp_codemod.rules.model import FixAvailability, Invalid, Report, Rule, Valid
 
+MARKER = "NoPreParse"
+"""The run-time marker (`mcp_codemod.runtime.NoPreParse`) that keeps the text as sent."""
+
 
 def check(parameter: ToolParameter) -> Report | None:
     server = parameter.server
@@ -25,9 +28,10 @@ def check(parameter: ToolParameter) -> Report | None:
         return _on_guarded_server(parameter)
     if not server.framework.pre_parses_json:
         return None
-    if parameter.facts.text not in (Text.ADMITS_STR, Text.ANY):
+    text = text_treatment(parameter.shape)
+    if text not in (Text.ADMITS_STR, Text.ANY):
         return None
-    if NO_PRE_PARSE in parameter.facts.markers:
+    if MARKER in markers(parameter.shape):
         # The marker cannot stop the SDK; only a guarded server can. Where the server's
         # construction is in sight and unguarded, the marker is a false promise.
         if server.origin is None:
@@ -47,18 +51,18 @@ def check(parameter: ToolParameter) -> Report | None:
         f'{server.framework.title}: the string "null" arrives as None and "[1, 2]" as a list'
     )
     swaps, advice = guard_server(server)
-    if parameter.facts.text is Text.ANY:
+    if text is Text.ANY:
         return _mark_anything(parameter, message, swaps, advice)
     if parameter.library is not None or parameter.generated_by is not None:
         # A library's function cannot be marked here, nor a file generated at each start; the
         # guarded server protects them all the same.
         title = f"Make the server a `{guarded_class(server)}`"
         return Report(message, Fix(title, Safety.SAFE, swaps=swaps) if swaps else None)
-    markers = add_marker(parameter, NO_PRE_PARSE)
-    if not markers:
+    edits = add_marker(parameter, MARKER)
+    if not edits:
         return Report(message)
-    title = f"Mark it `NoPreParse` and make the server a `{guarded_class(server)}`"
-    return Report(message, Fix(title, Safety.SAFE, markers, swaps, advice))
+    title = f"Mark it `{MARKER}` and make the server a `{guarded_class(server)}`"
+    return Report(message, Fix(title, Safety.SAFE, edits, swaps, advice))
 
 
 GUARDED = (Framework.GUARDED_MCP1, Framework.GUARDED_MCP2)
@@ -67,7 +71,7 @@ GUARDED = (Framework.GUARDED_MCP1, Framework.GUARDED_MCP2)
 def _on_guarded_server(parameter: ToolParameter) -> Report | None:
     # A guarded server keeps the SDK's decoding for parameters that take anything (`Any`,
     # `object`, no annotation) until they are marked: their author decides (docs/runtime.md).
-    if parameter.facts.text is not Text.ANY or NO_PRE_PARSE in parameter.facts.markers:
+    if text_treatment(parameter.shape) is not Text.ANY or MARKER in markers(parameter.shape):
         return None
     message = (
         f"Tool `{parameter.tool}`: {describe(parameter)} takes anything, and "
@@ -82,13 +86,13 @@ def _mark_anything(
 ) -> Report:
     """`Any`, `object` and unannotated parameters: the marker, with the guarded server, keeps
     their text; unsafe, since a tool may rely on receiving the decoded JSON there."""
-    edits = add_marker(parameter, NO_PRE_PARSE)
+    edits = add_marker(parameter, MARKER)
     annotations = ()
     if parameter.parameter.annotation is None:
-        annotations = annotate_with_marker(parameter, NO_PRE_PARSE)
+        annotations = annotate_with_marker(parameter, MARKER)
     if not edits and not annotations:
         return Report(f"{message}; give it a type, or mark it `NoPreParse` where it is defined")
-    title = "Mark it `NoPreParse`"
+    title = f"Mark it `{MARKER}`"
     if swaps:
         title += f" and make the server a `{guarded_class(parameter.server)}`"
     fix = Fix(title, Safety.UNSAFE, edits, swaps, advice, annotations)

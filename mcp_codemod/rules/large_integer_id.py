@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
+from mcp_codemod.analysis.shape_questions import Integer, Text, integer_validation, text_treatment
 from mcp_codemod.analysis.subjects import ToolParameter
-from mcp_codemod.analysis.types import Integer, Text
 from mcp_codemod.rules.findings import Fix, Safety
 from mcp_codemod.rules.fixes import add_marker, describe
 from mcp_codemod.rules.model import Client, FixAvailability, Invalid, Report, Rule, Valid
@@ -17,8 +17,10 @@ _LARGE_ID = re.compile(r"(^|_)(id|ids|snowflake)$|snowflake|_(ns|nanos|nanosecon
 
 
 def check(parameter: ToolParameter) -> Report | None:
-    facts = parameter.facts
-    if facts.integer is Integer.NONE or facts.text in (Text.ADMITS_STR, Text.ANY):
+    shape = parameter.shape
+    if integer_validation(shape) is Integer.NONE:
+        return None
+    if text_treatment(shape) in (Text.ADMITS_STR, Text.ANY):
         return None
     if not _LARGE_ID.search(parameter.parameter.name) or MARKER in parameter.shape.markers:
         return None

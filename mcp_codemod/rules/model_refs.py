@@ -6,7 +6,7 @@ from __future__ import annotations
 from mcp_codemod.analysis.frameworks import Framework
 from mcp_codemod.analysis.shapes import Kind
 from mcp_codemod.analysis.subjects import ToolParameter
-from mcp_codemod.analysis.types import ANNOTATED, TCall, TName, TSubscript
+from mcp_codemod.analysis.type_exprs import ANNOTATED, TCall, TName, TSubscript
 
 # What pydantic writes beside a field's `$ref` when the field's `Field` declares it.
 _BESIDE_REF = frozenset(("description", "title", "examples", "deprecated"))

@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 from mcp_codemod.analysis.frameworks import Framework
+from mcp_codemod.analysis.shape_questions import Integer, integer_validation, markers
 from mcp_codemod.analysis.subjects import ToolParameter
-from mcp_codemod.analysis.types import ACCEPT_WHOLE_FLOAT, Integer
 from mcp_codemod.rules.findings import Fix, Safety
 from mcp_codemod.rules.fixes import add_marker, describe
 from mcp_codemod.rules.model import FixAvailability, Invalid, Report, Rule, Valid
 
+MARKER = "AcceptWholeFloat"
+"""The run-time marker (`mcp_codemod.runtime.AcceptWholeFloat`) that takes 5.0 as 5."""
+
 
 def check(parameter: ToolParameter) -> Report | None:
-    facts = parameter.facts
-    if facts.integer is Integer.NONE or ACCEPT_WHOLE_FLOAT in facts.markers:
+    integer = integer_validation(parameter.shape)
+    if integer is Integer.NONE or MARKER in markers(parameter.shape):
         return None
     server = parameter.server
-    if facts.integer is Integer.STRICT or parameter.parameter.default_is_strict:
+    if integer is Integer.STRICT or parameter.parameter.default_is_strict:
         reason = "strict validation"
     elif server.strict_input_validation and server.framework is Framework.FASTMCP:
         reason = "the server's strict_input_validation"
@@ -25,8 +28,8 @@ def check(parameter: ToolParameter) -> Report | None:
         f"Tool `{parameter.tool}`: integer {describe(parameter)} rejects whole-number floats "
         f"such as 5.0 ({reason}), which float64-serializing clients send"
     )
-    markers = add_marker(parameter, ACCEPT_WHOLE_FLOAT)
-    fix = Fix("Mark it `AcceptWholeFloat`", Safety.SAFE, markers) if markers else None
+    edits = add_marker(parameter, MARKER)
+    fix = Fix(f"Mark it `{MARKER}`", Safety.SAFE, edits) if edits else None
     return Report(message, fix)
 
 

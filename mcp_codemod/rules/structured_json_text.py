@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from mcp_codemod.analysis.frameworks import Framework
+from mcp_codemod.analysis.shape_questions import Text, is_structured, markers, text_treatment
 from mcp_codemod.analysis.subjects import ToolParameter
-from mcp_codemod.analysis.types import DECODE_JSON_TEXT, Text
 from mcp_codemod.rules.findings import Fix, Safety
 from mcp_codemod.rules.fixes import add_marker, describe
 from mcp_codemod.rules.model import FixAvailability, Invalid, Report, Rule, Valid
+
+MARKER = "DecodeJsonText"
+"""The run-time marker (`mcp_codemod.runtime.DecodeJsonText`) that decodes such text."""
 
 
 def check(parameter: ToolParameter) -> Report | None:
@@ -15,18 +18,18 @@ def check(parameter: ToolParameter) -> Report | None:
     # parameters that cannot take a string); only the standalone fastmcp does not.
     if parameter.server.framework is not Framework.FASTMCP:
         return None
-    facts = parameter.facts
-    if not facts.structured or facts.text is not Text.NO_STR:
+    shape = parameter.shape
+    if not is_structured(shape) or text_treatment(shape) is not Text.NO_STR:
         return None
-    if DECODE_JSON_TEXT in facts.markers:
+    if MARKER in markers(shape):
         return None
     message = (
         f"Tool `{parameter.tool}`: {describe(parameter)} rejects its value sent as JSON text "
         "('[1, 2]', '{\"a\": 1}'), which some clients send for arrays and objects; fastmcp "
         "does not decode it"
     )
-    markers = add_marker(parameter, DECODE_JSON_TEXT)
-    fix = Fix("Mark it `DecodeJsonText`", Safety.SAFE, markers) if markers else None
+    edits = add_marker(parameter, MARKER)
+    fix = Fix(f"Mark it `{MARKER}`", Safety.SAFE, edits) if edits else None
     return Report(message, fix)
 
 

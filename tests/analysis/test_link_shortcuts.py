@@ -13,15 +13,8 @@ import pytest
 from mcp_codemod.analysis import linker
 from mcp_codemod.analysis.facts import ModuleFacts
 from mcp_codemod.analysis.names import ProjectNames
-from mcp_codemod.analysis.types import (
-    KNOWN_NAMES,
-    TConst,
-    TName,
-    TSubscript,
-    TUnion,
-    classify,
-    type_names,
-)
+from mcp_codemod.analysis.shapes import KNOWN_NAMES, shape_of
+from mcp_codemod.analysis.type_exprs import TConst, TName, TSubscript, TUnion, type_names
 from mcp_codemod.engine import scanned_files as module_facts
 from mcp_codemod.engine.checker import check_files
 from mcp_codemod.engine.discovery import discover
@@ -196,7 +189,7 @@ class _Forgetful(dict):
         pass
 
 
-def test_an_annotation_is_classified_once_per_module_and_as_its_module_sees_it(
+def test_an_annotation_is_shaped_once_per_module_and_as_its_module_sees_it(
     tmp_path: Path, monkeypatch
 ):
     # The same annotation, `pkg.types.Text`, names a different alias in each project.
@@ -206,16 +199,16 @@ def test_an_annotation_is_classified_once_per_module_and_as_its_module_sees_it(
         (tmp_path / project / "pkg" / "__init__.py").write_text("")
     files = discover([tmp_path], DEFAULT_EXCLUDE, respect_gitignore=True)
     rules = select_rules(["ALL"], [])
-    classified: list[object] = []
-    counted = linker.classify
+    shaped: list[object] = []
+    counted = linker.shape_of
 
     def counting(annotation, *args):
-        classified.append(annotation)
+        shaped.append(annotation)
         return counted(annotation, *args)
 
-    monkeypatch.setattr(linker, "classify", counting)
+    monkeypatch.setattr(linker, "shape_of", counting)
     memoized = check_files(files, rules, jobs=1)
-    assert len(classified) == 2  # once per module, not once per tool
+    assert len(shaped) == 2  # once per module, not once per tool
     flagged = {(Path(f.path).parent.name, f.tool) for f in memoized.findings}
     assert flagged == {("loose", "first"), ("loose", "second")}
 
@@ -223,18 +216,18 @@ def test_an_annotation_is_classified_once_per_module_and_as_its_module_sees_it(
 
     def forgetful_init(self, *args, **kwargs):
         original_init(self, *args, **kwargs)
-        self.classified = _Forgetful()
+        self.shaped = _Forgetful()
 
     monkeypatch.setattr(linker.Linker, "__init__", forgetful_init)
     fresh = check_files(files, rules, jobs=1)
-    assert len(classified) == 2 + 4
+    assert len(shaped) == 2 + 4
     assert fresh.findings == memoized.findings
     assert fresh.unresolved == memoized.unresolved
 
 
-def test_the_names_the_classifier_knows_are_never_asked_about():
-    # `parse_types_ahead` skips them: the classifier answers for each by itself, as a name or
-    # as the base of a subscript.
+def test_the_names_the_type_model_knows_are_never_asked_about():
+    # `parse_types_ahead` skips them: `shape_of` answers for each by itself, as a name or as
+    # the base of a subscript.
     def asked(name: str) -> None:
         raise AssertionError(name)
 
@@ -242,7 +235,7 @@ def test_the_names_the_classifier_knows_are_never_asked_about():
         answered = 0
         for annotation in (TName(name), TSubscript(TName(name), (TName("builtins.int"),))):
             try:
-                classify(annotation, asked, asked)
+                shape_of(annotation, asked, asked, None, asked)
                 answered += 1
             except AssertionError:
                 pass

@@ -17,7 +17,7 @@ from mcp_codemod.analysis.annotations import SharedTypes
 from mcp_codemod.analysis.scanner import noqa_lines, scan_module
 from mcp_codemod.analysis.source_text import SourceText, split_lines
 from mcp_codemod.analysis.syntax import calls_within, header_expressions, nested_bodies
-from mcp_codemod.analysis.types import TName, TSubscript
+from mcp_codemod.analysis.type_exprs import TName, TSubscript
 
 WORDS = ("tool", "guard", "install")
 

@@ -67,7 +67,11 @@ def gadgets(marker: Path) -> list[tuple[str, bytes]]:
     create = f"open({str(marker)!r}, 'w').close()"
     shell = f"touch {marker}"
     return [
-        ("types-to-eval", _call("mcp_codemod.analysis.types", "json.codecs.builtins.eval", create)),
+        # Issue 24 went through `analysis/types.py`'s `json`; `shape_questions` imports it now.
+        (
+            "questions-to-eval",
+            _call("mcp_codemod.analysis.shape_questions", "json.codecs.builtins.eval", create),
+        ),
         ("facts-to-eval", _call("mcp_codemod.analysis.facts", "dataclasses.sys.modules", "x")),
         ("checker-to-os", _call("mcp_codemod.engine.checker", "os.system", shell)),
         ("findings-to-os", _call("mcp_codemod.rules.findings", "os.system", shell)),

@@ -787,12 +787,11 @@ TYPED_PROJECT = {
         "    filter: Filter | None = None\n"
         "    title: Title = 'x'\n"
     ),
-    # What classifying it follows: parsed ahead together.
+    # What describing its type follows: parsed ahead together.
     "base.py": "from pydantic import BaseModel\n\nclass Model(BaseModel):\n    kind: int = 0\n",
     "filters.py": ("from .criteria import Criteria\n\nclass Filter(Model):\n    where: Criteria\n"),
     "names.py": "Title = str | list[str]\n",
-    # One step further: loaded when the classifier gets there. (A fixed tuple here would end
-    # its look at the fields before `title`: `names` would have been parsed for nothing.)
+    # One step further: loaded when `shape_of` gets there.
     "criteria.py": "Criteria = list[int]\n",
     # Named by no tool's annotation: never parsed.
     "unused.py": "class Unused:\n    x: int\n",
