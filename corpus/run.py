@@ -674,7 +674,7 @@ def _safe_tree(result: PackageResult, pristine: Path, work: Path) -> Path | None
 
 
 # What the schema markers add, and nothing else may change: a type list on an untyped node
-# and beside a model's `$ref` (TypedSchema, MCP007), the digit text beside an integer
+# and beside a model's `$ref` (TypedSchema, MCP007 and MCP201), the digit text beside an integer
 # (AcceptDigitText, MCP003), `items` beside a tuple's `prefixItems` (ArrayItemsSchema, MCP005);
 # and what one removes, a `format` OpenAI strict mode refuses (OpenAIStrictFormats, MCP104),
 # removed from both sides.

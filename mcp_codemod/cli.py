@@ -826,8 +826,19 @@ def explain_rule(code: str) -> None:
     help="Also report why OpenAI strict mode does not take a tool's input schema as it is "
     "(what the opt-in MCP1 rules report): these count toward exit 1 too.",
 )
+@click.option(
+    "--legacy-clients",
+    is_flag=True,
+    help="Also report what clients no longer current drop: a `$ref` alone where Gemini CLI up "
+    "to 0.7.0 looks for a type (what the opt-in MCP2 rules report): these count toward exit 1 "
+    "too.",
+)
 def probe_command(
-    target: str, output_format: str, imports: tuple[str, ...], openai_strict: bool
+    target: str,
+    output_format: str,
+    imports: tuple[str, ...],
+    openai_strict: bool,
+    legacy_clients: bool,
 ) -> None:
     """Run every tool's argument validation on values the framework is known to mangle.
 
@@ -836,7 +847,8 @@ def probe_command(
     every registered tool, "null", "[1]" and '{"a": 1}' go to each parameter that takes text,
     5.0 to each integer parameter, and the JSON text of an array or object to each structured
     parameter; input schemas are checked for arrays without `items` and nodes without `type`
-    (and, with --openai-strict, for what OpenAI strict mode does not take). Tool bodies are
+    (and, with --openai-strict, for what OpenAI strict mode does not take; with
+    --legacy-clients, for what clients no longer current drop). Tool bodies are
     never run. Exit 1 when an argument arrives changed or is rejected or a schema has such a
     node, 2 when TARGET cannot be loaded or has no tools to probe.
     """
@@ -856,11 +868,12 @@ def probe_command(
     if not result.tools and not result.not_probed:
         _fail(_nothing_probed(target, imports, result.server))
     click.echo(
-        probe_output.probe_json(result, openai_strict)
+        probe_output.probe_json(result, openai_strict, legacy_clients)
         if output_format == "json"
-        else probe_output.probe_text(result, openai_strict)
+        else probe_output.probe_text(result, openai_strict, legacy_clients)
     )
-    sys.exit(1 if result.failed or (openai_strict and result.strict_mode) else 0)
+    opted_in = (openai_strict and result.strict_mode) or (legacy_clients and result.lone_refs)
+    sys.exit(1 if result.failed or opted_in else 0)
 
 
 @main.command(name="server")

@@ -78,13 +78,26 @@ class ArrayWithoutItems:
 @dataclass(frozen=True)
 class UntypedNode:
     """A node of a tool's input schema without `type` (the parameter, a union member, array
-    items), which Gemini CLI's MCP client up to 0.7 drops the tool for: `{}`, which the OpenAI
-    API also refuses in strict mode, or a model's `$ref` alone."""
+    items), which Gemini CLI's MCP client up to 0.7 drops the tool for and the OpenAI API
+    refuses in strict mode."""
 
     tool: str
     parameter: str
     path: str
     """Where the node is, as a JSON pointer into the tool's input schema."""
+
+
+@dataclass(frozen=True)
+class LoneRef:
+    """A `$ref` with nothing beside it but a `None` default (a model or an enum on the mcp SDK)
+    at a node of a tool's input schema where Gemini CLI's MCP client up to 0.7.0 looks for a
+    type (the parameter, a union member, array items): that client drops the tool, current
+    clients accept it."""
+
+    tool: str
+    parameter: str
+    path: str
+    """Where the `$ref` is, as a JSON pointer into the tool's input schema."""
 
 
 @dataclass(frozen=True)
@@ -118,6 +131,8 @@ class ProbeReport:
     untyped_nodes: tuple[UntypedNode, ...] = ()
     # Reported by `probe --openai-strict` only (an opt-in, as the rules are): not in `failed`.
     strict_mode: tuple[StrictModeProblem, ...] = ()
+    # Reported by `probe --legacy-clients` only (an opt-in, as MCP201 is): not in `failed`.
+    lone_refs: tuple[LoneRef, ...] = ()
 
     @property
     def failed(self) -> bool:

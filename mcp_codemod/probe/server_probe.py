@@ -32,6 +32,7 @@ from mcp_codemod.probe.results import (
     WHOLE_FLOAT,
     ArrayWithoutItems,
     Arrival,
+    LoneRef,
     ProbeReport,
     Problem,
     StrictModeProblem,
@@ -62,11 +63,13 @@ def probe_server(server: Any) -> ProbeReport:
     arrivals: list[Arrival] = []
     untyped: list[UntypedNode] = []
     strict: list[StrictModeProblem] = []
+    lone_refs: list[LoneRef] = []
     for name, tool in tools:
         # The schema is what clients judge, whether or not the arguments can be probed.
         arrays.extend(_arrays_without_items(name, tool.parameters))
         untyped.extend(_untyped_nodes(name, tool.parameters))
         strict.extend(strict_mode_problems(name, tool.parameters))
+        lone_refs.extend(_lone_refs(name, tool.parameters))
         try:
             parameters = parameters_of(tool)
         except NotProbed as reason:
@@ -89,6 +92,7 @@ def probe_server(server: Any) -> ProbeReport:
         tuple(arrivals),
         tuple(untyped),
         tuple(strict),
+        tuple(lone_refs),
     )
 
 
@@ -220,32 +224,38 @@ _TYPING_KEYWORDS = ("type", "$ref", "anyOf", "oneOf", "allOf", "enum", "const", 
 
 def _untyped_nodes(tool: str, input_schema: dict[str, Any]) -> Iterator[UntypedNode]:
     """The nodes without `type` where clients look for one (mcp-codemod's MCP007 reports the
-    annotations that make them): each parameter, its union members and array items, untyped
-    (`{}`) or a `$ref` alone (a model on the mcp SDK)."""
+    annotations that make them)."""
     for key, schema in input_schema.get("properties", {}).items():
-        for path in _untyped_paths(schema, f"/properties/{pointer(key)}"):
-            yield UntypedNode(tool, key, path)
+        for path, node in _nodes_typed_by_clients(schema, f"/properties/{pointer(key)}"):
+            if not any(keyword in node for keyword in _TYPING_KEYWORDS):
+                yield UntypedNode(tool, key, path)
 
 
-def _untyped_paths(schema: Any, path: str) -> Iterator[str]:
+def _lone_refs(tool: str, input_schema: dict[str, Any]) -> Iterator[LoneRef]:
+    """The `$ref`s alone where Gemini CLI up to 0.7.0 looks for a type (MCP201 reports the
+    annotations that make them). One with a description or a title beside it is left out, as
+    MCP201 leaves it: the OpenAI Agents SDK converts it, and would not with a `type` beside it."""
+    for key, schema in input_schema.get("properties", {}).items():
+        for path, node in _nodes_typed_by_clients(schema, f"/properties/{pointer(key)}"):
+            if (
+                isinstance(node.get("$ref"), str)
+                and set(node) <= {"$ref", "default"}
+                and node.get("default") is None
+            ):
+                yield LoneRef(tool, key, path)
+
+
+def _nodes_typed_by_clients(schema: Any, path: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """A parameter's schema, its union members and its array items, recursively: where Gemini
+    CLI up to 0.7 looks for a type (not a dictionary's values, not `$defs`)."""
     if not isinstance(schema, dict):
         return
-    if not any(key in schema for key in _TYPING_KEYWORDS) or _lone_ref(schema):
-        yield path
+    yield path, schema
     if isinstance(schema.get("items"), dict):
-        yield from _untyped_paths(schema["items"], f"{path}/items")
+        yield from _nodes_typed_by_clients(schema["items"], f"{path}/items")
     for key in ("prefixItems", "anyOf", "oneOf"):
         for index, child in enumerate(schema.get(key, ())):
-            yield from _untyped_paths(child, f"{path}/{key}/{index}")
-
-
-def _lone_ref(schema: dict[str, Any]) -> bool:
-    """A `$ref` without `type`, with nothing beside it but a `None` default. One with a
-    description or a title beside it is left out, as MCP007 leaves it: the OpenAI Agents SDK
-    converts it, and would not with a `type` beside it."""
-    if not isinstance(schema.get("$ref"), str) or "type" in schema:
-        return False
-    return set(schema) <= {"$ref", "default"} and schema.get("default") is None
+            yield from _nodes_typed_by_clients(child, f"{path}/{key}/{index}")
 
 
 def _error_message(error: Exception) -> str:

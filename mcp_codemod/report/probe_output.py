@@ -28,7 +28,9 @@ def strict_mode_reason(problem: StrictModeProblem) -> str:
     return _STRICT_MODE[problem.kind].format(detail=problem.detail)
 
 
-def probe_json(report: ProbeReport, openai_strict: bool = False) -> str:
+def probe_json(
+    report: ProbeReport, openai_strict: bool = False, legacy_clients: bool = False
+) -> str:
     arguments = [
         {
             "tool": problem.tool,
@@ -81,12 +83,28 @@ def probe_json(report: ProbeReport, openai_strict: bool = False) -> str:
         }
         for problem in (report.strict_mode if openai_strict else ())
     ]
-    return json.dumps(arguments + arrays + untyped + strict, indent=2)
+    lone_refs = [
+        {
+            "tool": ref.tool,
+            "parameter": ref.parameter,
+            "kind": "lone-ref",
+            "sent": None,
+            "outcome": "schema",
+            "received": None,
+            "error": f"the `$ref` at {ref.path} has no `type` beside it",
+            "schema_path": ref.path,
+        }
+        for ref in (report.lone_refs if legacy_clients else ())
+    ]
+    return json.dumps(arguments + arrays + untyped + strict + lone_refs, indent=2)
 
 
-def probe_text(report: ProbeReport, openai_strict: bool = False) -> str:
+def probe_text(
+    report: ProbeReport, openai_strict: bool = False, legacy_clients: bool = False
+) -> str:
     strict = report.strict_mode if openai_strict else ()
-    if not report.failed and not strict:
+    lone_refs = report.lone_refs if legacy_clients else ()
+    if not report.failed and not strict and not lone_refs:
         return f"Every argument arrives as sent ({report.summary()})."
     lines: list[str] = []
     counts: list[str] = []
@@ -134,6 +152,14 @@ def probe_text(report: ProbeReport, openai_strict: bool = False) -> str:
         lines += _probe_table(rows)
         tools = len({p.tool for p in strict})
         counts.append(f"{plural(len(strict), 'strict-mode problem')} in {plural(tools, 'tool')}")
+    if lone_refs:
+        if lines:
+            lines.append("")
+        rows = [("TOOL", "PARAMETER", "$REF ALONE (Gemini CLI up to 0.7.0 drops the tool)")]
+        rows += [(r.tool, r.parameter, r.path) for r in lone_refs]
+        lines += _probe_table(rows)
+        tools = len({r.tool for r in lone_refs})
+        counts.append(f"{plural(len(lone_refs), 'lone `$ref`')} in {plural(tools, 'tool')}")
     lines.append(f"{'; '.join(counts)} ({report.summary()}).")
     return "\n".join(lines)
 

@@ -11,6 +11,7 @@ from mcp_codemod.rules import (
     array_without_items,
     json_pre_parsed,
     large_integer_id,
+    legacy_gemini_ref,
     openai_strict_default,
     openai_strict_format,
     openai_strict_no_parameters,
@@ -34,6 +35,7 @@ RULES: tuple[Rule, ...] = (
     openai_strict_no_parameters.RULE,
     openai_strict_default.RULE,
     openai_strict_format.RULE,
+    legacy_gemini_ref.RULE,
 )
 RULES_BY_CODE = {rule.code: rule for rule in RULES}
 

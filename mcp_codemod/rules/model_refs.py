@@ -1,5 +1,5 @@
 """Where the mcp SDK describes a model by a `$ref` to its definition, and what pydantic writes
-beside that `$ref`: what MCP007 and MCP101 ask of a model parameter. (fastmcp inlines models.)"""
+beside that `$ref`: what MCP101 and MCP201 ask of a model parameter. (fastmcp inlines models.)"""
 
 from __future__ import annotations
 

@@ -39,16 +39,17 @@ REFUSED_BEFORE = {
     "MCP102": {"openai-agents": "fallback"},
     "MCP103": {"openai-agents": "default-required"},
     "MCP104": {"openai-agents": "format-refused"},
+    "MCP201": {"gemini-cli-0.7": "dropped"},
 }
 # Where a case's tool is judged beyond its rule, (before, after) for the client. Gemini CLI up
 # to 0.7 drops a tool whose parameter is a `$ref` (a model on the mcp SDK: no `type` of its
-# own), which MCP007 reports and MCP005's fix leaves; the VS Code port does not look into
+# own), which MCP201 reports and MCP005's fix leaves; the VS Code port does not look into
 # `$defs`, where that model's tuple is.
 CASE_VERDICTS = {
     ("MCP101", 1): {"gemini-cli-0.7": ("dropped", None)},
     # A model's `$ref` (mcp SDK) is no node the Agents SDK sends strict: it falls back before
     # the fix and after (a `type` beside a `$ref` is a sibling it does not merge).
-    ("MCP007", 3): {"openai-agents": ("fallback", "fallback")},
+    ("MCP201", 0): {"openai-agents": ("fallback", "fallback")},
     ("MCP005", 2): {"gemini-cli-0.7": ("dropped", "dropped"), "vscode-port": ("accepted", None)},
 }
 DIGITS = "9007199254740993"

@@ -8,6 +8,10 @@ import sys
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from types import ModuleType
+from typing import Any
+
+import pytest
+from demo_servers import import_server
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "probe"
 
@@ -55,3 +59,22 @@ def server_source(*, guarded: bool) -> str:
         "def echo(text: str | None = None) -> str:\n"
         "    raise RuntimeError('a probe ran the body of echo')\n"
     )
+
+
+def for_installed_sdk(source: str) -> str:
+    """A server written for mcp 1.x (`FastMCP`), as the installed SDK spells it."""
+    if MCP_MAJOR is None or MCP_MAJOR < 2:
+        return source
+    return source.replace(
+        "from mcp.server.fastmcp import FastMCP", "from mcp.server.mcpserver import MCPServer"
+    ).replace("FastMCP(", "MCPServer(")
+
+
+def load_server(source: str, tmp_path: Path) -> tuple[Path, Any]:
+    """A rule case's module, imported from `tmp_path`, and its `mcp` server; the test is skipped
+    when the module imports a framework or SDK major not installed here."""
+    try:
+        path, module = import_server(source, tmp_path)
+    except ImportError as error:  # a case for the other mcp major
+        pytest.skip(f"the case's server imports {error.name}, not installed here")
+    return path, module.mcp

@@ -5,11 +5,9 @@ finds exactly what `check` reports, reason by reason."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from demo_servers import import_server
 
 from mcp_codemod.cli import main
 from mcp_codemod.engine.checker import check_files
@@ -17,7 +15,7 @@ from mcp_codemod.probe import strict_mode
 from mcp_codemod.probe.server_probe import probe_server
 from mcp_codemod.rules import RULES, select_rules
 
-from .servers import FASTMCP_MAJOR, MCP_MAJOR
+from .servers import FASTMCP_MAJOR, for_installed_sdk, load_server
 
 # Each kind of problem, and the rule that reports its annotation.
 RULE_OF_KIND = {
@@ -33,23 +31,6 @@ CASES = [
     if rule.code.startswith("MCP1")
     for index, case in enumerate(rule.cases)
 ]
-
-
-def for_installed_sdk(source: str) -> str:
-    """A server written for mcp 1.x (`FastMCP`), as the installed SDK spells it."""
-    if MCP_MAJOR is None or MCP_MAJOR < 2:
-        return source
-    return source.replace(
-        "from mcp.server.fastmcp import FastMCP", "from mcp.server.mcpserver import MCPServer"
-    ).replace("FastMCP(", "MCPServer(")
-
-
-def load_server(source: str, tmp_path: Path):
-    try:
-        path, module = import_server(source, tmp_path)
-    except ImportError as error:  # a case for the other mcp major
-        pytest.skip(f"the case's server imports {error.name}, not installed here")
-    return path, module.mcp
 
 
 @pytest.mark.parametrize(("rule", "index", "source"), CASES)

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from mcp_codemod.cli import main
 from mcp_codemod.probe.results import JSON_TEXT
 from mcp_codemod.probe.server_probe import probe_server
-from mcp_codemod.runtime import ArrayItemsSchema, DecodeJsonText, TypedSchema
+from mcp_codemod.runtime import ArrayItemsSchema, DecodeJsonText
 from mcp_codemod.testing import assert_tools_keep_arguments
 
 from .servers import FASTMCP_MAJOR, FIXTURES, load
@@ -43,8 +43,7 @@ def tuple_tools(server: Any, *, marked: bool) -> Any:
 
         def move(
             loc: Annotated[tuple[int, int], ArrayItemsSchema],
-            # TypedSchema: on the mcp SDK the model is a `$ref` alone, a node without type too.
-            region: Annotated[Region, ArrayItemsSchema, TypedSchema],
+            region: Annotated[Region, ArrayItemsSchema],
             steps: list[int] | None = None,
         ) -> str:
             raise RuntimeError("a probe ran the body of move")

@@ -7,7 +7,6 @@ import sys
 from typing import Annotated, Any
 
 import pytest
-from pydantic import BaseModel, Field
 
 from mcp_codemod.probe.server_probe import probe_server
 from mcp_codemod.runtime import TypedSchema
@@ -57,43 +56,3 @@ def test_helper_fails_on_a_node_without_type(notes):
         assert_tools_keep_arguments(untyped_tools(type(notes.mcp)("store"), marked=False))
     assert "  put(value): /properties/value" in str(failure.value)
     assert "Annotated[..., mcp_codemod.runtime.TypedSchema]" in str(failure.value)
-
-
-class Point(BaseModel):
-    x: int
-
-
-def model_tools(server: Any, *, marked: bool) -> Any:
-    if marked:
-
-        def route(
-            start: Annotated[Point, TypedSchema],
-            stops: Annotated[list[Point] | None, TypedSchema] = None,
-            end: Annotated[Point, Field(description="Where to stop")] = Point(x=0),  # noqa: B008
-        ) -> str:
-            raise RuntimeError("a probe ran the body of route")
-
-    else:
-
-        def route(
-            start: Point,
-            stops: list[Point] | None = None,
-            end: Annotated[Point, Field(description="Where to stop")] = Point(x=0),  # noqa: B008
-        ) -> str:
-            raise RuntimeError("a probe ran the body of route")
-
-    server.tool()(route)
-    return server
-
-
-def test_a_models_ref_alone_is_a_node_without_type_on_the_mcp_sdk(notes, notes_fastmcp):
-    mcp_sdk, fastmcp = servers(notes, notes_fastmcp)
-    report = probe_server(model_tools(mcp_sdk, marked=False))
-    # `end` has a description beside its `$ref`: MCP007 leaves it, and so does the probe.
-    assert {(n.tool, n.parameter, n.path) for n in report.untyped_nodes} == {
-        ("route", "start", "/properties/start"),
-        ("route", "stops", "/properties/stops/anyOf/0/items"),
-    }
-    assert probe_server(model_tools(type(notes.mcp)("maps"), marked=True)).untyped_nodes == ()
-    # fastmcp inlines the model: an object with its properties.
-    assert probe_server(model_tools(fastmcp, marked=False)).untyped_nodes == ()

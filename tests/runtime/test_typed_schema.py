@@ -1,6 +1,7 @@
-"""`TypedSchema` (MCP007's fix): every untyped node of a parameter's listed schema gets the list
-of every JSON type, and nothing else changes: not the rest of the schema, not what any argument
-arrives as (the probe's record), on the installed mcp SDK and standalone fastmcp."""
+"""`TypedSchema` (the fix of MCP007 and MCP201): every untyped node of a parameter's listed
+schema gets the list of every JSON type, a model's lone `$ref` its definition's type, and nothing
+else changes: not the rest of the schema, not what any argument arrives as (the probe's record),
+on the installed mcp SDK and standalone fastmcp."""
 
 from __future__ import annotations
 
