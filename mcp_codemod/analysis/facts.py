@@ -233,3 +233,8 @@ class ModuleFacts:
     # Uses of a possible server that hand its registration on to code not followed: (line, the
     # server, what the use is). `tool = mcp.tool`, `getattr(mcp, "tool")`, `return mcp.tool()`.
     escapes: tuple[tuple[int, ServerRef, str], ...] = ()
+    # The server object itself stored where the analysis does not follow it: (line, the
+    # server, where it goes). `registry.append(mcp)`, `servers = {"a": mcp}`,
+    # `self.servers[name] = mcp`, `state.server = mcp`: code that reads it back may register
+    # tools on it.
+    stores: tuple[tuple[int, ServerRef, str], ...] = ()

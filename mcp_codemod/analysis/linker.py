@@ -167,6 +167,9 @@ class Linker:
         escaped = self.escapes(modules, guarded)
         tools += len(escaped)
         unresolved.extend(escaped)
+        stored = self.stores(guarded)
+        tools += len(stored)
+        unresolved.extend(stored)
         constructed = self.constructed(modules, guarded)
         if constructed:
             unresolved = _tied(
@@ -199,11 +202,48 @@ class Linker:
                 found.append(UnresolvedTool(module.path, line, reason, Unseen.UNKNOWN_USE, served))
         return found
 
+    def stores(self, guarded: set[tuple[str, int]] | bool) -> list[UnresolvedTool]:
+        """Each server stored where the analysis does not follow it (`ModuleFacts.stores`), in
+        any module read: the checked ones, and those their servers were followed into (a
+        helper `remember(server)` that keeps it says no registration word)."""
+        found = []
+        for module in self.names.loaded():
+            for line, ref, use in module.stores:
+                server = self.stored_server(module, ref)
+                if server is None or server.framework not in _SDK_SERVERS:
+                    continue
+                reason = (
+                    f"the server is {use}, which the analysis does not follow: what is "
+                    "registered through it cannot be seen"
+                )
+                served = _served(server, None, guarded)
+                found.append(UnresolvedTool(module.path, line, reason, Unseen.UNKNOWN_USE, served))
+        return found
+
+    def stored_server(self, module: ModuleFacts, ref: ServerRef) -> ResolvedServer | None:
+        """The server a stored reference is. A parameter is the server a caller among the
+        modules read passes (no search of the project for callers: most parameters stored are
+        no server), else a server its annotation names."""
+        if ref.argument is None:
+            return self.server(module, ref)
+        passed = self.servers.server_passed_by(
+            self.names.loaded(), module, ref.function, ref.argument, 0
+        )
+        if passed is not None:
+            return passed
+        if ref.kind is RefKind.ANNOTATED:
+            return self.server(module, replace(ref, function="", argument=None))
+        return None
+
     def handed_on(self, module: ModuleFacts) -> Iterator[tuple[int, ServerRef, str]]:
-        """A server given to a function outside the project (neither the standard library's
-        nor an application object's): it may register tools on it."""
+        """A server given to code the analysis does not follow (neither the standard library's
+        nor an application object's): a function outside the project, a method of an object
+        whose class is outside it or does not define the method, a class of the project
+        without a constructor of its own (a dataclass keeps it). That code may register tools
+        on it."""
         for call in module.calls:
-            if call.decorates is not None or call.function.kind is not RefKind.IMPORT:
+            kind = call.function.kind
+            if call.decorates is not None or kind not in (RefKind.IMPORT, RefKind.METHOD):
                 continue
             target = call.function.target
             if (
@@ -221,11 +261,17 @@ class Linker:
             ]
             if not servers or self.names.callee(module, call) is not None:
                 continue
-            if self.in_project(target, module):
+            if kind is RefKind.METHOD:
+                where = f"given to `{target}.{call.function.method}`"
+            elif not self.in_project(target, module):
+                where = f"given to `{target}`"
+            elif next(self.names.project_classes(target, module), None) is not None:
+                where = f"stored in an instance of `{target}`"
+            else:
                 continue  # its own registrations are the project's, found where they are
             reason = (
-                f"the server is given to `{target}`, which the analysis does not follow: "
-                "what it registers cannot be seen"
+                f"the server is {where}, which the analysis does not follow: what it registers "
+                "cannot be seen"
             )
             for ref in servers:
                 yield call.line, ref, reason
