@@ -210,7 +210,9 @@ class Linker:
         for module in self.names.loaded():
             for line, ref, use in module.stores:
                 server = self.stored_server(module, ref)
-                if server is None or server.framework not in _SDK_SERVERS:
+                # An application object (`MCPApp`) is no server: its framework's own tools are
+                # counted where it is built (analysis/framework_tools.py).
+                if server is None or server.framework not in _SDK_SERVERS or server.facade:
                     continue
                 reason = (
                     f"the server is {use}, which the analysis does not follow: what is "

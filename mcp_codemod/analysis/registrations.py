@@ -241,11 +241,14 @@ class Registrations:
             else:
                 self.store(element, line, f"stored in a {_CONTAINER_NAMES[kind]}", scope, cls)
 
-    def given_on(self, call: ast.Call, scope: Scope, cls: ClassContext | None) -> None:
+    def given_on(
+        self, call: ast.Call, scope: Scope, cls: ClassContext | None, first: int = 0
+    ) -> None:
         """The server passed to a call the analysis does not follow (`registry.append(mcp)`,
-        `setattr(state, "server", mcp)`): that code may keep it."""
+        `setattr(state, "server", mcp)`): that code may keep it. The arguments before `first`
+        are not kept (`setattr`'s object and name)."""
         use = f"given to `{self.text.label(call.func)}`"
-        for argument in (*call.args, *(k.value for k in call.keywords)):
+        for argument in (*call.args[first:], *(k.value for k in call.keywords)):
             if type(argument) is ast.Starred:
                 argument = argument.value
             self.store(argument, call.lineno, use, scope, cls)
@@ -372,10 +375,10 @@ class Registrations:
             # `len(x)`, `json.dumps(x)`: no helper of the project; only a server matters.
             arguments = tuple([references.argument_server(a, scope, cls) for a in node.args])
             functions: tuple[FunctionRef | None, ...] = (None,) * len(arguments)
-            if _last_name(node.func) in _STORING_NAMES and (
-                self.names.qualify(node.func, scope) in _STORING_CALLS
-            ):
-                self.given_on(node, scope, cls)
+            if _last_name(node.func) in _STORING_NAMES:
+                stored = _STORING_CALLS.get(self.names.qualify(node.func, scope) or "")
+                if stored is not None:
+                    self.given_on(node, scope, cls, stored)
         else:
             if not self.may_make_facades:
                 # Resolving the arguments changes nothing (only a facade's construction is
@@ -501,10 +504,14 @@ _MAY_STORE = frozenset((ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return, as
 _SEQUENCES = frozenset((ast.List, ast.Tuple, ast.Set))
 _CONTAINER_NAMES = {ast.List: "list", ast.Tuple: "tuple", ast.Set: "set", ast.Dict: "dictionary"}
 # What the standard library offers to keep an object in: calls of these store their arguments
-# (the rest of it only reads them: `print(mcp)`, `isinstance(mcp, FastMCP)`).
-_STORING_CALLS = frozenset(
-    ("builtins.setattr", "builtins.dict", "functools.partial", "types.SimpleNamespace")
-)
+# from the one at this position on (the rest of it only reads them: `print(mcp)`,
+# `isinstance(mcp, FastMCP)`, and `setattr(mcp, "name", value)` stores into the server, not it).
+_STORING_CALLS = {
+    "builtins.setattr": 2,
+    "builtins.dict": 0,
+    "functools.partial": 0,
+    "types.SimpleNamespace": 0,
+}
 _STORING_NAMES = frozenset(name.rpartition(".")[2] for name in _STORING_CALLS)
 
 

@@ -413,8 +413,9 @@ def test_a_helper_that_stores_the_server_it_is_given_counts_where_it_stores_it(p
         # Followed: a server held by an object of the project is resolved through `self`.
         "class Holder:\n    def __init__(self, server):\n        self.server = server\n\n\n"
         "Holder(mcp)",
-        # The standard library prints or inspects it: nothing registers a tool.
-        "print(mcp)\nassert isinstance(mcp, object)",
+        # The standard library prints or inspects it, or sets an attribute on it: nothing
+        # registers a tool.
+        'print(mcp)\nassert isinstance(mcp, object)\nsetattr(mcp, "started", True)',
         # What is stored is the server's application or settings, not the server.
         "apps = [mcp.sse_app()]\nnames = {'t': mcp.name}",
         # The object stored is not a server.
@@ -426,6 +427,16 @@ def test_uses_that_hand_nothing_on_leave_the_server_clean(project, statement):
     check = run("check", "--ignore", "MCP007")
     assert check.exit_code == 0, check.output
     assert "All checks passed!" in check.output
+
+
+def test_an_application_object_stored_is_no_server_stored(project):
+    # mcp-agent's `MCPApp` stands for the server its framework makes; the framework's own tools
+    # on that server are counted where the app is built, not again where the app is kept.
+    statement = "from mcp_agent.app import MCPApp\n\napp = MCPApp(name='a')\napps = [app]"
+    write(project, {"server.py": server("str") + "\n\n" + statement + "\n"})
+    check = run("check", "--ignore", "MCP007")
+    assert "mcp-agent registers its `workflows-*` tools on this server" in check.output
+    assert "the server is stored" not in check.output
 
 
 def test_a_guarded_server_stored_anywhere_is_clean(project):
