@@ -190,14 +190,16 @@ class Linker:
         found = []
         for module in modules:
             uses = [
-                (line, ref, f"{use}: what is registered through it cannot be seen")
+                (line, ref, f"{use}: what is registered through it cannot be seen", False)
                 for line, ref, use in module.escapes
             ]
-            uses.extend(self.handed_on(module))
-            for line, ref, reason in uses:
+            uses.extend((line, ref, reason, True) for line, ref, reason in self.handed_on(module))
+            for line, ref, reason, handed_on in uses:
                 server = self.server(module, ref)
                 if server.framework not in _SDK_SERVERS:
                     continue  # a server that does not pre-parse cannot mangle them
+                if handed_on and server.facade is not None:
+                    continue  # an application object imported from where it is built
                 served = _served(server, None, guarded)
                 found.append(UnresolvedTool(module.path, line, reason, Unseen.UNKNOWN_USE, served))
         return found

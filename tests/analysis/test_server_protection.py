@@ -482,3 +482,19 @@ def test_a_server_given_to_an_object_the_analysis_does_not_read_has_unseen_tools
     assert f"the server is {use}, which the analysis does not follow" in check.output
     assert run("fix", "--write").exit_code == 0
     assert 'mcp = GuardedFastMCP("t")' in (project / "server.py").read_text()
+
+
+def test_an_application_object_imported_and_given_to_a_library_is_no_server_given(project):
+    # `from app import app` is mcp-agent's `MCPApp`, not a server: a test client made for it
+    # registers nothing (the app's own framework tools are counted where it is built).
+    write(
+        project,
+        {
+            "app.py": "from mcp_agent.app import MCPApp\n\napp = MCPApp(name='a')\n",
+            "client.py": server("str", "from httpx import AsyncClient\n\nfrom app import app\n")
+            + "\n\nclient = AsyncClient(app=app)\n",
+        },
+    )
+    check = run("check", "--ignore", "MCP007")
+    assert "mcp-agent registers its `workflows-*` tools on this server" in check.output
+    assert "is given to" not in check.output
