@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from mcp_codemod.analysis.facades import FACADE_CLASSES, SERVER_MAKERS, Facade
 from mcp_codemod.analysis.facts import (
+    CallSite,
     ExecFile,
     ExecText,
     Function,
@@ -23,7 +24,7 @@ from mcp_codemod.analysis.facts import (
     ServerSwap,
 )
 from mcp_codemod.analysis.framework_tools import framework_tools
-from mcp_codemod.analysis.frameworks import Framework
+from mcp_codemod.analysis.frameworks import SERVER_CLASSES, Framework, runtime_name
 from mcp_codemod.analysis.names import (
     MAX_HOPS,
     CallerLoader,
@@ -81,6 +82,8 @@ class Linker:
         # tools. An answer depends only on the names the module sees, which loading more
         # modules does not change; an annotation too deep to follow is never kept.
         self.classified: dict[tuple[str, TypeExpr | None], AnnotationFacts] = {}
+        # What each stored reference is (`stored_sdk_server`), per module.
+        self.stored_servers: dict[tuple[str, ServerRef], ResolvedServer | None] = {}
         self.shaped: dict[tuple[str, TypeExpr | None], Shape] = {}
 
     # ---- entry -----------------------------------------------------------------------------
@@ -167,10 +170,11 @@ class Linker:
         escaped = self.escapes(modules, guarded)
         tools += len(escaped)
         unresolved.extend(escaped)
+        constructed = self.constructed(modules, guarded)
+        # Last: it resolves what it can without searching the project (`stores`).
         stored = self.stores(guarded)
         tools += len(stored)
         unresolved.extend(stored)
-        constructed = self.constructed(modules, guarded)
         if constructed:
             unresolved = _tied(
                 unresolved,
@@ -209,76 +213,145 @@ class Linker:
         any module read: the checked ones, and those their servers were followed into (a
         helper `remember(server)` that keeps it says no registration word)."""
         found = []
-        for module in self.names.loaded():
+        loaded = self.names.loaded()
+        read = frozenset(module.module for module in loaded)
+        self.servers.search_callers = False  # the last resolution of `link`: none follows
+        for module in loaded:
             for line, ref, use in module.stores:
-                server = self.stored_server(module, ref)
-                # An application object (`MCPApp`) is no server: its framework's own tools are
-                # counted where it is built (analysis/framework_tools.py).
-                if server is None or server.framework not in _SDK_SERVERS or server.facade:
+                server = self.stored_sdk_server(module, ref, read)
+                if server is not None:
+                    found.append(self.stored(module.path, line, use, server, guarded))
+            for call in module.calls:
+                kind = call.function.kind
+                if call.decorates is not None or kind not in (RefKind.METHOD, RefKind.IMPORT):
                     continue
-                reason = (
-                    f"the server is {use}, which the analysis does not follow: what is "
-                    "registered through it cannot be seen"
-                )
-                served = _served(server, None, guarded)
-                found.append(UnresolvedTool(module.path, line, reason, Unseen.UNKNOWN_USE, served))
+                # Asked first: finding the callee costs more than resolving what it is given.
+                given = [
+                    server
+                    for ref in self.servers_given(call)
+                    if (server := self.stored_sdk_server(module, ref, read)) is not None
+                ]
+                if not given or self.names.callee(module, call) is not None:
+                    continue
+                target = call.function.target
+                if kind is RefKind.METHOD:
+                    # Of an object whose class is outside the project
+                    # (`PluginRegistry().register(mcp)`) or does not define it.
+                    use = f"given to `{target}.{call.function.method}`"
+                elif self.in_project(target, module) and (
+                    next(self.names.project_classes(target, module), None) is not None
+                ):
+                    # A class of the project without a constructor of its own: a dataclass,
+                    # a model, a class whose constructor a library defines.
+                    use = f"stored in an instance of `{target}`"
+                else:
+                    continue  # outside the project: `handed_on`'s
+                for server in given:
+                    found.append(self.stored(module.path, call.line, use, server, guarded))
         return found
 
-    def stored_server(self, module: ModuleFacts, ref: ServerRef) -> ResolvedServer | None:
-        """The server a stored reference is. A parameter is the server a caller among the
-        modules read passes (no search of the project for callers: most parameters stored are
-        no server), else a server its annotation names."""
-        if ref.argument is None:
-            return self.server(module, ref)
-        passed = self.servers.server_passed_by(
-            self.names.loaded(), module, ref.function, ref.argument, 0
+    def stored(
+        self,
+        path: str,
+        line: int,
+        use: str,
+        server: ResolvedServer,
+        guarded: set[tuple[str, int]] | bool,
+    ) -> UnresolvedTool:
+        reason = (
+            f"the server is {use}, which the analysis does not follow: what is registered "
+            "through it cannot be seen"
         )
-        if passed is not None:
-            return passed
-        if ref.kind is RefKind.ANNOTATED:
+        return UnresolvedTool(
+            path, line, reason, Unseen.UNKNOWN_USE, _served(server, None, guarded)
+        )
+
+    def stored_sdk_server(
+        self, module: ModuleFacts, ref: ServerRef, read: frozenset[str]
+    ) -> ResolvedServer | None:
+        """The mcp SDK server a stored reference is, if it is one. An application object
+        (`MCPApp`) is none: its framework's own tools are counted where it is built
+        (analysis/framework_tools.py). Asked once per reference and module: the same names
+        are stored and passed many times."""
+        key = (module.path, ref)
+        if key not in self.stored_servers:
+            server = self.stored_server(module, ref, read)
+            if server is None or server.framework not in _SDK_SERVERS or server.facade:
+                server = None
+            self.stored_servers[key] = server
+        return self.stored_servers[key]
+
+    def stored_server(
+        self, module: ModuleFacts, ref: ServerRef, read: frozenset[str], hops: int = 0
+    ) -> ResolvedServer | None:
+        """The server a stored reference is, as far as the modules read tell (most of what is
+        stored is no server, and reading more modules to find out would cost more than the
+        rest of the run): a server class, or a name of a module read (every module that makes
+        a server is read); for a parameter, what a caller among the modules read passes (its
+        own parameter in turn: `keep(server)` calling `remember(server)`), else the server
+        class its annotation names (`server: FastMCP`; not a project's subclass: finding its
+        bases may read modules)."""
+        if ref.argument is None:
+            return self.server(module, ref) if self.named_in(ref, read) else None
+
+        def followed(passed: ServerRef) -> bool:
+            return passed.argument is not None or self.named_in(passed, read)
+
+        if hops < MAX_HOPS:
+            for caller, passed in self.servers.passed_by(
+                self.names.loaded(), module, ref.function, ref.argument, followed
+            ):
+                if followed(passed):
+                    server = self.stored_server(caller, passed, read, hops + 1)
+                    if server is not None and server.framework is not None:
+                        return server
+        if ref.kind is RefKind.ANNOTATED and runtime_name(ref.target, self.runtime_copy) in (
+            SERVER_CLASSES
+        ):
             return self.server(module, replace(ref, function="", argument=None))
         return None
 
+    def named_in(self, ref: ServerRef, read: frozenset[str]) -> bool:
+        """Whether a reference names a server class, or something of a module read."""
+        target = runtime_name(ref.target, self.runtime_copy)
+        return target in SERVER_CLASSES or target.rpartition(".")[0] in read
+
     def handed_on(self, module: ModuleFacts) -> Iterator[tuple[int, ServerRef, str]]:
-        """A server given to code the analysis does not follow (neither the standard library's
-        nor an application object's): a function outside the project, a method of an object
-        whose class is outside it or does not define the method, a class of the project
-        without a constructor of its own (a dataclass keeps it). That code may register tools
-        on it."""
+        """A server given to a function outside the project (neither the standard library's
+        nor an application object's): it may register tools on it."""
         for call in module.calls:
-            kind = call.function.kind
-            if call.decorates is not None or kind not in (RefKind.IMPORT, RefKind.METHOD):
+            if call.decorates is not None or call.function.kind is not RefKind.IMPORT:
                 continue
             target = call.function.target
-            if (
-                target.partition(".")[0] in _STANDARD_LIBRARY
-                or target in _APPLICATION_CALLS
-                or target.startswith(_CLIENTS)
-            ):
-                continue
-            # An application object (`MCPApp`) is no server: its framework's own tools are
-            # counted where it is built (analysis/framework_tools.py).
-            servers = [
-                ref
-                for ref in (*call.arguments, *(ref for _, ref in call.keywords))
-                if ref is not None and ref.kind in _NAMED_SERVERS and not ref.facade
-            ]
+            servers = self.servers_given(call)
             if not servers or self.names.callee(module, call) is not None:
                 continue
-            if kind is RefKind.METHOD:
-                where = f"given to `{target}.{call.function.method}`"
-            elif not self.in_project(target, module):
-                where = f"given to `{target}`"
-            elif next(self.names.project_classes(target, module), None) is not None:
-                where = f"stored in an instance of `{target}`"
-            else:
+            if self.in_project(target, module):
                 continue  # its own registrations are the project's, found where they are
             reason = (
-                f"the server is {where}, which the analysis does not follow: what it registers "
-                "cannot be seen"
+                f"the server is given to `{target}`, which the analysis does not follow: "
+                "what it registers cannot be seen"
             )
             for ref in servers:
                 yield call.line, ref, reason
+
+    def servers_given(self, call: CallSite) -> list[ServerRef]:
+        """The servers a call passes, unless its callee is the standard library's, an
+        application object's or an MCP client's."""
+        target = call.function.target
+        if (
+            target.partition(".")[0] in _STANDARD_LIBRARY
+            or target in _APPLICATION_CALLS
+            or target.startswith(_CLIENTS)
+        ):
+            return []
+        # An application object (`MCPApp`) is no server: its framework's own tools are
+        # counted where it is built (analysis/framework_tools.py).
+        return [
+            ref
+            for ref in (*call.arguments, *(ref for _, ref in call.keywords))
+            if ref is not None and ref.kind in _NAMED_SERVERS and not ref.facade
+        ]
 
     def in_project(self, qualified: str, near: ModuleFacts) -> bool:
         """Whether a qualified name is defined in the project: a class, a class's method, a

@@ -4,7 +4,7 @@ which servers `guard()` or `install()` guard."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 
 from mcp_codemod.analysis.facades import FACADE_CLASSES
@@ -25,6 +25,11 @@ class ServerResolver:
         self.names = names
         self.runtime_copy = runtime_copy  # the `runtime-module` setting
         self.passed_servers: dict[tuple[str, str, tuple[int, str]], ResolvedServer] = {}
+        # Whether a parameter no module read passes a server to sends a search of the project
+        # for its callers. The linker turns it off for its last step, what is stored
+        # (`Linker.stores`): most of that is no server, and searching would read much of the
+        # project.
+        self.search_callers = True
 
     def passed_server(
         self, module: ModuleFacts, function: str, argument: tuple[int, str], hops: int
@@ -42,7 +47,7 @@ class ServerResolver:
         self, module: ModuleFacts, function: str, argument: tuple[int, str], hops: int
     ) -> ResolvedServer:
         server = self.server_passed_by(self.names.loaded(), module, function, argument, hops)
-        if server is None:
+        if server is None and self.search_callers:
             # Only when none of the files given calls it: look for callers in the project.
             callers = self.names.load_callers(called_name(function), module)
             server = self.server_passed_by(callers, module, function, argument, hops)
@@ -60,9 +65,34 @@ class ServerResolver:
         argument: tuple[int, str],
         hops: int,
     ) -> ResolvedServer | None:
+        for caller, passed in self.passed_by(callers, module, function, argument):
+            server = self.server(caller, passed, hops + 1)
+            if server.framework is not None:
+                return server
+        return None
+
+    def passed_by(
+        self,
+        callers: Sequence[ModuleFacts],
+        module: ModuleFacts,
+        function: str,
+        argument: tuple[int, str],
+        wanted: Callable[[ServerRef], bool] | None = None,
+    ) -> Iterator[tuple[ModuleFacts, ServerRef]]:
+        """What each call of `function` among `callers` passes to its parameter `argument`;
+        with `wanted`, only calls that may pass what it wants there are followed to their
+        callee (finding it may read modules)."""
         index, name = argument
         self.names.index_calls(callers)
         for caller, call in self.names.calls_by_name.get(called_name(function), ()):
+            if wanted is not None and not any(
+                ref is not None and wanted(ref)
+                for ref in (
+                    dict(call.keywords).get(name),
+                    *call.arguments[max(index - 1, 0) : index + 1],
+                )
+            ):
+                continue
             callee = self.names.callee(caller, call)
             if callee is None:
                 continue
@@ -74,10 +104,7 @@ class ServerResolver:
             if passed is None and 0 <= position < len(call.arguments):
                 passed = call.arguments[position]
             if passed is not None:
-                server = self.server(caller, passed, hops + 1)
-                if server.framework is not None:
-                    return server
-        return None
+                yield caller, passed
 
     # ---- servers ---------------------------------------------------------------------------
     def server(self, module: ModuleFacts, ref: ServerRef, hops: int = 0) -> ResolvedServer:

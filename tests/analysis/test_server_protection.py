@@ -380,9 +380,10 @@ def test_a_server_stored_where_the_analysis_does_not_follow_has_unseen_tools(pro
     assert 'mcp = GuardedFastMCP("t")' in (project / "server.py").read_text()
 
 
-def test_a_helper_that_stores_the_server_it_is_given_counts_where_it_stores_it(project):
+@pytest.mark.parametrize("helper", ["remember", "keep"])
+def test_a_helper_that_stores_the_server_it_is_given_counts_where_it_stores_it(project, helper):
     # The helper's module says neither `tool` nor a server class: it is read because the
-    # server's module calls it.
+    # server's module calls it (`keep` hands the server on to `remember`).
     write(
         project,
         {
@@ -393,9 +394,13 @@ def test_a_helper_that_stores_the_server_it_is_given_counts_where_it_stores_it(p
 
             def remember(server):
                 SERVERS.append(server)
+
+
+            def keep(server):
+                remember(server)
             """,
-            "pkg/app.py": server("str", "from pkg.registry import remember\n")
-            + "\n\nremember(mcp)\n",
+            "pkg/app.py": server("str", f"from pkg.registry import {helper}\n")
+            + f"\n\n{helper}(mcp)\n",
         },
     )
     check = run("check", "--ignore", "MCP007")
