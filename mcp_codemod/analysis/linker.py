@@ -30,6 +30,7 @@ from mcp_codemod.analysis.names import (
     CallerLoader,
     ModuleLoader,
     ModulePreloader,
+    NotParsed,
     ProjectNames,
 )
 from mcp_codemod.analysis.reach import LibraryLoader, Reached, ToolReach, Unreached
@@ -82,8 +83,6 @@ class Linker:
         # tools. An answer depends only on the names the module sees, which loading more
         # modules does not change; an annotation too deep to follow is never kept.
         self.classified: dict[tuple[str, TypeExpr | None], AnnotationFacts] = {}
-        # What each stored reference is (`stored_sdk_server`), per module.
-        self.stored_servers: dict[tuple[str, ServerRef], ResolvedServer | None] = {}
         self.shaped: dict[tuple[str, TypeExpr | None], Shape] = {}
 
     # ---- entry -----------------------------------------------------------------------------
@@ -171,7 +170,6 @@ class Linker:
         tools += len(escaped)
         unresolved.extend(escaped)
         constructed = self.constructed(modules, guarded)
-        # Last: it resolves what it can without searching the project (`stores`).
         stored = self.stores(guarded)
         tools += len(stored)
         unresolved.extend(stored)
@@ -211,16 +209,46 @@ class Linker:
     def stores(self, guarded: set[tuple[str, int]] | bool) -> list[UnresolvedTool]:
         """Each server stored where the analysis does not follow it (`ModuleFacts.stores`), in
         any module read: the checked ones, and those their servers were followed into (a
-        helper `remember(server)` that keeps it says no registration word)."""
-        found = []
+        helper `remember(server)` that keeps it says no registration word). Also a server
+        given to a method the analysis cannot find, of an object whose class is outside the
+        project (`PluginRegistry().register(mcp)`) or does not define it, or to a class of
+        the project without a constructor of its own (a dataclass, a model, a class whose
+        constructor a library defines).
+
+        Most of what is stored is no server, and finding out by reading more modules would
+        cost more than the rest of the run: what is stored, and what a call is, are resolved
+        over the modules read only (`reader`)."""
+        found: list[UnresolvedTool] = []
         loaded = self.names.loaded()
         read = frozenset(module.module for module in loaded)
-        self.servers.search_callers = False  # the last resolution of `link`: none follows
+        reader = self.reader()
+        known: dict[tuple[str, ServerRef], ResolvedServer | None] = {}
+
+        def sdk_server(module: ModuleFacts, ref: ServerRef) -> ResolvedServer | None:
+            # The same names are stored and passed many times: each is resolved once.
+            key = (module.path, ref)
+            if key not in known:
+                server = self.stored_server(reader, module, ref, read)
+                # An application object (`MCPApp`) is no server: its framework's own tools
+                # are counted where it is built (analysis/framework_tools.py).
+                if server is None or server.framework not in _SDK_SERVERS or server.facade:
+                    server = None
+                known[key] = server
+            return known[key]
+
+        def stored(path: str, line: int, use: str, server: ResolvedServer) -> UnresolvedTool:
+            reason = (
+                f"the server is {use}, which the analysis does not follow: what is registered "
+                "through it cannot be seen"
+            )
+            served = _served(server, None, guarded)
+            return UnresolvedTool(path, line, reason, Unseen.UNKNOWN_USE, served)
+
         for module in loaded:
             for line, ref, use in module.stores:
-                server = self.stored_sdk_server(module, ref, read)
+                server = sdk_server(module, ref)
                 if server is not None:
-                    found.append(self.stored(module.path, line, use, server, guarded))
+                    found.append(stored(module.path, line, use, server))
             for call in module.calls:
                 kind = call.function.kind
                 if call.decorates is not None or kind not in (RefKind.METHOD, RefKind.IMPORT):
@@ -229,86 +257,69 @@ class Linker:
                 given = [
                     server
                     for ref in self.servers_given(call)
-                    if (server := self.stored_sdk_server(module, ref, read)) is not None
+                    if (server := sdk_server(module, ref)) is not None
                 ]
-                if not given or self.names.callee(module, call) is not None:
+                if not given or reader.names.callee(module, call) is not None:
                     continue
                 target = call.function.target
                 if kind is RefKind.METHOD:
-                    # Of an object whose class is outside the project
-                    # (`PluginRegistry().register(mcp)`) or does not define it.
                     use = f"given to `{target}.{call.function.method}`"
                 elif self.in_project(target, module) and (
-                    next(self.names.project_classes(target, module), None) is not None
+                    next(reader.names.project_classes(target, module), None) is not None
                 ):
-                    # A class of the project without a constructor of its own: a dataclass,
-                    # a model, a class whose constructor a library defines.
                     use = f"stored in an instance of `{target}`"
                 else:
                     continue  # outside the project: `handed_on`'s
-                for server in given:
-                    found.append(self.stored(module.path, call.line, use, server, guarded))
+                found.extend(stored(module.path, call.line, use, server) for server in given)
         return found
 
-    def stored(
-        self,
-        path: str,
-        line: int,
-        use: str,
-        server: ResolvedServer,
-        guarded: set[tuple[str, int]] | bool,
-    ) -> UnresolvedTool:
-        reason = (
-            f"the server is {use}, which the analysis does not follow: what is registered "
-            "through it cannot be seen"
-        )
-        return UnresolvedTool(
-            path, line, reason, Unseen.UNKNOWN_USE, _served(server, None, guarded)
-        )
+    def reader(self) -> ServerResolver:
+        """A server resolution over the modules read (or parsed ahead) only: a module it would
+        have to read is taken for one outside the project, and no caller is searched for."""
+        load_parsed = self.names.load_parsed
+        if load_parsed is None:
+            return self.servers
 
-    def stored_sdk_server(
-        self, module: ModuleFacts, ref: ServerRef, read: frozenset[str]
-    ) -> ResolvedServer | None:
-        """The mcp SDK server a stored reference is, if it is one. An application object
-        (`MCPApp`) is none: its framework's own tools are counted where it is built
-        (analysis/framework_tools.py). Asked once per reference and module: the same names
-        are stored and passed many times."""
-        key = (module.path, ref)
-        if key not in self.stored_servers:
-            server = self.stored_server(module, ref, read)
-            if server is None or server.framework not in _SDK_SERVERS or server.facade:
-                server = None
-            self.stored_servers[key] = server
-        return self.stored_servers[key]
+        def read_only(name: str, near: ModuleFacts) -> ModuleFacts | None:
+            try:
+                return load_parsed(name, near)
+            except NotParsed:
+                return None
+
+        names = ProjectNames(read_only, self.names.loaded, lambda name, near: [])
+        return ServerResolver(names, self.runtime_copy)
 
     def stored_server(
-        self, module: ModuleFacts, ref: ServerRef, read: frozenset[str], hops: int = 0
+        self,
+        reader: ServerResolver,
+        module: ModuleFacts,
+        ref: ServerRef,
+        read: frozenset[str],
+        hops: int = 0,
     ) -> ResolvedServer | None:
-        """The server a stored reference is, as far as the modules read tell (most of what is
-        stored is no server, and reading more modules to find out would cost more than the
-        rest of the run): a server class, or a name of a module read (every module that makes
-        a server is read); for a parameter, what a caller among the modules read passes (its
-        own parameter in turn: `keep(server)` calling `remember(server)`), else the server
-        class its annotation names (`server: FastMCP`; not a project's subclass: finding its
-        bases may read modules)."""
+        """The server a stored reference is, as far as the modules read tell: a server class,
+        or a name of a module read (every module that makes a server is read); for a
+        parameter, what a caller among the modules read passes (its own parameter in turn:
+        `keep(server)` calling `remember(server)`), else the server class its annotation names
+        (`server: FastMCP`)."""
         if ref.argument is None:
-            return self.server(module, ref) if self.named_in(ref, read) else None
+            return reader.server(module, ref) if self.named_in(ref, read) else None
 
         def followed(passed: ServerRef) -> bool:
             return passed.argument is not None or self.named_in(passed, read)
 
         if hops < MAX_HOPS:
-            for caller, passed in self.servers.passed_by(
+            for caller, passed in reader.passed_by(
                 self.names.loaded(), module, ref.function, ref.argument, followed
             ):
                 if followed(passed):
-                    server = self.stored_server(caller, passed, read, hops + 1)
+                    server = self.stored_server(reader, caller, passed, read, hops + 1)
                     if server is not None and server.framework is not None:
                         return server
         if ref.kind is RefKind.ANNOTATED and runtime_name(ref.target, self.runtime_copy) in (
             SERVER_CLASSES
         ):
-            return self.server(module, replace(ref, function="", argument=None))
+            return reader.server(module, replace(ref, function="", argument=None))
         return None
 
     def named_in(self, ref: ServerRef, read: frozenset[str]) -> bool:

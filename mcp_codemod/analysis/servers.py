@@ -25,11 +25,6 @@ class ServerResolver:
         self.names = names
         self.runtime_copy = runtime_copy  # the `runtime-module` setting
         self.passed_servers: dict[tuple[str, str, tuple[int, str]], ResolvedServer] = {}
-        # Whether a parameter no module read passes a server to sends a search of the project
-        # for its callers. The linker turns it off for its last step, what is stored
-        # (`Linker.stores`): most of that is no server, and searching would read much of the
-        # project.
-        self.search_callers = True
 
     def passed_server(
         self, module: ModuleFacts, function: str, argument: tuple[int, str], hops: int
@@ -47,7 +42,7 @@ class ServerResolver:
         self, module: ModuleFacts, function: str, argument: tuple[int, str], hops: int
     ) -> ResolvedServer:
         server = self.server_passed_by(self.names.loaded(), module, function, argument, hops)
-        if server is None and self.search_callers:
+        if server is None:
             # Only when none of the files given calls it: look for callers in the project.
             callers = self.names.load_callers(called_name(function), module)
             server = self.server_passed_by(callers, module, function, argument, hops)
