@@ -149,6 +149,9 @@ class AnnotationSite:
 
     span: Span
     append_at: Position | None  # set when the annotation already is `Annotated[...]`
+    # `Annotated[T, "text"]`: its one metadata is a string, which standalone fastmcp reads as the
+    # parameter's description only while it stands alone (a marker beside it drops it).
+    sole_description: bool = False
 
 
 @dataclass(frozen=True)
@@ -263,3 +266,8 @@ class ModuleFacts:
     # Uses of a possible server that hand its registration on to code not followed: (line, the
     # server, what the use is). `tool = mcp.tool`, `getattr(mcp, "tool")`, `return mcp.tool()`.
     escapes: tuple[tuple[int, ServerRef, str], ...] = ()
+    # The server object itself stored where the analysis does not follow it: (line, the
+    # server, where it goes). `registry.append(mcp)`, `servers = {"a": mcp}`,
+    # `self.servers[name] = mcp`, `state.server = mcp`: code that reads it back may register
+    # tools on it.
+    stores: tuple[tuple[int, ServerRef, str], ...] = ()

@@ -20,7 +20,9 @@ class FixSites:
     def site(self, node: ast.expr, scope: Scope) -> AnnotationSite | None:
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             return self.string_site(node, scope)
-        return AnnotationSite(self.text.span(node), self.append_position(node, scope))
+        append_at = self.append_position(node, scope)
+        described = append_at is not None and _sole_description(node)
+        return AnnotationSite(self.text.span(node), append_at, described)
 
     def append_position(self, node: ast.expr, scope: Scope) -> Position | None:
         if isinstance(node, ast.Subscript) and self.names.qualify(node.value, scope) in ANNOTATED:
@@ -62,4 +64,15 @@ class FixSites:
         if isinstance(inner, ast.Subscript) and self.names.qualify(inner.value, scope) in ANNOTATED:
             elements = inner.slice.elts if isinstance(inner.slice, ast.Tuple) else [inner.slice]
             append_at = Position(start.line, start.column + 1 + elements[-1].end_col_offset)
-        return AnnotationSite(span, append_at)
+        described = append_at is not None and _sole_description(inner)
+        return AnnotationSite(span, append_at, described)
+
+
+def _sole_description(annotated: ast.expr) -> bool:
+    """`Annotated[T, "text"]`: a type and one string literal."""
+    elements = annotated.slice.elts if isinstance(annotated.slice, ast.Tuple) else []  # type: ignore[attr-defined]
+    return (
+        len(elements) == 2
+        and isinstance(elements[1], ast.Constant)
+        and isinstance(elements[1].value, str)
+    )

@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from mcp_codemod.analysis.facades import FACADE_CLASSES, SERVER_MAKERS, Facade
 from mcp_codemod.analysis.facts import (
+    CallSite,
     ExecFile,
     ExecText,
     Function,
@@ -25,12 +26,13 @@ from mcp_codemod.analysis.facts import (
     ServerSwap,
 )
 from mcp_codemod.analysis.framework_tools import framework_tools
-from mcp_codemod.analysis.frameworks import Framework
+from mcp_codemod.analysis.frameworks import SERVER_CLASSES, Framework, runtime_name
 from mcp_codemod.analysis.names import (
     MAX_HOPS,
     CallerLoader,
     ModuleLoader,
     ModulePreloader,
+    NotParsed,
     ProjectNames,
 )
 from mcp_codemod.analysis.reach import LibraryLoader, Reached, ToolReach, Unreached
@@ -169,6 +171,9 @@ class Linker:
         tools += len(escaped)
         unresolved.extend(escaped)
         constructed = self.constructed(modules, guarded)
+        stored = self.stores(guarded)
+        tools += len(stored)
+        unresolved.extend(stored)
         if constructed:
             unresolved = _tied(
                 unresolved,
@@ -189,17 +194,143 @@ class Linker:
         found = []
         for module in modules:
             uses = [
-                (line, ref, f"{use}: what is registered through it cannot be seen")
+                (line, ref, f"{use}: what is registered through it cannot be seen", False)
                 for line, ref, use in module.escapes
             ]
-            uses.extend(self.handed_on(module))
-            for line, ref, reason in uses:
+            uses.extend((line, ref, reason, True) for line, ref, reason in self.handed_on(module))
+            for line, ref, reason, handed_on in uses:
                 server = self.server(module, ref)
                 if server.framework not in _SDK_SERVERS:
                     continue  # a server that does not pre-parse cannot mangle them
+                if handed_on and server.facade is not None:
+                    continue  # an application object imported from where it is built
                 served = _served(server, None, guarded)
                 found.append(UnresolvedTool(module.path, line, reason, Unseen.UNKNOWN_USE, served))
         return found
+
+    def stores(self, guarded: set[tuple[str, int]] | bool) -> list[UnresolvedTool]:
+        """Each server stored where the analysis does not follow it (`ModuleFacts.stores`), in
+        any module read: the checked ones, and those their servers were followed into (a
+        helper `remember(server)` that keeps it says no registration word). Also a server
+        given to a method the analysis cannot find, of an object whose class is outside the
+        project (`PluginRegistry().register(mcp)`) or does not define it, or to a class of
+        the project without a constructor of its own (a dataclass, a model, a class whose
+        constructor a library defines).
+
+        Most of what is stored is no server, and finding out by reading more modules would
+        cost more than the rest of the run: what is stored, and what a call is, are resolved
+        over the modules read only (`reader`)."""
+        found: list[UnresolvedTool] = []
+        loaded = self.names.loaded()
+        read = frozenset(module.module for module in loaded)
+        reader = self.reader()
+        known: dict[tuple[str, ServerRef], ResolvedServer | None] = {}
+
+        def sdk_server(module: ModuleFacts, ref: ServerRef) -> ResolvedServer | None:
+            # The same names are stored and passed many times: each is resolved once.
+            key = (module.path, ref)
+            if key not in known:
+                server = self.stored_server(reader, module, ref, read)
+                # An application object (`MCPApp`) is no server: its framework's own tools
+                # are counted where it is built (analysis/framework_tools.py).
+                if server is None or server.framework not in _SDK_SERVERS or server.facade:
+                    server = None
+                known[key] = server
+            return known[key]
+
+        def stored(path: str, line: int, use: str, server: ResolvedServer) -> UnresolvedTool:
+            reason = (
+                f"the server is {use}, which the analysis does not follow: what is registered "
+                "through it cannot be seen"
+            )
+            served = _served(server, None, guarded)
+            return UnresolvedTool(path, line, reason, Unseen.UNKNOWN_USE, served)
+
+        for module in loaded:
+            for line, ref, use in module.stores:
+                server = sdk_server(module, ref)
+                if server is not None:
+                    found.append(stored(module.path, line, use, server))
+            for call in module.calls:
+                kind = call.function.kind
+                if call.decorates is not None or kind not in (
+                    FunctionKind.METHOD,
+                    FunctionKind.IMPORT,
+                ):
+                    continue
+                # Asked first: finding the callee costs more than resolving what it is given.
+                given = [
+                    server
+                    for ref in self.servers_given(call)
+                    if (server := sdk_server(module, ref)) is not None
+                ]
+                if not given or reader.names.callee(module, call) is not None:
+                    continue
+                called = call.function
+                if kind is FunctionKind.METHOD:
+                    use = f"given to `{called.instance_class}.{called.method}`"
+                elif self.in_project(called.qualified, module) and (
+                    next(reader.names.project_classes(called.qualified, module), None) is not None
+                ):
+                    use = f"stored in an instance of `{called.qualified}`"
+                else:
+                    continue  # outside the project: `handed_on`'s
+                found.extend(stored(module.path, call.line, use, server) for server in given)
+        return found
+
+    def reader(self) -> ServerResolver:
+        """A server resolution over the modules read (or parsed ahead) only: a module it would
+        have to read is taken for one outside the project, and no caller is searched for."""
+        load_parsed = self.names.load_parsed
+        if load_parsed is None:
+            return self.servers
+
+        def read_only(name: str, near: ModuleFacts) -> ModuleFacts | None:
+            try:
+                return load_parsed(name, near)
+            except NotParsed:
+                return None
+
+        names = ProjectNames(read_only, self.names.loaded, lambda name, near: [])
+        return ServerResolver(names, self.runtime_copy)
+
+    def stored_server(
+        self,
+        reader: ServerResolver,
+        module: ModuleFacts,
+        ref: ServerRef,
+        read: frozenset[str],
+        hops: int = 0,
+    ) -> ResolvedServer | None:
+        """The server a stored reference is, as far as the modules read tell: a server class,
+        or a name of a module read (every module that makes a server is read); for a
+        parameter, what a caller among the modules read passes (its own parameter in turn:
+        `keep(server)` calling `remember(server)`), else the server class its annotation names
+        (`server: FastMCP`)."""
+        if ref.argument is None:
+            return reader.server(module, ref) if self.named_in(ref, read) else None
+
+        def followed(passed: ServerRef) -> bool:
+            return passed.argument is not None or self.named_in(passed, read)
+
+        if hops < MAX_HOPS:
+            for caller, passed in reader.passed_by(
+                self.names.loaded(), module, ref.function, ref.argument, followed
+            ):
+                if followed(passed):
+                    server = self.stored_server(reader, caller, passed, read, hops + 1)
+                    if server is not None and server.framework is not None:
+                        return server
+        if ref.kind is ServerKind.ANNOTATED and runtime_name(ref.qualified, self.runtime_copy) in (
+            SERVER_CLASSES
+        ):
+            return reader.server(module, replace(ref, function="", argument=None))
+        return None
+
+    def named_in(self, ref: ServerRef, read: frozenset[str]) -> bool:
+        """Whether a reference names a server class, or something of a module read."""
+        target = runtime_name(ref.qualified, self.runtime_copy)
+        return target in SERVER_CLASSES or target.rpartition(".")[0] in read
 
     def handed_on(self, module: ModuleFacts) -> Iterator[tuple[int, ServerRef, str]]:
         """A server given to a function outside the project (neither the standard library's
@@ -208,19 +339,7 @@ class Linker:
             if call.decorates is not None or call.function.kind is not FunctionKind.IMPORT:
                 continue
             called = call.function.qualified
-            if (
-                called.partition(".")[0] in _STANDARD_LIBRARY
-                or called in _APPLICATION_CALLS
-                or called.startswith(_CLIENTS)
-            ):
-                continue
-            # An application object (`MCPApp`) is no server: its framework's own tools are
-            # counted where it is built (analysis/framework_tools.py).
-            servers = [
-                ref
-                for ref in (*call.arguments, *(ref for _, ref in call.keywords))
-                if ref is not None and ref.kind in _NAMED_SERVERS and not ref.facade
-            ]
+            servers = self.servers_given(call)
             if not servers or self.names.callee(module, call) is not None:
                 continue
             if self.in_project(called, module):
@@ -231,6 +350,28 @@ class Linker:
             )
             for ref in servers:
                 yield call.line, ref, reason
+
+    def servers_given(self, call: CallSite) -> list[ServerRef]:
+        """The servers a call passes, unless its callee is the standard library's, an
+        application object's or an MCP client's."""
+        function = call.function
+        # A method's instance class stands for the callee (`registry.add(mcp)` on a `Registry`).
+        target = (
+            function.instance_class if function.kind is FunctionKind.METHOD else function.qualified
+        )
+        if (
+            target.partition(".")[0] in _STANDARD_LIBRARY
+            or target in _APPLICATION_CALLS
+            or target.startswith(_CLIENTS)
+        ):
+            return []
+        # An application object (`MCPApp`) is no server: its framework's own tools are
+        # counted where it is built (analysis/framework_tools.py).
+        return [
+            ref
+            for ref in (*call.arguments, *(ref for _, ref in call.keywords))
+            if ref is not None and ref.kind in _NAMED_SERVERS and not ref.facade
+        ]
 
     def in_project(self, qualified: str, near: ModuleFacts) -> bool:
         """Whether a qualified name is defined in the project: a class, a class's method, a

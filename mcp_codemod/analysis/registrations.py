@@ -58,6 +58,7 @@ class Registrations:
         self.guard_calls: list[tuple[str, ServerRef]] = []
         self.install_calls: list[str] = []
         self.escapes: list[tuple[int, ServerRef, str]] = []
+        self.stores: list[tuple[int, ServerRef, str]] = []
         registers = _REGISTERS_OR_FACADES if "MCPApp" in text.source else _REGISTERS
         self.registering_lines = text.lines_with(registers)
         self.may_write_privately = text.may_name("_tool_manager")
@@ -122,6 +123,8 @@ class Registrations:
     def calls_in(self, node: ast.AST, scope: Scope, cls: ClassContext | None) -> None:
         if self.may_write_privately and type(node) is ast.Assign:
             self.private_write(node, scope, cls)
+        if type(node) in _MAY_STORE:
+            self.stores_in(node, scope, cls)  # type: ignore[arg-type]
         # Where no registration or guard can be, only a call passing a server on
         # (`register_tools(mcp)`, `Handler(mcp)`) matters, and such a call is the statement
         # itself or its value. Walking every expression would cost more than parsing.
@@ -188,6 +191,101 @@ class Registrations:
         server = self.references.server_ref(value, scope, cls)
         if server.kind is not ServerKind.UNKNOWN:
             self.escapes.append((line, server, use))
+
+    def stores_in(
+        self,
+        node: ast.Assign | ast.AnnAssign | ast.AugAssign | ast.Return | ast.Expr,
+        scope: Scope,
+        cls: ClassContext | None,
+    ) -> None:
+        """The server object put where the analysis does not follow it: an item, or an
+        attribute of anything but `self` (`servers[name] = mcp`, `state.server = mcp`), or a
+        literal container (`servers = [mcp]`, `{"a": mcp}`, `return mcp, app`, `yield
+        {"server": mcp}`). Code that reads it back may register tools on it. Binding a name
+        (also `a, b = mcp, app`) and `self.mcp = mcp` are followed."""
+        value = node.value
+        kind = type(node)
+        if kind is ast.Expr:
+            if type(value) is not ast.Yield:
+                return
+            value = value.value  # type: ignore[union-attr]
+        elif kind is not ast.Return:
+            targets = node.targets if kind is ast.Assign else [node.target]  # type: ignore[union-attr]
+            if value is not None:
+                for target in targets:
+                    if type(target) is ast.Subscript or (
+                        type(target) is ast.Attribute and not _is_self(target.value, cls)
+                    ):
+                        use = f"stored in `{self.text.label(target)}`"
+                        self.store(value, node.lineno, use, scope, cls)
+            if kind is ast.Assign and any(type(t) in (ast.Tuple, ast.List) for t in targets):
+                return  # unpacking binds names
+        if value is not None:
+            self.store_elements(value, node.lineno, scope, cls)
+
+    def store_elements(
+        self, value: ast.expr, line: int, scope: Scope, cls: ClassContext | None
+    ) -> None:
+        """The server among the elements of a literal container (nested ones too)."""
+        kind = type(value)
+        if kind is ast.Dict:
+            elements = [*filter(None, value.keys), *value.values]  # type: ignore[attr-defined]
+        elif kind in _SEQUENCES:
+            elements = value.elts  # type: ignore[attr-defined]
+        else:
+            return
+        for element in elements:
+            if type(element) is ast.Starred:
+                element = element.value
+            if type(element) in _CONTAINER_NAMES:
+                self.store_elements(element, line, scope, cls)
+            else:
+                self.store(element, line, f"stored in a {_CONTAINER_NAMES[kind]}", scope, cls)
+
+    def given_on(
+        self, call: ast.Call, scope: Scope, cls: ClassContext | None, first: int = 0
+    ) -> None:
+        """The server passed to a call the analysis does not follow (`registry.append(mcp)`,
+        `setattr(state, "server", mcp)`): that code may keep it. The arguments before `first`
+        are not kept (`setattr`'s object and name)."""
+        use = f"given to `{self.text.label(call.func)}`"
+        for argument in (*call.args[first:], *(k.value for k in call.keywords)):
+            if type(argument) is ast.Starred:
+                argument = argument.value
+            self.store(argument, call.lineno, use, scope, cls)
+
+    def store(
+        self, value: ast.expr, line: int, use: str, scope: Scope, cls: ClassContext | None
+    ) -> None:
+        server = self.stored_server(value, scope, cls)
+        if server is not None and (line, server, use) not in self.stores:
+            self.stores.append((line, server, use))
+
+    def stored_server(
+        self, node: ast.expr, scope: Scope, cls: ClassContext | None
+    ) -> ServerRef | None:
+        """The server an expression may be: a name bound to one (made here, imported, a
+        parameter) or `self.<attribute>` holding one; not what the standard library makes."""
+        kind = type(node)
+        if kind is ast.Name:
+            symbol = scope.lookup(node.id)  # type: ignore[attr-defined]
+            if symbol is None:
+                return None
+            if symbol.kind is SymbolKind.EXPRESSION:
+                return self.stored_server(symbol.node, symbol.scope, cls)  # type: ignore[arg-type]
+            if symbol.kind is SymbolKind.IMPORT:
+                server = self.references.imported_server(symbol.qualified)
+            elif symbol.kind is SymbolKind.SERVER:
+                server = symbol.server
+            else:
+                return None
+        elif kind is ast.Attribute and cls is not None and _is_self(node.value, cls):  # type: ignore[attr-defined]
+            server = cls.attributes.get(node.attr)  # type: ignore[attr-defined]
+        else:
+            return None
+        if server is None or server.qualified.partition(".")[0] in _STANDARD_LIBRARY:
+            return None
+        return server
 
     def private_write(self, node: ast.Assign, scope: Scope, cls: ClassContext | None) -> None:
         """`server._tool_manager._tools[name] = tool`: a tool written past the public API. The
@@ -267,18 +365,28 @@ class Registrations:
         a call of the project that a function returns (it may return a decorator)."""
         if not returned_by and _passes_constants_only(node):
             return  # `f()`, `f("text", n=1)`: nothing a callee could register or be given
+        for argument in node.args:
+            self.store_elements(argument, node.lineno, scope, cls)
+        for k in node.keywords:
+            self.store_elements(k.value, node.lineno, scope, cls)
         references = self.references
         callee: FunctionRef | None = None  # what the call calls, once it is asked
-        if self.is_library_call(node.func, scope):
+        library = self.is_library_call(node.func, scope)
+        if library:
             # `len(x)`, `json.dumps(x)`: no helper of the project; only a server matters.
             arguments = tuple([references.argument_server(a, scope, cls) for a in node.args])
             functions: tuple[FunctionRef | None, ...] = (None,) * len(arguments)
+            if _last_name(node.func) in _STORING_NAMES:
+                stored = _STORING_CALLS.get(self.names.qualify(node.func, scope) or "")
+                if stored is not None:
+                    self.given_on(node, scope, cls, stored)
         else:
             if not self.may_make_facades:
                 # Resolving the arguments changes nothing (only a facade's construction is
                 # recorded), and a callee that cannot be followed is never recorded: ask first.
                 callee = references.followed(node.func, scope, cls)
                 if callee is None or callee.kind is FunctionKind.UNKNOWN:
+                    self.given_on(node, scope, cls)
                     return
             passed = [references.argument(a, scope, cls) for a in node.args]
             arguments = tuple([server for server, _ in passed])
@@ -313,7 +421,10 @@ class Registrations:
                 return
         else:
             function = callee or references.function_ref(node.func, scope, cls)
-        if function.kind is not FunctionKind.UNKNOWN:
+        if function.kind is FunctionKind.UNKNOWN:
+            if not library:
+                self.given_on(node, scope, cls)
+        else:
             self.calls.append(
                 CallSite(
                     function,
@@ -389,6 +500,31 @@ class Registrations:
 
 # The attributes through which a server registers tools.
 _HANDED_ON = REGISTRATION_ATTRIBUTES | {"add_tool"}
+# Statements that may put a value where the analysis does not follow it (`stores_in`).
+_MAY_STORE = frozenset((ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return, ast.Expr))
+_SEQUENCES = frozenset((ast.List, ast.Tuple, ast.Set))
+_CONTAINER_NAMES = {ast.List: "list", ast.Tuple: "tuple", ast.Set: "set", ast.Dict: "dictionary"}
+# What the standard library offers to keep an object in: calls of these store their arguments
+# from the one at this position on (the rest of it only reads them: `print(mcp)`,
+# `isinstance(mcp, FastMCP)`, and `setattr(mcp, "name", value)` stores into the server, not it).
+_STORING_CALLS = {
+    "builtins.setattr": 2,
+    "builtins.dict": 0,
+    "functools.partial": 0,
+    "types.SimpleNamespace": 0,
+}
+_STORING_NAMES = frozenset(name.rpartition(".")[2] for name in _STORING_CALLS)
+
+
+def _is_self(node: ast.expr, cls: ClassContext | None) -> bool:
+    return cls is not None and type(node) is ast.Name and node.id == cls.self_name
+
+
+def _last_name(node: ast.expr) -> str:
+    kind = type(node)
+    if kind is ast.Name:
+        return node.id  # type: ignore[attr-defined]
+    return node.attr if kind is ast.Attribute else ""  # type: ignore[attr-defined]
 
 
 def _registers(call: ast.Call) -> bool:

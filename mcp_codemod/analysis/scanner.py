@@ -162,6 +162,7 @@ class _Scanner:
             ),
             constructions=self.constructions(),
             escapes=tuple(registrations.escapes),
+            stores=tuple(registrations.stores),
         )
 
     def constructions(self) -> tuple[ServerRef, ...]:

@@ -4,7 +4,7 @@ which servers `guard()` or `install()` guard."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 
 from mcp_codemod.analysis.facades import FACADE_CLASSES
@@ -60,9 +60,34 @@ class ServerResolver:
         argument: tuple[int, str],
         hops: int,
     ) -> ResolvedServer | None:
+        for caller, passed in self.passed_by(callers, module, function, argument):
+            server = self.server(caller, passed, hops + 1)
+            if server.framework is not None:
+                return server
+        return None
+
+    def passed_by(
+        self,
+        callers: Sequence[ModuleFacts],
+        module: ModuleFacts,
+        function: str,
+        argument: tuple[int, str],
+        wanted: Callable[[ServerRef], bool] | None = None,
+    ) -> Iterator[tuple[ModuleFacts, ServerRef]]:
+        """What each call of `function` among `callers` passes to its parameter `argument`;
+        with `wanted`, only calls that may pass what it wants there are followed to their
+        callee (finding it may read modules)."""
         index, name = argument
         self.names.index_calls(callers)
         for caller, call in self.names.calls_by_name.get(called_name(function), ()):
+            if wanted is not None and not any(
+                ref is not None and wanted(ref)
+                for ref in (
+                    dict(call.keywords).get(name),
+                    *call.arguments[max(index - 1, 0) : index + 1],
+                )
+            ):
+                continue
             callee = self.names.callee(caller, call)
             if callee is None:
                 continue
@@ -74,10 +99,7 @@ class ServerResolver:
             if passed is None and 0 <= position < len(call.arguments):
                 passed = call.arguments[position]
             if passed is not None:
-                server = self.server(caller, passed, hops + 1)
-                if server.framework is not None:
-                    return server
-        return None
+                yield caller, passed
 
     # ---- servers ---------------------------------------------------------------------------
     def server(self, module: ModuleFacts, ref: ServerRef, hops: int = 0) -> ResolvedServer:

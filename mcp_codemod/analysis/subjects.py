@@ -51,10 +51,18 @@ class ToolParameter:
     def fix_site(self) -> tuple[str, AnnotationSite | None]:
         """Where a marker goes: on the parameter's own annotation, also when that is a type alias
         (marking the alias's definition would change every other use of it too); nowhere for a
-        library's function or in a file generated at each start."""
+        library's function or in a file generated at each start, nor beside the description
+        standalone fastmcp reads from `Annotated[T, "text"]` (the schema would lose it)."""
         if self.library is not None or self.generated_by is not None:
             return self.path, None
-        return self.path, self.parameter.site
+        site = self.parameter.site
+        if (
+            site is not None
+            and site.sole_description
+            and self.server.framework is Framework.FASTMCP
+        ):
+            return self.path, None
+        return self.path, site
 
 
 @dataclass(frozen=True)

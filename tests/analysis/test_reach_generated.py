@@ -103,20 +103,30 @@ def test_another_text_compiled_under_the_files_name_leaves_its_tools_unseen(tmp_
 
 
 @pytest.mark.parametrize(
-    "statement",
+    ("statement", "also_unseen"),
     [
-        'exec(open("tools.py").read())',  # relative to the working directory
-        'exec(open(os.path.join(os.path.dirname(__file__), "tools.py")).read(), {"mcp": mcp})',
-        'P = os.path.join(os.path.dirname(__file__), "tools.py")\nP = "other.py"\n'
-        "exec(open(P).read())",  # bound twice
-        'def load():\n    exec(open(os.path.join(os.path.dirname(__file__), "tools.py")).read())',
+        ('exec(open("tools.py").read())', []),  # relative to the working directory
+        # The namespace given to `exec` holds the server: a store the analysis does not follow.
+        (
+            'exec(open(os.path.join(os.path.dirname(__file__), "tools.py")).read(), {"mcp": mcp})',
+            [("server.py", 6, Unseen.UNKNOWN_USE)],
+        ),
+        (
+            'P = os.path.join(os.path.dirname(__file__), "tools.py")\nP = "other.py"\n'
+            "exec(open(P).read())",  # bound twice
+            [],
+        ),
+        (
+            'def load():\n    exec(open(os.path.join(os.path.dirname(__file__), "tools.py")).read())',
+            [],
+        ),
     ],
 )
-def test_an_exec_the_analysis_cannot_place_leaves_the_file_alone(tmp_path, statement):
+def test_an_exec_the_analysis_cannot_place_leaves_the_file_alone(tmp_path, statement, also_unseen):
     result = check(tmp_path, {"server.py": SERVER + statement + "\n", "tools.py": TOOLS})
     assert found(result) == set()
     # Its server is unknown, but the tree builds one pre-parsing server: it counts against it.
-    assert unseen(result) == [("tools.py", 1, Unseen.UNTIED)]
+    assert unseen(result) == [*also_unseen, ("tools.py", 1, Unseen.UNTIED)]
     assert [f.code for f in result.findings] == ["MCP004"]
 
 

@@ -346,3 +346,160 @@ async def smoke() -> None:
     check = run("check", "--ignore", "MCP007")
     assert "is given to" not in check.output
     assert check.exit_code == 0
+
+
+# The server stored where the analysis does not follow it: code that reads the container or the
+# attribute later may register tools on it. Each statement stands after `mcp = FastMCP("t")`.
+STORES = {
+    "a list's append": ("registry = []\nregistry.append(mcp)", "given to `registry.append`"),
+    "a list": ("servers = [mcp]", "stored in a list"),
+    "a dictionary": ('servers = {"t": mcp}', "stored in a dictionary"),
+    "a tuple returned": ("def pair():\n    return mcp, 3", "stored in a tuple"),
+    "an item": ('servers = {}\nservers["t"] = mcp', 'stored in `servers["t"]`'),
+    "another object's attribute": (
+        "import types\n\nstate = types.SimpleNamespace()\nstate.server = mcp",
+        "stored in `state.server`",
+    ),
+    "setattr": (
+        'import types\n\nstate = types.SimpleNamespace()\nsetattr(state, "server", mcp)',
+        "given to `setattr`",
+    ),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(STORES))
+def test_a_server_stored_where_the_analysis_does_not_follow_has_unseen_tools(project, shape):
+    statement, use = STORES[shape]
+    write(project, {"server.py": server("str") + "\n\n" + statement + "\n"})
+    check = run("check", "--ignore", "MCP007")
+    assert check.exit_code == 1, check.output
+    assert "All checks passed!" not in check.output
+    assert "MCP004 [*] Server FastMCP(...) is not guarded" in check.output
+    assert f"the server is {use}, which the analysis does not follow" in check.output
+    assert run("fix", "--write").exit_code == 0
+    assert 'mcp = GuardedFastMCP("t")' in (project / "server.py").read_text()
+
+
+@pytest.mark.parametrize("helper", ["remember", "keep"])
+def test_a_helper_that_stores_the_server_it_is_given_counts_where_it_stores_it(project, helper):
+    # The helper's module says neither `tool` nor a server class: it is read because the
+    # server's module calls it (`keep` hands the server on to `remember`).
+    write(
+        project,
+        {
+            "pkg/__init__.py": "",
+            "pkg/registry.py": """\
+            SERVERS = []
+
+
+            def remember(server):
+                SERVERS.append(server)
+
+
+            def keep(server):
+                remember(server)
+            """,
+            "pkg/app.py": server("str", f"from pkg.registry import {helper}\n")
+            + f"\n\n{helper}(mcp)\n",
+        },
+    )
+    check = run("check", "--ignore", "MCP007")
+    assert check.exit_code == 1, check.output
+    assert "registry.py:5: the server is given to `SERVERS.append`" in check.output
+    assert run("fix", "--write").exit_code == 0
+    assert 'mcp = GuardedFastMCP("t")' in (project / "pkg" / "app.py").read_text()
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        # Followed: the loop's body is read once per element, with `each` bound to it.
+        "for each in [mcp]:\n    each.settings.debug = True",
+        # Followed: a server held by an object of the project is resolved through `self`.
+        "class Holder:\n    def __init__(self, server):\n        self.server = server\n\n\n"
+        "Holder(mcp)",
+        # The standard library prints or inspects it, or sets an attribute on it: nothing
+        # registers a tool.
+        'print(mcp)\nassert isinstance(mcp, object)\nsetattr(mcp, "started", True)',
+        # What is stored is the server's application or settings, not the server.
+        "apps = [mcp.sse_app()]\nnames = {'t': mcp.name}",
+        # The object stored is not a server.
+        "registry = []\nregistry.append(search)",
+    ],
+)
+def test_uses_that_hand_nothing_on_leave_the_server_clean(project, statement):
+    write(project, {"server.py": server("str") + "\n\n" + statement + "\n"})
+    check = run("check", "--ignore", "MCP007")
+    assert check.exit_code == 0, check.output
+    assert "All checks passed!" in check.output
+
+
+def test_an_application_object_stored_is_no_server_stored(project):
+    # mcp-agent's `MCPApp` stands for the server its framework makes; the framework's own tools
+    # on that server are counted where the app is built, not again where the app is kept.
+    statement = "from mcp_agent.app import MCPApp\n\napp = MCPApp(name='a')\napps = [app]"
+    write(project, {"server.py": server("str") + "\n\n" + statement + "\n"})
+    check = run("check", "--ignore", "MCP007")
+    assert "mcp-agent registers its `workflows-*` tools on this server" in check.output
+    assert "the server is stored" not in check.output
+
+
+def test_a_guarded_server_stored_anywhere_is_clean(project):
+    write(
+        project,
+        {
+            "server.py": server("str")
+            .replace('mcp = FastMCP("t")', 'mcp = guard(FastMCP("t"))\nregistry = [mcp]')
+            .replace(
+                "from mcp.server.fastmcp import FastMCP",
+                "from mcp.server.fastmcp import FastMCP\n\nfrom mcp_codemod.runtime import guard",
+            )
+        },
+    )
+    check = run("check", "--ignore", "MCP007")
+    assert check.exit_code == 0, check.output
+
+
+@pytest.mark.parametrize(
+    ("statement", "use"),
+    [
+        # A method of an object whose class the analysis does not read.
+        (
+            "from company_plugins import PluginRegistry\n\nregistry = PluginRegistry()\n"
+            "registry.register(mcp)",
+            "given to `company_plugins.PluginRegistry.register`",
+        ),
+        # A class of the project without a constructor of its own: the instance keeps it.
+        (
+            "import dataclasses\n\n\n@dataclasses.dataclass\nclass Holder:\n    server: object"
+            "\n\n\nholder = Holder(mcp)",
+            "stored in an instance of `server.Holder`",
+        ),
+    ],
+    ids=["a library object's method", "a dataclass of the project"],
+)
+def test_a_server_given_to_an_object_the_analysis_does_not_read_has_unseen_tools(
+    project, statement, use
+):
+    write(project, {"server.py": server("str") + "\n\n" + statement + "\n"})
+    check = run("check", "--ignore", "MCP007")
+    assert check.exit_code == 1, check.output
+    assert f"the server is {use}, which the analysis does not follow" in check.output
+    assert run("fix", "--write").exit_code == 0
+    assert 'mcp = GuardedFastMCP("t")' in (project / "server.py").read_text()
+
+
+def test_an_application_object_imported_and_given_to_a_library_is_no_server_given(project):
+    # `from app import app` is mcp-agent's `MCPApp`, not a server: a test client made for it
+    # registers nothing (the app's own framework tools are counted where it is built).
+    write(
+        project,
+        {
+            "app.py": "from mcp_agent.app import MCPApp\n\napp = MCPApp(name='a')\n",
+            "client.py": server("str", "from httpx import AsyncClient\n\nfrom app import app\n")
+            + "\n\nclient = AsyncClient(app=app)\n",
+        },
+    )
+    check = run("check", "--ignore", "MCP007")
+    assert "mcp-agent registers its `workflows-*` tools on this server" in check.output
+    assert "is given to" not in check.output

@@ -471,7 +471,7 @@ def test_fixed_fixtures_parse_pass_ruff_and_are_stable(fixtures_copy):
     assert again.startswith("9 issues left after the fixes:")
     assert "Nothing to fix. 9 not fixed" in again
     assert "unprotected" not in again
-    assert again.count("protected: the server is guarded") == 20
+    assert again.count("protected: the server is guarded") == 23
     check = json.loads(run_cli("check", "--output-format", "json", ".", cwd=fixtures_copy).stdout)
     findings = [f for f in check if f["type"] == "finding"]
     left = {(f["path"], f["parameter"], f["code"], f["fix"]["applicability"]) for f in findings}

@@ -135,3 +135,61 @@ def test_a_models_ref_gets_its_definitions_type_and_the_rest_stays():
     assert before_arrivals.keys() == after_arrivals.keys()
     for key, arrival in before_arrivals.items():
         assert after_arrivals[key].same_outcome(arrival), key
+
+
+def test_fastmcp_reads_a_lone_string_as_the_description_and_a_marker_beside_it_drops_it():
+    # Why MCP007 offers no marker beside it (`ToolParameter.fix_site`): the fix must not change
+    # what the schema says.
+    def plain(files: Annotated[list, "The files."]) -> str:
+        return repr(files)
+
+    def marked(files: Annotated[list, "The files.", TypedSchema]) -> str:
+        return repr(files)
+
+    schemas = []
+    for function in (plain, marked):
+        server = fastmcp.FastMCP("files")
+        server.tool(name="put")(function)
+        schemas.append(asyncio.run(sdk.listed_input_schema(server))["properties"]["files"])
+    assert schemas[0].get("description") == "The files."
+    assert "description" not in schemas[1]
+
+
+FILES_TOOL = """\
+from typing import Annotated
+
+from pydantic import Field
+from {module} import FastMCP
+
+mcp = FastMCP("files")
+
+
+@mcp.tool()
+def put(files: {annotation}) -> str:
+    return repr(files)
+"""
+
+
+@pytest.mark.parametrize(
+    ("module", "annotation", "fixable"),
+    [
+        # standalone fastmcp: the string is the description only while it stands alone
+        ("fastmcp", 'Annotated[list, "The files."]', False),
+        ("fastmcp", 'Annotated[list, Field(description="The files.")]', True),
+        # the mcp SDK reads no description from a string
+        ("mcp.server.fastmcp", 'Annotated[list, "The files."]', True),
+    ],
+)
+def test_no_marker_goes_beside_the_description_fastmcp_reads(tmp_path, module, annotation, fixable):
+    from click.testing import CliRunner
+
+    from mcp_codemod.cli import main
+
+    server = tmp_path / "server.py"
+    server.write_text(FILES_TOOL.format(module=module, annotation=annotation), encoding="utf-8")
+    before = server.read_text(encoding="utf-8")
+    check = CliRunner().invoke(main, ["check", "--no-cache", "--select", "MCP007", str(server)])
+    assert "MCP007" in check.output
+    assert ("MCP007 [*]" in check.output) is fixable, check.output
+    CliRunner().invoke(main, ["fix", "--write", "--no-cache", "--select", "MCP007", str(server)])
+    assert (server.read_text(encoding="utf-8") != before) is fixable

@@ -1,6 +1,7 @@
 """Registration shapes that static analysis once could not follow (fixtures/unseen/): helpers with
-wrappers, loops, registrar classes are followed now (MCP001); generated signatures and third-party
-functions whose source is not found stay unseen (MCP004). Either way `check` must not pass them
+wrappers, loops, registrar classes are followed now (MCP001); generated signatures, third-party
+functions whose source is not found and servers stored where a library's code reads them stay
+unseen (MCP004). Either way `check` must not pass them
 silently, and after `fix --write --unsafe-fixes` the SDK's own argument handling (the probe, on the
 installed mcp 1.x or 2.x) must deliver "null" and "[1]" to every text parameter as sent."""
 
@@ -30,7 +31,7 @@ def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.syspath_prepend(str(target))
     monkeypatch.chdir(target)
     yield target
-    for name in [*SHAPES, "fakelib", "fakelib.tools"]:
+    for name in [*SHAPES, "fakelib", "fakelib.tools", "fakelib.plugins"]:
         sys.modules.pop(name, None)
 
 
