@@ -56,6 +56,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mcp_codemod.runtime.guards import OPENAI_STRICT_FORMATS
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 PACKAGES = HERE / "packages.txt"
@@ -680,17 +682,6 @@ def _safe_tree(result: PackageResult, pristine: Path, work: Path) -> Path | None
 # removed from both sides.
 _EVERY_JSON_TYPE = ["string", "number", "boolean", "object", "array", "null"]
 _DIGIT_TEXT = {"type": "string", "pattern": "^-?[0-9]+$"}
-_STRICT_FORMATS = {
-    "date-time",
-    "time",
-    "date",
-    "duration",
-    "email",
-    "hostname",
-    "ipv4",
-    "ipv6",
-    "uuid",
-}
 
 
 def _markers_undone(schema):
@@ -702,7 +693,7 @@ def _markers_undone(schema):
     undone = {key: _markers_undone(value) for key, value in schema.items()}
     if undone.get("type") == _EVERY_JSON_TYPE or ("$ref" in undone and "type" in undone):
         del undone["type"]
-    if isinstance(undone.get("format"), str) and undone["format"] not in _STRICT_FORMATS:
+    if isinstance(undone.get("format"), str) and undone["format"] not in OPENAI_STRICT_FORMATS:
         del undone["format"]
     members = undone.get("anyOf")
     if isinstance(members, list) and _DIGIT_TEXT in members:

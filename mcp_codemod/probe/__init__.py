@@ -1,4 +1,5 @@
 """The dynamic probe: import a live server and run the framework's own argument handling on values
 it is known to mangle (`probe.server_probe.probe_server`).
 
-May import `engine` (to name a target's module); never the analysis, the fixer or the report."""
+May import `engine` (to name a target's module) and `runtime` (what the schema markers keep);
+never the analysis, the fixer or the report."""

@@ -20,10 +20,6 @@ NO_ARGUMENTS = "no-arguments"
 UNUSED_DEFAULT = "unused-default"
 REFUSED_FORMAT = "refused-format"
 
-STRICT_FORMATS = frozenset(
-    ("date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid")
-)
-"""The formats OpenAI strict mode supports (its Structured Outputs guide, "Supported properties")."""
 
 # The keywords the Agents SDK merges into a `$ref`'s target when it inlines it
 # (`_REF_NON_CONSTRAINING_SIBLINGS`); any other keyword beside a `$ref` stops the conversion.
@@ -38,6 +34,9 @@ _ABSENT = object()
 
 
 def strict_mode_problems(tool: str, input_schema: dict[str, Any]) -> Iterator[StrictModeProblem]:
+    # Imported here: the runtime imports pydantic, which importing the probe must not.
+    from mcp_codemod.runtime.guards import OPENAI_STRICT_FORMATS
+
     properties = input_schema.get("properties") or {}
     if not properties and input_schema.get("additionalProperties") is not False:
         yield StrictModeProblem(tool, "", NO_ARGUMENTS, "")
@@ -48,7 +47,7 @@ def strict_mode_problems(tool: str, input_schema: dict[str, Any]) -> Iterator[St
         for kind, where in _unconverted(schema, path, definitions, set()):
             yield StrictModeProblem(tool, key, kind, where)
         for where, node in schema_nodes(schema, path, definitions, set()):
-            if isinstance(node.get("format"), str) and node["format"] not in STRICT_FORMATS:
+            if isinstance(node.get("format"), str) and node["format"] not in OPENAI_STRICT_FORMATS:
                 yield StrictModeProblem(tool, key, REFUSED_FORMAT, where, node["format"])
         if key not in required and isinstance(schema, dict):
             default = schema.get("default", _ABSENT)
