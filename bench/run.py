@@ -563,9 +563,6 @@ SPEED_MECHANISMS = {
     "workers forked by hand (off: the standard library's process pool)": (
         "from mcp_codemod.engine import parallel; parallel.ForkedPool = parallel.SpawnedPool"
     ),
-    "a run's objects left to the exit (off: freed when the run returns)": (
-        "from mcp_codemod.engine import process_exit; process_exit.leave_to_exit = lambda: None"
-    ),
 }
 
 

@@ -208,11 +208,6 @@ class _Main(click.Group):
             _fail(f"cannot write the output: {error.strerror or error}")
 
 
-# Whether this process ends with `os._exit` (the console script, `run`), not in the hands of a
-# caller that goes on (`main` called from Python, the tests).
-_ends_with_exit = False
-
-
 def run() -> NoReturn:
     """The console script: `main`, then the process ends without the interpreter's teardown.
     Freeing a run's millions of objects one by one and unloading every module took longer
@@ -220,8 +215,6 @@ def run() -> NoReturn:
     written, the worker processes are joined, before the report). Nor does the process need
     the cycle collector: the analysis and the fixes run without it (`cycle_collection`), and
     turned on after them it would only go over their objects once more before the exit."""
-    global _ends_with_exit
-    _ends_with_exit = True
     _refuse_closed_streams()
     gc.disable()
     try:
@@ -419,7 +412,6 @@ def check(
     usage, configuration or internal error.
     """
     from mcp_codemod import api
-    from mcp_codemod.engine import process_exit
     from mcp_codemod.report import check_output as report
 
     out = Output(quiet, silent, color, output_file)
@@ -427,10 +419,6 @@ def check(
         _show(paths, options, show_files, out)
     if apply_fixes and add_noqa:
         _fail("--fix and --add-noqa cannot be combined")
-    if _ends_with_exit and not apply_fixes and not add_noqa:
-        # The report is all that is left to do: the run's objects can wait for the exit. (Not
-        # when fixing first: the fixes' syntax trees would be made beside them.)
-        process_exit.leave_to_exit()
     if apply_fixes:
         if Path("-") in paths:
             stdin = _stdin(paths, stdin_filename)

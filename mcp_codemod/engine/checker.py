@@ -27,7 +27,6 @@ from mcp_codemod.analysis.unseen import Unseen
 from mcp_codemod.engine.cycle_collection import without_cycle_collection
 from mcp_codemod.engine.facts_cache import FactsCache
 from mcp_codemod.engine.parallel import Workers
-from mcp_codemod.engine.process_exit import keep
 from mcp_codemod.engine.project import Discovery, Project
 from mcp_codemod.engine.run_cache import RunCache, Witness
 from mcp_codemod.engine.settings import DEFAULT_MAX_FILE_SIZE
@@ -203,7 +202,6 @@ def _check(
     )
     if runs is not None and witness is not None:
         runs.save(witness, result)
-    keep(sources, project, linker, linked)
     return result
 
 

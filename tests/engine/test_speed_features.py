@@ -22,7 +22,7 @@ from conftest import FIXTURES, candidate_by_definition, modules_added_by
 import mcp_codemod
 from mcp_codemod import api
 from mcp_codemod.cli import main
-from mcp_codemod.engine import checker, parallel, prefilter, process_exit
+from mcp_codemod.engine import checker, parallel, prefilter
 from mcp_codemod.engine import facts_cache as cache_module
 from mcp_codemod.engine import project as project_modules
 from mcp_codemod.engine import scanned_files as module_facts
@@ -748,7 +748,13 @@ def test_modules_parsed_ahead_are_loaded_where_they_would_be_without_it(
         parsed_ahead.append(sorted(Path(path).name for path in set(self.parsing_ahead) - before))
 
     projects: list[project_modules.Project] = []
-    monkeypatch.setattr(checker, "keep", lambda sources, project, *_: projects.append(project))
+    made = project_modules.Project.__init__
+
+    def init(self, *arguments, **keywords):
+        projects.append(self)
+        made(self, *arguments, **keywords)
+
+    monkeypatch.setattr(project_modules.Project, "__init__", init)
     monkeypatch.setattr(project_modules.Project, "parse_ahead", recorded)
     ahead = check_files(given, ALL, jobs=1)
     assert [batch for batch in parsed_ahead if batch] == [["notes.py", "search.py"]]
@@ -813,7 +819,13 @@ def test_the_types_parsed_ahead_are_loaded_where_they_would_be_without_it(
         parsed_ahead.append(sorted(Path(path).name for path in added - before))
 
     projects: list[project_modules.Project] = []
-    monkeypatch.setattr(checker, "keep", lambda sources, project, *_: projects.append(project))
+    made = project_modules.Project.__init__
+
+    def init(self, *arguments, **keywords):
+        projects.append(self)
+        made(self, *arguments, **keywords)
+
+    monkeypatch.setattr(project_modules.Project, "__init__", init)
     monkeypatch.setattr(project_modules.Project, "parse_ahead", recorded)
     ahead = check_files(given, ALL, jobs=1)
     assert parsed_ahead[-1] == ["base.py", "filters.py", "names.py"]
@@ -947,11 +959,8 @@ def test_a_batch_is_shared_out_by_size(sizes, parts, runs):
     assert shares == runs
 
 
-def test_a_run_is_freed_when_it_returns_unless_the_process_leaves_it_to_its_exit(
-    fixtures_copy: Path, monkeypatch
-):
-    # The console script ends with `os._exit` and keeps what a run made until then; a library
-    # caller, a long-lived process, gets its memory back when the run returns.
+def test_a_run_is_freed_when_it_returns(fixtures_copy: Path, monkeypatch):
+    # A library caller, a long-lived process, gets its memory back when the run returns.
     projects = []
     made = project_modules.Project.__init__
 
@@ -963,10 +972,6 @@ def test_a_run_is_freed_when_it_returns_unless_the_process_leaves_it_to_its_exit
     files = files_of(fixtures_copy)
     check_files(files, ALL, jobs=1)
     assert projects[0]() is None, "the run's objects outlived it"
-    monkeypatch.setattr(process_exit, "_kept", None)
-    process_exit.leave_to_exit()
-    check_files(files, ALL, jobs=1)
-    assert projects[1]() is not None, "left to the exit, the run's objects were freed"
 
 
 def test_check_never_imports_libcst(fixtures_copy: Path):
