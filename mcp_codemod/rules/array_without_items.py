@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from mcp_codemod.analysis.shape_questions import has_fixed_tuple
 from mcp_codemod.analysis.subjects import ToolParameter
-from mcp_codemod.rules.findings import Fix, Safety
-from mcp_codemod.rules.fixes import add_marker, describe
+from mcp_codemod.rules.fixes import describe, marker_fix
 from mcp_codemod.rules.model import Client, FixAvailability, Invalid, Report, Rule, Valid
 
 MARKER = "ArrayItemsSchema"
@@ -20,9 +19,7 @@ def check(parameter: ToolParameter) -> Report | None:
         f"Tool `{parameter.tool}`: {describe(parameter)} holds a fixed-length tuple, whose JSON "
         "schema is an array without `items`: VS Code's MCP client refuses the tool"
     )
-    edits = add_marker(parameter, MARKER)
-    fix = Fix(f"Mark it `{MARKER}`", Safety.SAFE, edits) if edits else None
-    return Report(message, fix)
+    return Report(message, marker_fix(parameter, MARKER))
 
 
 RULE = Rule(

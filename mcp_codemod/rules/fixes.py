@@ -6,7 +6,7 @@ from __future__ import annotations
 from mcp_codemod.analysis.facts import Position, ServerSwap
 from mcp_codemod.analysis.frameworks import GUARDED_CLASS_NAME
 from mcp_codemod.analysis.subjects import ResolvedServer, ToolParameter
-from mcp_codemod.rules.findings import AnnotationEdit, MarkerEdit
+from mcp_codemod.rules.findings import AnnotationEdit, Fix, MarkerEdit, Safety
 
 
 def add_marker(parameter: ToolParameter, marker: str) -> tuple[MarkerEdit, ...]:
@@ -16,6 +16,13 @@ def add_marker(parameter: ToolParameter, marker: str) -> tuple[MarkerEdit, ...]:
         return ()
     path, site = parameter.fix_site
     return (MarkerEdit(path, site, marker),) if site is not None else ()
+
+
+def marker_fix(parameter: ToolParameter, marker: str) -> Fix | None:
+    """The safe fix that marks the parameter's annotation with `marker`; None where no edit
+    can (`add_marker`)."""
+    edits = add_marker(parameter, marker)
+    return Fix(f"Mark it `{marker}`", Safety.SAFE, edits) if edits else None
 
 
 def annotate_with_marker(parameter: ToolParameter, marker: str) -> tuple[AnnotationEdit, ...]:

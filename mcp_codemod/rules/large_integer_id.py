@@ -6,8 +6,7 @@ import re
 
 from mcp_codemod.analysis.shape_questions import Integer, Text, integer_validation, text_treatment
 from mcp_codemod.analysis.subjects import ToolParameter
-from mcp_codemod.rules.findings import Fix, Safety
-from mcp_codemod.rules.fixes import add_marker, describe
+from mcp_codemod.rules.fixes import describe, marker_fix
 from mcp_codemod.rules.model import Client, FixAvailability, Invalid, Report, Rule, Valid
 
 MARKER = "AcceptDigitText"
@@ -24,11 +23,10 @@ def check(parameter: ToolParameter) -> Report | None:
         return None
     if not _LARGE_ID.search(parameter.parameter.name) or MARKER in parameter.shape.markers:
         return None
-    markers = add_marker(parameter, MARKER)
     return Report(
         f"Tool `{parameter.tool}`: integer {describe(parameter)} may carry values above 2**53, "
         "which float64-serializing clients round before they reach the server",
-        Fix(f"Mark it `{MARKER}`", Safety.SAFE, markers) if markers else None,
+        marker_fix(parameter, MARKER),
     )
 
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from mcp_codemod.analysis.shapes import Kind, Shape
 from mcp_codemod.analysis.subjects import ToolParameter
-from mcp_codemod.rules.findings import Fix, Safety
-from mcp_codemod.rules.fixes import add_marker, describe
+from mcp_codemod.rules.fixes import describe, marker_fix
 from mcp_codemod.rules.model import Client, FixAvailability, Invalid, Report, Rule, Valid
 from mcp_codemod.rules.model_refs import keywords_beside_ref, models_are_refs
 from mcp_codemod.rules.untyped_schema_node import MARKER
@@ -44,8 +43,7 @@ def check(parameter: ToolParameter) -> Report | None:
         f"`type`, in the JSON schema ({', '.join(dict.fromkeys(nodes))}): Gemini CLI up to "
         "0.7.0 drops the tool"
     )
-    markers = add_marker(parameter, MARKER)
-    return Report(message, Fix(f"Mark it `{MARKER}`", Safety.SAFE, markers) if markers else None)
+    return Report(message, marker_fix(parameter, MARKER))
 
 
 RULE = Rule(

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from mcp_codemod.analysis.shapes import Kind, Shape
 from mcp_codemod.analysis.subjects import ToolParameter
-from mcp_codemod.rules.findings import Fix, Safety
-from mcp_codemod.rules.fixes import add_marker, describe
+from mcp_codemod.rules.fixes import describe, marker_fix
 from mcp_codemod.rules.model import Client, FixAvailability, Invalid, Report, Rule, Valid
 
 MARKER = "OpenAIStrictFormats"
@@ -85,8 +84,7 @@ def check(parameter: ToolParameter) -> Report | None:
         f"{listed}, which OpenAI strict mode does not support: the OpenAI API refuses the "
         "request that offers the tool"
     )
-    markers = add_marker(parameter, MARKER)
-    return Report(message, Fix(f"Mark it `{MARKER}`", Safety.SAFE, markers) if markers else None)
+    return Report(message, marker_fix(parameter, MARKER))
 
 
 RULE = Rule(

@@ -5,8 +5,7 @@ from __future__ import annotations
 from mcp_codemod.analysis.frameworks import Framework
 from mcp_codemod.analysis.shape_questions import Integer, integer_validation, markers
 from mcp_codemod.analysis.subjects import ToolParameter
-from mcp_codemod.rules.findings import Fix, Safety
-from mcp_codemod.rules.fixes import add_marker, describe
+from mcp_codemod.rules.fixes import describe, marker_fix
 from mcp_codemod.rules.model import FixAvailability, Invalid, Report, Rule, Valid
 
 MARKER = "AcceptWholeFloat"
@@ -28,9 +27,7 @@ def check(parameter: ToolParameter) -> Report | None:
         f"Tool `{parameter.tool}`: integer {describe(parameter)} rejects whole-number floats "
         f"such as 5.0 ({reason}), which float64-serializing clients send"
     )
-    edits = add_marker(parameter, MARKER)
-    fix = Fix(f"Mark it `{MARKER}`", Safety.SAFE, edits) if edits else None
-    return Report(message, fix)
+    return Report(message, marker_fix(parameter, MARKER))
 
 
 RULE = Rule(

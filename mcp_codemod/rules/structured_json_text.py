@@ -5,8 +5,7 @@ from __future__ import annotations
 from mcp_codemod.analysis.frameworks import Framework
 from mcp_codemod.analysis.shape_questions import Text, is_structured, markers, text_treatment
 from mcp_codemod.analysis.subjects import ToolParameter
-from mcp_codemod.rules.findings import Fix, Safety
-from mcp_codemod.rules.fixes import add_marker, describe
+from mcp_codemod.rules.fixes import describe, marker_fix
 from mcp_codemod.rules.model import FixAvailability, Invalid, Report, Rule, Valid
 
 MARKER = "DecodeJsonText"
@@ -28,9 +27,7 @@ def check(parameter: ToolParameter) -> Report | None:
         "('[1, 2]', '{\"a\": 1}'), which some clients send for arrays and objects; fastmcp "
         "does not decode it"
     )
-    edits = add_marker(parameter, MARKER)
-    fix = Fix(f"Mark it `{MARKER}`", Safety.SAFE, edits) if edits else None
-    return Report(message, fix)
+    return Report(message, marker_fix(parameter, MARKER))
 
 
 RULE = Rule(

@@ -6,7 +6,7 @@ from mcp_codemod.analysis.frameworks import Framework
 from mcp_codemod.analysis.shapes import Kind, Shape
 from mcp_codemod.analysis.subjects import ToolParameter
 from mcp_codemod.rules.findings import Fix, Safety
-from mcp_codemod.rules.fixes import add_marker, annotate_with_marker, describe
+from mcp_codemod.rules.fixes import annotate_with_marker, describe, marker_fix
 from mcp_codemod.rules.model import Client, FixAvailability, Invalid, Report, Rule, Valid
 
 MARKER = "TypedSchema"
@@ -72,9 +72,7 @@ def check(parameter: ToolParameter) -> Report | None:
             if edits
             else None,
         )
-    markers = add_marker(parameter, MARKER)
-    fix = Fix(f"Mark it `{MARKER}`", Safety.SAFE, markers) if markers else None
-    return Report(message, fix)
+    return Report(message, marker_fix(parameter, MARKER))
 
 
 RULE = Rule(
