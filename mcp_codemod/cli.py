@@ -327,9 +327,41 @@ class Output:
         if self.output_file is None:
             return
         try:
-            self.output_file.write_text("".join(self.report), encoding="utf-8")
+            _write_report(self.output_file, "".join(self.report))
+        except _LinkedPath as linked:
+            _fail(f"--output-file {self.output_file}: {linked} is a symbolic link; not written")
         except OSError as error:
             _fail(f"--output-file {self.output_file}: cannot write: {error.strerror or error}")
+
+
+class _LinkedPath(Exception):
+    """A path the report would be written through is a symbolic link."""
+
+
+def _write_report(path: Path, text: str) -> None:
+    """The report, in a file of its own: missing parent folders are made first, as ruff makes
+    them, but only those of the path given, and never in or through a symbolic link; the file
+    itself is not written through one either."""
+    missing = []
+    parent = path.parent
+    while not parent.exists() and not parent.is_symlink():  # a dangling link exists not
+        missing.append(parent)
+        parent = parent.parent
+    if missing:
+        linked = next((p for p in (parent, *parent.parents) if p.is_symlink()), None)
+        if linked is not None:
+            raise _LinkedPath(linked)
+        for folder in reversed(missing):
+            try:
+                folder.mkdir()
+            except FileExistsError:  # made meanwhile: only a real folder will do
+                if folder.is_symlink() or not folder.is_dir():
+                    raise
+    if path.is_symlink():
+        raise _LinkedPath(path)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+    with open(os.open(path, flags, 0o666), "w", encoding="utf-8") as report:
+        report.write(text)
 
 
 def _use_color(choice: str, stream) -> bool:

@@ -1,9 +1,12 @@
 """Loading a probe target: the server object named by `path/to/server.py[:attr]` or
-`package.module[:attr]`, or the one server a module defines."""
+`package.module[:attr]` (or the server a factory named so returns), or the one server a module
+defines."""
 
 from __future__ import annotations
 
+import asyncio
 import importlib
+import inspect
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,7 +21,9 @@ class TargetError(Exception):
 
 def load_target(target: str) -> Any:
     """The object named by `path/to/server.py[:attr]` or `package.module[:attr]`; without
-    `:attr`, the one server defined or imported at the module's top level."""
+    `:attr`, the one server defined or imported at the module's top level. A function named
+    there (`server.py:create_server`) is a factory, as fastmcp's CLI takes one: called with no
+    arguments (and awaited when it is a coroutine function), it gives the server."""
     where, colon, attribute = target.rpartition(":")
     if not colon:
         where, attribute = target, ""
@@ -33,7 +38,30 @@ def load_target(target: str) -> Any:
             found = getattr(found, part)
         except AttributeError:
             raise TargetError(f"module {name} has no attribute {attribute!r}") from None
-    return found
+    if is_server(found) or not _is_factory(found):
+        return found
+    return _call_factory(found, f"{name}:{attribute}")
+
+
+def _is_factory(value: Any) -> bool:
+    # A class is not a factory: `server.py:FastMCP` would make a server without tools.
+    return callable(value) and not isinstance(value, type)
+
+
+def _call_factory(factory: Any, where: str) -> Any:
+    try:
+        made = factory()
+        if inspect.isawaitable(made):
+            made = asyncio.run(_awaited(made))
+    except (Exception, SystemExit) as error:
+        raise TargetError(
+            f"cannot make the server: {where}() raised {type(error).__name__}: {error}"
+        ) from error
+    return made
+
+
+async def _awaited(awaitable: Any) -> Any:
+    return await awaitable
 
 
 def load_module(where: str) -> tuple[Any, str]:

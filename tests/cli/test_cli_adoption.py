@@ -66,9 +66,39 @@ def test_output_file_holds_the_report_and_standard_output_stays_empty(project):
     assert result.stdout == ""
     report = json.loads((project / "out.sarif").read_text())
     assert report["runs"][0]["results"][0]["ruleId"] == "MCP001"
-    unwritable = run("check", "--no-cache", "-o", "missing/out.txt")
+    (project / "server.py").write_text("x = 1\n")
+    unwritable = run("check", "--no-cache", "-o", "server.py/out.txt")  # a file, not a folder
     assert unwritable.exit_code == 2
     assert unwritable.output.count("\n") == 1, unwritable.output
+
+
+def test_output_file_makes_the_missing_folders_of_its_path(project):
+    # As ruff does: `-o reports/ci/mcp.sarif` in a fresh checkout.
+    result = run("check", "--no-cache", "--output-format", "sarif", "-o", "reports/ci/mcp.sarif")
+
+    assert result.exit_code == 1, result.output
+    assert json.loads((project / "reports/ci/mcp.sarif").read_text())["version"] == "2.1.0"
+    made = sorted(p.relative_to(project).as_posix() for p in (project / "reports").rglob("*"))
+    assert made == ["reports/ci", "reports/ci/mcp.sarif"]
+
+
+def test_output_file_is_never_written_through_a_symbolic_link(project, tmp_path_factory):
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    (project / "linked").symlink_to(elsewhere, target_is_directory=True)
+    (project / "report.txt").symlink_to(elsewhere / "report.txt")
+
+    through_folder = run("check", "--no-cache", "-o", "linked/new/out.txt")
+    through_file = run("check", "--no-cache", "-o", "report.txt")
+
+    assert (through_folder.exit_code, through_file.exit_code) == (2, 2)
+    assert through_folder.stderr == (
+        "mcp-codemod: error: --output-file linked/new/out.txt: linked is a symbolic link; "
+        "not written\n"
+    )
+    assert through_file.stderr == (
+        "mcp-codemod: error: --output-file report.txt: report.txt is a symbolic link; not written\n"
+    )
+    assert list(elsewhere.iterdir()) == []
 
 
 def test_per_file_ignores_are_relative_to_the_configuration_file(project, monkeypatch):

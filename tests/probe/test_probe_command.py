@@ -253,6 +253,53 @@ def test_missing_attribute_and_not_a_server():
     )
 
 
+def factory_source(*, asynchronous: bool = False) -> str:
+    """The one-tool server of `server_source`, made by a function `create_server`."""
+    source = server_source(guarded=False)
+    imports, _, body = source.partition("\n\nserver = ")
+    body = "server = " + body
+    indented = "".join(f"    {line}" if line.strip() else line for line in body.splitlines(True))
+    keyword = "async def" if asynchronous else "def"
+    return f"{imports}\n\n\n{keyword} create_server():\n{indented}    return server\n"
+
+
+@needs_mcp
+@pytest.mark.parametrize("asynchronous", [False, True], ids=["function", "coroutine"])
+def test_a_factory_is_called_with_no_arguments_for_the_server_it_makes(tmp_path, asynchronous):
+    # fastmcp's CLI takes `server.py:create_server` and calls it (awaiting a coroutine).
+    name = "async_factory_server" if asynchronous else "factory_server"
+    path = tmp_path / f"{name}.py"
+    path.write_text(factory_source(asynchronous=asynchronous), encoding="utf-8")
+
+    result = probe(f"{path}:create_server")
+
+    assert result.exit_code == 1, result.output
+    assert result.stdout.splitlines()[1].split()[:3] == ["echo", "text", "'null'"]
+
+
+@needs_mcp
+def test_a_factory_that_fails_or_needs_arguments_is_one_line(tmp_path):
+    path = tmp_path / "failing_factory_server.py"
+    path.write_text(
+        "def create_server():\n    raise RuntimeError('no database')\n\n\n"
+        "def create_named(name):\n    raise AssertionError('not called')\n",
+        encoding="utf-8",
+    )
+
+    failing = probe(f"{path}:create_server")
+    needs_arguments = probe(f"{path}:create_named")
+
+    assert (failing.exit_code, needs_arguments.exit_code) == (2, 2)
+    assert failing.stderr == (
+        "mcp-codemod: error: cannot make the server: failing_factory_server:create_server() "
+        "raised RuntimeError: no database\n"
+    )
+    assert needs_arguments.stderr.startswith(
+        "mcp-codemod: error: cannot make the server: failing_factory_server:create_named() "
+        "raised TypeError: "
+    )
+
+
 def test_module_name_taken_by_another_file(tmp_path):
     path = tmp_path / "json.py"
     path.write_text("mcp = None\n", encoding="utf-8")
