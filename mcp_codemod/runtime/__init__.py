@@ -6,7 +6,7 @@ load the mcp SDK on first use, so a client that only needs `coerce_integer_argum
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .coerce import IntegerCoercingSession, coerce_integer_arguments
 from .guards import (
@@ -18,6 +18,11 @@ from .guards import (
     OpenAIStrictFormats,
     TypedSchema,
 )
+
+if TYPE_CHECKING:  # loaded on first use, below; `X as X`: exported, though not in __all__
+    from .servers import GuardedFastMCP as GuardedFastMCP
+    from .servers import GuardedMCPServer as GuardedMCPServer
+    from .servers import guard, install, uninstall
 
 _SERVER_NAMES = ("guard", "install", "uninstall", "GuardedFastMCP", "GuardedMCPServer")
 

@@ -8,7 +8,7 @@ strict server rejects. A caller that relays model-produced arguments fixes them 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeGuard, cast
 
 # The JSON-schema types a float can validate as, for choosing among anyOf/oneOf branches.
 _NUMERIC = frozenset({"integer", "number"})
@@ -29,8 +29,9 @@ def coerce_integer_arguments(
     return dict(_coerce(arguments, input_schema, input_schema, frozenset()))
 
 
-def _coerce(value: Any, schema: Any, root: Mapping[str, Any], followed: frozenset[str]) -> Any:
-    if not isinstance(value, float | Mapping | list) or not isinstance(schema, Mapping):
+def _coerce(value: Any, node: Any, root: Mapping[str, Any], followed: frozenset[str]) -> Any:
+    schema = _as_mapping(node)
+    if schema is None or not _is_coercible(value):
         return value
     ref = schema.get("$ref")
     if isinstance(ref, str):
@@ -47,36 +48,48 @@ def _coerce(value: Any, schema: Any, root: Mapping[str, Any], followed: frozense
         integer_only = "integer" in types and "number" not in types
         return int(value) if integer_only and value.is_integer() else value
     # Descending into the value: a $ref seen above may legitimately recur below.
-    if isinstance(value, Mapping):
+    mapping = _as_mapping(value)
+    if mapping is not None:
         properties = schema.get("properties", {})
         extra = schema.get("additionalProperties")
         return {
             key: _coerce(item, properties.get(key, extra), root, frozenset())
-            for key, item in value.items()
+            for key, item in mapping.items()
         }
     items = schema.get("items")
-    return [_coerce(item, items, root, frozenset()) for item in value]
+    return [_coerce(item, items, root, frozenset()) for item in cast("list[Any]", value)]
 
 
-def _kind(value: Mapping[str, Any] | list[Any]) -> str:
+def _is_coercible(value: Any) -> bool:
+    """Whether `value` is a float or holds values that may be."""
+    return isinstance(value, float | Mapping | list)
+
+
+def _as_mapping(value: Any) -> Mapping[str, Any] | None:
+    """`value` if it is a JSON object (a schema or an argument), else None."""
+    return cast("Mapping[str, Any]", value) if isinstance(value, Mapping) else None
+
+
+def _kind(value: Any) -> str:
     return "object" if isinstance(value, Mapping) else "array"
 
 
-def _types(schema: Any, root: Mapping[str, Any], followed: frozenset[str]) -> set[str]:
-    """The JSON types `schema` admits; `{"any"}` when it does not say."""
-    if not isinstance(schema, Mapping):
+def _types(node: Any, root: Mapping[str, Any], followed: frozenset[str]) -> set[str]:
+    """The JSON types `node` admits; `{"any"}` when it does not say."""
+    schema = _as_mapping(node)
+    if schema is None:
         return {"any"}
     ref = schema.get("$ref")
     if isinstance(ref, str):
         return set() if ref in followed else _types(_resolve(root, ref), root, followed | {ref})
     branches = [*schema.get("anyOf", ()), *schema.get("oneOf", ())]
     if branches:
-        return set().union(*(_types(b, root, followed) for b in branches))
+        return set[str]().union(*(_types(b, root, followed) for b in branches))
     declared = schema.get("type")
     if isinstance(declared, str):
         return {declared}
     if isinstance(declared, list):
-        return set(declared)
+        return set(cast("list[str]", declared))
     if "properties" in schema:
         return {"object"}
     if "items" in schema:
@@ -90,9 +103,10 @@ def _resolve(root: Mapping[str, Any], ref: str) -> Any:
         return None
     node: Any = root
     for part in ref[1:].split("/")[1:]:
-        if not isinstance(node, Mapping):
+        mapping = _as_mapping(node)
+        if mapping is None:
             return None
-        node = node.get(part.replace("~1", "/").replace("~0", "~"))
+        node = mapping.get(part.replace("~1", "/").replace("~0", "~"))
     return node
 
 
@@ -130,12 +144,16 @@ class IntegerCoercingSession:
             # fastmcp.Client.list_tools takes no cursor, so only a follow-up page passes one.
             page = await self._session.list_tools(**({"cursor": cursor} if cursor else {}))
             # fastmcp.Client returns a plain list of tools; mcp returns a paginated result.
-            tools = page if isinstance(page, list) else page.tools
+            tools = page if _is_tool_list(page) else page.tools
             for tool in tools:
                 self._schemas[tool.name] = _field(tool, "input_schema", "inputSchema")
-            cursor = None if isinstance(page, list) else _field(page, "next_cursor", "nextCursor")
+            cursor = None if _is_tool_list(page) else _field(page, "next_cursor", "nextCursor")
             if not cursor:
                 return
+
+
+def _is_tool_list(page: Any) -> TypeGuard[list[Any]]:
+    return isinstance(page, list)
 
 
 def _field(model: Any, name: str, v1_name: str) -> Any:

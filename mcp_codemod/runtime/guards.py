@@ -9,7 +9,17 @@ import re
 from collections.abc import Iterable, Iterator
 from enum import Enum
 from types import UnionType
-from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
+from typing import (
+    Annotated,
+    Any,
+    Literal,
+    TypeGuard,
+    TypeVar,
+    Union,
+    cast,
+    get_args,
+    get_origin,
+)
 
 from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
@@ -169,11 +179,21 @@ _DIGIT_TEXT = {"type": "string", "pattern": DIGITS_PATTERN}
 _ANNOTATIONS = ("title", "description", "default", "examples", "deprecated")
 
 
+def _as_node(value: Any) -> dict[str, Any] | None:
+    """`value` if it is a node of a generated JSON schema (an object), else None."""
+    return cast("dict[str, Any]", value) if isinstance(value, dict) else None
+
+
+def _is_list(value: Any) -> TypeGuard[list[Any]]:
+    return isinstance(value, list)
+
+
 def _add_digit_text(schema: dict[str, Any]) -> None:
     members = schema.get("anyOf")
-    if isinstance(members, list):
+    if _is_list(members):
         for index, member in enumerate(members):
-            if isinstance(member, dict) and member.get("type") == "integer":
+            node = _as_node(member)
+            if node is not None and node.get("type") == "integer":
                 members.insert(index + 1, dict(_DIGIT_TEXT))
                 return
         return
@@ -233,16 +253,18 @@ def _own_node(schema: CoreSchema) -> CoreSchema:
     annotates: on the shared node, the hook would apply to unmarked parameters too.
     """
     metadata = {
-        key: list(value) if isinstance(value, list) else value
+        key: list(value) if _is_list(value) else value
         for key, value in schema.get("metadata", {}).items()
     }
-    return {**schema, "metadata": metadata}  # type: ignore[return-value]
+    return cast("CoreSchema", {**schema, "metadata": metadata})
 
 
 # The keywords whose values are schemas (or lists or maps of schemas), so that data such as
 # `default`, `const` or `examples` is never mistaken for a schema and rewritten.
-_SUBSCHEMA = ("items", "additionalProperties", "not", "contains", "propertyNames", "if", "then")
-_SUBSCHEMA += ("else", "unevaluatedItems", "unevaluatedProperties")
+_SUBSCHEMA = (
+    *("items", "additionalProperties", "not", "contains", "propertyNames", "if", "then"),
+    *("else", "unevaluatedItems", "unevaluatedProperties"),
+)
 _SUBSCHEMA_LISTS = ("prefixItems", "anyOf", "oneOf", "allOf")
 _SUBSCHEMA_MAPS = ("properties", "patternProperties", "dependentSchemas", "$defs")
 
@@ -252,9 +274,10 @@ def _nodes(
 ) -> Iterator[dict[str, Any]]:
     """Every node of a generated schema, through the `$defs` it refers to, each before its
     children (which a caller may add to)."""
-    if not isinstance(schema, dict):
+    node = _as_node(schema)
+    if node is None:
         return
-    ref = schema.get("$ref")
+    ref = node.get("$ref")
     if isinstance(ref, str) and ref not in seen_refs:
         seen_refs.add(ref)
         try:
@@ -264,10 +287,10 @@ def _nodes(
             # model walks its definition once it is complete.
             definition = None
         yield from _nodes(definition, handler, seen_refs)
-    yield schema
-    children = [schema.get(key) for key in _SUBSCHEMA]
-    children += [item for key in _SUBSCHEMA_LISTS for item in schema.get(key, ())]
-    children += [item for key in _SUBSCHEMA_MAPS for item in schema.get(key, {}).values()]
+    yield node
+    children = [node.get(key) for key in _SUBSCHEMA]
+    children += [item for key in _SUBSCHEMA_LISTS for item in node.get(key, ())]
+    children += [item for key in _SUBSCHEMA_MAPS for item in node.get(key, {}).values()]
     for child in children:
         yield from _nodes(child, handler, seen_refs)
 
@@ -313,8 +336,9 @@ class TypedSchema(_JsonSchemaMarker):
 _TYPING_KEYWORDS = ("type", "$ref", "anyOf", "oneOf", "allOf", "enum", "const", "not")
 
 
-def _add_types(schema: Any, handler: GetJsonSchemaHandler) -> None:
-    if not isinstance(schema, dict):
+def _add_types(value: Any, handler: GetJsonSchemaHandler) -> None:
+    schema = _as_node(value)
+    if schema is None:
         return
     if isinstance(schema.get("$ref"), str) and "type" not in schema:
         try:
@@ -403,7 +427,8 @@ class DecodeJsonText:
     ) -> JsonSchemaValue:
         # The schema of the parameter's own type, not of the branches above.
         if schema["type"] == "lax-or-strict":
-            return handler(schema["strict_schema"]["choices"]["value"])
+            branches = cast("core_schema.TaggedUnionSchema", schema["strict_schema"])["choices"]
+            return handler(branches["value"])
         return handler(schema)
 
 
@@ -414,7 +439,9 @@ def _json_container(value: Any) -> list[Any] | dict[str, Any] | None:
         decoded = json.loads(value)
     except (ValueError, RecursionError):
         return None
-    return decoded if isinstance(decoded, list | dict) else None
+    if isinstance(decoded, list | dict):
+        return cast("list[Any] | dict[str, Any]", decoded)
+    return None
 
 
 def _decode_json_text(value: Any) -> Any:

@@ -12,22 +12,58 @@ guard changes what a tool receives only where the SDK replaced text the declared
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from importlib.metadata import version
 from types import MethodType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from .guards import declares_text, marked_no_pre_parse
 
-try:
-    from mcp.server.mcpserver import MCPServer as _SdkServer
-    from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
-except ImportError:
-    from mcp.server.fastmcp import FastMCP as _SdkServer
-    from mcp.server.fastmcp.utilities.func_metadata import FuncMetadata
-
 LifespanResultT = TypeVar("LifespanResultT")
+ServerT = TypeVar("ServerT")
 
-_upstream_pre_parse_json = FuncMetadata.pre_parse_json
+# One mcp major is installed. To a type checker the other major's modules are missing (and in
+# mcp 2.x `mcp.server.fastmcp` has no names), which is all these comments ignore; `unused-ignore`:
+# under the installed major there is nothing to ignore. Each guarded class subclasses its own
+# SDK's class, so that it types as that class does.
+try:
+    from mcp.server.mcpserver import MCPServer  # type: ignore[import-not-found, unused-ignore]
+    from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata  # type: ignore[import-not-found, unused-ignore]
+except ImportError:
+    from mcp.server.fastmcp import FastMCP  # type: ignore[attr-defined, unused-ignore]
+    from mcp.server.fastmcp.utilities.func_metadata import FuncMetadata  # type: ignore[import-not-found, no-redef, unused-ignore]
+
+    _SdkServer = cast("type[Any]", FastMCP)
+
+    class GuardedFastMCP(FastMCP[LifespanResultT]):  # type: ignore[misc, unused-ignore]
+        """`mcp.server.fastmcp.FastMCP` whose text parameters get string arguments as sent."""
+
+        # A type checker sees the SDK's own `__init__`, to which these arguments all go.
+        if not TYPE_CHECKING:
+
+            def __init__(self, *args: Any, **kwargs: Any) -> None:
+                super().__init__(*args, **kwargs)
+                guard(self)
+
+else:
+    _SdkServer = cast("type[Any]", MCPServer)
+
+    class GuardedMCPServer(MCPServer[LifespanResultT]):  # type: ignore[misc, unused-ignore]
+        """`mcp.server.mcpserver.MCPServer` whose text parameters get string arguments as sent."""
+
+        # A type checker sees the SDK's own `__init__`, to which these arguments all go.
+        if not TYPE_CHECKING:
+
+            def __init__(self, *args: Any, **kwargs: Any) -> None:
+                super().__init__(*args, **kwargs)
+                guard(self)
+
+
+# The class whose `pre_parse_json` the policy replaces (one type: one major is installed).
+_FuncMetadata = cast("type[Any]", FuncMetadata)
+_upstream_pre_parse_json: Callable[[Any, dict[str, Any]], dict[str, Any]] = (
+    _FuncMetadata.pre_parse_json
+)
 
 
 def keeps_text(field: Any) -> bool:
@@ -54,15 +90,16 @@ def _pre_parse_json(self: Any, data: dict[str, Any]) -> dict[str, Any]:
 
 def install() -> None:
     """Apply the policy to every mcp server in the process (class-level patch of the SDK)."""
-    FuncMetadata.pre_parse_json = _pre_parse_json
+    # setattr: a patch of the SDK's class, which a type checker rightly refuses as an assignment.
+    setattr(_FuncMetadata, "pre_parse_json", _pre_parse_json)  # noqa: B010
 
 
 def uninstall() -> None:
     """Restore the SDK's own `pre_parse_json`."""
-    FuncMetadata.pre_parse_json = _upstream_pre_parse_json
+    setattr(_FuncMetadata, "pre_parse_json", _upstream_pre_parse_json)  # noqa: B010
 
 
-def guard(server: Any) -> Any:
+def guard(server: ServerT) -> ServerT:
     """Apply the policy to one server: its tools registered so far and any added later.
 
     Takes an mcp `FastMCP` (1.x) or `MCPServer` (2.x) and returns it. A standalone
@@ -75,7 +112,8 @@ def guard(server: Any) -> Any:
             f"guard() takes an mcp {_SdkServer.__name__} or a fastmcp.FastMCP, "
             f"not {type(server).__name__}"
         )
-    manager = server._tool_manager
+    sdk_server: Any = server
+    manager: Any = sdk_server._tool_manager
     # Every way of registering a tool ends in manager._tools, and every call looks the tool up
     # through manager.get_tool, so guarding at lookup covers tools registered at any time.
     # An instance attribute `get_tool` is this wrapper: the SDK only defines it on the class.
@@ -105,25 +143,6 @@ def _is_standalone_fastmcp(server: Any) -> bool:
         cls.__name__ == "FastMCP" and cls.__module__.partition(".")[0] == "fastmcp"
         for cls in type(server).__mro__
     )
-
-
-if _SdkServer.__name__ == "MCPServer":
-
-    class GuardedMCPServer(_SdkServer[LifespanResultT]):
-        """`mcp.server.mcpserver.MCPServer` whose text parameters get string arguments as sent."""
-
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            guard(self)
-
-else:
-
-    class GuardedFastMCP(_SdkServer[LifespanResultT]):
-        """`mcp.server.fastmcp.FastMCP` whose text parameters get string arguments as sent."""
-
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            guard(self)
 
 
 # Each guarded class exists only under its own mcp major version.
