@@ -17,9 +17,12 @@ from importlib.metadata import version
 from types import MethodType
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+# The SDK's own type variable (in both majors), with its default: `GuardedFastMCP("x")` is a
+# `GuardedFastMCP[Any]`, as `FastMCP("x")` is a `FastMCP[Any]`.
+from mcp.server.lowlevel.server import LifespanResultT
+
 from .guards import declares_text, marked_no_pre_parse
 
-LifespanResultT = TypeVar("LifespanResultT")
 ServerT = TypeVar("ServerT")
 
 # One mcp major is installed. To a type checker the other major's modules are missing (and in
