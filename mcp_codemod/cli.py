@@ -723,11 +723,15 @@ def _run_fix(
         _internal_error(error)
     _echo_remaining(after, outcome, paths, unsafe_fixes, out)
     fixed = sum(change.fixes for change in changed)
+    partly = sum(change.partly_fixed for change in changed)
     changed_files = {change.path for change in changed}
     left = sum(not finding.applies(unsafe_fixes) for finding in result.findings)
     hidden = sum(f.fixable and not f.applies(unsafe_fixes) for f in result.findings)
     verb = "Fixed" if write else "Would fix"
-    message = f"{verb} {plural(fixed, 'issue')} in {plural(len(changed_files), 'file')}"
+    message = f"{verb} {plural(fixed, 'issue')}"
+    if partly:
+        message += f" and {partly} in part"
+    message += f" in {plural(len(changed_files), 'file')}"
     if not changed:
         message = "Nothing to fix"
     for module in generated:

@@ -52,6 +52,7 @@ class FilePlan:
     # The end of an unannotated parameter's name → the markers of its new annotation.
     annotations: dict[Position, set[str]] = field(default_factory=dict)
     fixes: int = 0
+    partly_fixed: int = 0  # findings with an edit here and another outside the given paths
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,7 @@ class FileFix:
     data: bytes  # the bytes `original` was decoded from: the file is replaced only if it holds them
     generated: bool = False  # the guard module (`runtime-module`), not a file of the user's
     created: bool = False  # a file that does not exist yet (the generated guard module)
+    partly_fixed: int = 0  # findings this change fixes in part (an edit is outside the paths)
 
     def diff(self) -> str:
         """The change as `git diff` prints it, so `git apply` and `patch -p1` take it: paths
@@ -131,13 +133,17 @@ def plan(findings: tuple[Finding, ...], writable: Callable[[str], bool]) -> Plan
                 complete = False
                 continue
             plans[swap.path].swaps[swap.span] = GUARDED_CLASS_NAME[swap.framework]
+        # Counted where its first edit lands: a server built in another module is guarded
+        # there, and the finding's own file may not change at all.
+        edits = [*finding.fix.markers, *finding.fix.annotations, *finding.fix.swaps]
         if complete:
-            # Counted where its first edit lands: a server built in another module is guarded
-            # there, and the finding's own file may not change at all.
-            edits = [*finding.fix.markers, *finding.fix.annotations, *finding.fix.swaps]
             plans[edits[0].path if edits else finding.path].fixes += 1
         else:
             incomplete += 1
+            # What the file's change did make of it: the summary counts what it changed.
+            made = [edit.path for edit in edits if writable(edit.path)]
+            if made:
+                plans[made[0]].partly_fixed += 1
         if finding.fix.advice:
             # One note per server, at its first tool, however many parameters it exposes.
             advice.setdefault(finding.fix.advice, f"{finding.path}:{finding.line}")
@@ -208,8 +214,18 @@ def fix_findings(
             failures.append(FixFailure(path, f"internal error, file left unchanged: {error!r}"))
             continue
         if fixed != source.text:
-            fixes = planned.files[path].fixes
-            files.append(FileFix(path, source.text, fixed, source.encoding, fixes, data))
+            file_plan = planned.files[path]
+            files.append(
+                FileFix(
+                    path,
+                    source.text,
+                    fixed,
+                    source.encoding,
+                    file_plan.fixes,
+                    data,
+                    partly_fixed=file_plan.partly_fixed,
+                )
+            )
     return FixResult(
         tuple(files), tuple(failures), planned.advice, planned.outside, planned.incomplete
     )

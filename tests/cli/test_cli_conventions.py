@@ -203,3 +203,25 @@ def test_verbose_prints_the_traceback_of_an_internal_error(project, monkeypatch)
     assert "--verbose" in quiet.output
     loud = run("check", "--verbose")
     assert loud.exit_code == 2 and "Traceback" in loud.output
+
+
+def test_the_fix_summary_counts_a_finding_it_fixed_in_part(project):
+    # The pre-commit hook passes the staged tools module; the server it must guard is in
+    # another module. The marker is written, the finding is fixed in part, and says so.
+    (project / "app").mkdir()
+    (project / "app" / "__init__.py").write_text("")
+    (project / "app" / "server.py").write_text(
+        'from mcp.server.fastmcp import FastMCP\n\nmcp = FastMCP("x")\n'
+    )
+    (project / "app" / "tools.py").write_text(
+        "from app.server import mcp\n\n\n@mcp.tool()\n"
+        'def search(query: str | None = None) -> str:\n    return query or ""\n'
+    )
+
+    result = run("fix", "--write", "--no-cache", "app/tools.py")
+
+    assert "NoPreParse" in (project / "app" / "tools.py").read_text()
+    assert result.stderr.splitlines()[-1] == (
+        "Fixed 0 issues and 1 in part in 1 file. 1 need an edit outside the given paths "
+        "(see the notes)."
+    )
