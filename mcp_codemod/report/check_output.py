@@ -12,7 +12,7 @@ from mcp_codemod.engine.checker import CheckResult
 from mcp_codemod.report import plural
 from mcp_codemod.report.machine_formats import as_json, github, gitlab, junit
 from mcp_codemod.report.sarif import sarif
-from mcp_codemod.report.unchecked import remedy
+from mcp_codemod.report.unchecked import RECORD_TYPE, remedy
 from mcp_codemod.rules import RULES_BY_CODE
 from mcp_codemod.rules.findings import Finding
 
@@ -38,7 +38,7 @@ def text(
     if statistics:
         lines.extend(
             f"{row['count']:>5}\t{row['code']}\t{'[*] ' if row['fixable'] else ''}{row['name']}"
-            for row in _statistics(result.findings, unsafe_fixes)
+            for row in _statistics(result, unsafe_fixes)
         )
     else:
         colon = style(":", fg="cyan")
@@ -63,17 +63,26 @@ def _plain(text: str, **_style) -> str:
     return text
 
 
-def _statistics(findings: tuple[Finding, ...], unsafe_fixes: bool) -> list[dict]:
+def _statistics(result: CheckResult, unsafe_fixes: bool) -> list[dict]:
+    """A row per rule that found something, then a row per kind of registration not checked
+    (`unchecked-registration`, named by its kind): those decide the exit code too."""
+    findings: tuple[Finding, ...] = result.findings
     counts = Counter(f.code for f in findings)
     fixable = {f.code for f in findings if f.applies(unsafe_fixes)}
-    return [
+    rows = [
         {"code": code, "name": RULES_BY_CODE[code].name, "count": count, "fixable": code in fixable}
         for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     ]
+    kinds = Counter(tool.kind.value for tool in result.unresolved)
+    rows += [
+        {"code": RECORD_TYPE, "name": kind, "count": count, "fixable": False}
+        for kind, count in sorted(kinds.items(), key=lambda item: (-item[1], item[0]))
+    ]
+    return rows
 
 
 def statistics_json(result: CheckResult, unsafe_fixes: bool = False) -> str:
-    return json.dumps(_statistics(result.findings, unsafe_fixes), indent=2) + "\n"
+    return json.dumps(_statistics(result, unsafe_fixes), indent=2) + "\n"
 
 
 def summary(result: CheckResult, unsafe_fixes: bool = False) -> str:

@@ -165,6 +165,25 @@ def test_statistics_in_every_format(project):
         assert table.startswith("    1\tMCP001\t[*] json-pre-parsed-parameter\n"), fmt
 
 
+def test_statistics_count_the_registrations_not_checked(project):
+    # They decide the exit code, so the counts show them beside the findings.
+    (project / "company.py").write_text(UNKNOWN_FRAMEWORK)
+
+    result = run("check", "--no-cache", "--statistics", "--output-format", "json")
+    table = run("check", "--no-cache", "--statistics")
+
+    assert (result.exit_code, table.exit_code) == (1, 1)
+    assert json.loads(result.stdout) == [
+        {
+            "code": "unchecked-registration",
+            "name": "unknown-framework",
+            "count": 1,
+            "fixable": False,
+        }
+    ]
+    assert table.stdout.startswith("    1\tunchecked-registration\tunknown-framework\n")
+
+
 def test_unchecked_tools_on_a_server_of_unknown_framework_never_pass(project):
     (project / "server.py").write_text(UNKNOWN_FRAMEWORK)
     result = run("check", "--no-cache")
