@@ -3,10 +3,16 @@ snippets name a release that exists by version, and every link leads to a file."
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
+from conftest import run_cli
+from demo_servers import EXPOSED, UNKNOWN_FRAMEWORK
+
 from mcp_codemod import __version__
+from mcp_codemod.analysis.unseen import Unseen
+from mcp_codemod.report import record_fields
 from mcp_codemod.report.rule_pages import rule_docs
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -21,6 +27,36 @@ def test_the_rule_pages_are_what_the_rules_generate():
     assert sorted(path.name for path in folder.iterdir()) == sorted(expected)
     for name, text in expected.items():
         assert (folder / name).read_text(encoding="utf-8") == text, name
+
+
+def test_the_record_reference_in_cli_md_is_what_the_code_generates():
+    # Regenerate with `python -m mcp_codemod.report.record_fields`, between the markers.
+    text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    block = re.search(r"<!-- record-fields:[^\n]*-->\n(.*?)<!-- /record-fields -->", text, re.S)
+    assert block is not None
+    assert block[1] == record_fields.reference()
+    assert set(record_fields.UNCHECKED_KINDS) == set(Unseen)
+
+
+def test_the_records_hold_the_documented_fields(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.mcp-codemod]\n")
+    (tmp_path / "server.py").write_text(EXPOSED)
+    (tmp_path / "company.py").write_text(UNKNOWN_FRAMEWORK)
+    (tmp_path / "latin.py").write_bytes(b'from mcp.server.fastmcp import FastMCP\nx = "\xff"\n')
+    records = json.loads(
+        run_cli("check", "--no-cache", "--output-format", "json", ".", cwd=tmp_path).stdout
+    )
+    sarif = json.loads(
+        run_cli("check", "--no-cache", "--output-format", "sarif", ".", cwd=tmp_path).stdout
+    )
+
+    fields = {record["type"]: set(record) for record in records}
+    assert fields == {name: set(doc) for name, doc in record_fields.JSON_RECORDS.items()}
+    (invocation,) = sarif["runs"][0]["invocations"]
+    unchecked = [n for n in invocation["toolExecutionNotifications"] if "descriptor" in n]
+    assert unchecked and all(
+        tuple(n["properties"]) == record_fields.SARIF_UNCHECKED_PROPERTIES for n in unchecked
+    )
 
 
 def test_every_rev_and_release_tag_in_the_snippets_is_the_package_version():

@@ -12,6 +12,7 @@ from mcp_codemod import __version__
 from mcp_codemod.engine.checker import CheckResult
 from mcp_codemod.report import unchecked
 from mcp_codemod.report.machine_formats import finding_fingerprint
+from mcp_codemod.report.record_fields import SARIF_UNCHECKED_PROPERTIES
 from mcp_codemod.rules import RULES
 
 # Where the rule pages are published, e.g. https://github.com/OWNER/mcp-codemod/blob/v0.1.0
@@ -86,10 +87,7 @@ def sarif(result: CheckResult) -> str:
                     }
                 }
             ],
-            "properties": {
-                key: record[key]
-                for key in ("kind", "reason", "remedy", "framework", "protected", "sets_exit_code")
-            },
+            "properties": {key: record[key] for key in SARIF_UNCHECKED_PROPERTIES},
         }
         for record in unchecked.records(result)
     ]
