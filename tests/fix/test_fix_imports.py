@@ -863,7 +863,7 @@ def test_a_server_class_import_another_module_takes_is_kept_and_ruff_told_why(tm
             "server.py": """\
                 from typing import Annotated
 
-                from mcp.server.fastmcp import Context, FastMCP  # noqa: F401 -- other modules import it from here
+                from mcp.server.fastmcp import Context, FastMCP  # pyright: ignore[reportUnusedImport]  # noqa: F401 -- other modules import it from here
                 from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
 
                 mcp = GuardedFastMCP("demo")
