@@ -34,7 +34,7 @@ from mcp_codemod.engine.source_files import (
 from mcp_codemod.fix.format_style import FormatStyles
 from mcp_codemod.fix.importers import Importers
 from mcp_codemod.fix.imports import ANNOTATED, ANY, RUNTIME, first_party_names, plan_imports
-from mcp_codemod.fix.line_wrap import LineStyle, wrap_edited_lines
+from mcp_codemod.fix.line_wrap import LineStyle, carries_pragma, wrap_edited_lines
 from mcp_codemod.fix.textdiff import unified_diff
 from mcp_codemod.rules.findings import Finding
 
@@ -358,6 +358,23 @@ def _edit(
         for line, before in edited.items()
         if before is None or before >= len(original_lines) or style.fits(original_lines[before])
     }
+    # A line that would be split while it ends in a pragma comment (`# noqa: B006`, `# type:
+    # ignore[...]`) is not edited: the comment covers the code of its own line, and no split
+    # keeps all of that code on one line (ruff's formatter itself moves the comment to the last
+    # one, off the code it covers). Its findings are left to the author, and reported.
+    spliced_lines = spliced.splitlines()
+    held = {
+        before
+        for line, before in edited.items()
+        if line in fitted
+        and before is not None
+        and line < len(spliced_lines)
+        and not style.fits(spliced_lines[line])
+        and carries_pragma(spliced_lines[line])
+    }
+    if held:
+        kept = _without_lines(file_plan, held)
+        return _edit(original, kept, path, runtime, style, importers)
     text = wrap_edited_lines(spliced, fitted, style)
     try:
         ast.parse(text)
@@ -367,6 +384,25 @@ def _edit(
         return EditedText(text, tuple(edits))
     # Wrapping moved text the edits do not say: one edit over what changed makes the same text.
     return EditedText(text, (_changed_span(original, text),))
+
+
+def _without_lines(file_plan: FilePlan, lines: set[int]) -> FilePlan:
+    """The plan without its edits on `lines` (0-based)."""
+
+    def clear(*positions: Position | None) -> bool:
+        return all(p is None or p.line - 1 not in lines for p in positions)
+
+    return FilePlan(
+        {
+            span: (site, markers)
+            for span, (site, markers) in file_plan.markers.items()
+            if clear(site.span.start, site.span.end, site.append_at)
+        },
+        {span: name for span, name in file_plan.swaps.items() if clear(span.start, span.end)},
+        {at: markers for at, markers in file_plan.annotations.items() if clear(at)},
+        file_plan.fixes,
+        file_plan.partly_fixed,
+    )
 
 
 def _changed_span(before: str, after: str) -> tuple[int, int, str]:

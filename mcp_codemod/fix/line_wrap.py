@@ -50,6 +50,18 @@ class LineStyle:
         return self.width(line) <= self.line_length
 
 
+def carries_pragma(line: str) -> bool:
+    """Whether the line ends in a comment that is or holds a pragma (`# noqa`, `# type:
+    ignore`, `# pyright:`, `# pragma: no cover`...), which covers the code of its line."""
+    scan = _scan(line)
+    if scan is None or not scan.comment:
+        return False
+    return any(
+        _is_pragma(f"#{part}") or part.lstrip().startswith("pragma:")
+        for part in scan.comment.split("#")[1:]
+    )
+
+
 def _is_pragma(comment: str) -> bool:
     """ruff's list of pragma comments, which it leaves out of a line's width."""
     content = comment[1:].lstrip()

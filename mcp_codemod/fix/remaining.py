@@ -12,6 +12,7 @@ import shlex
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from mcp_codemod.fix.line_wrap import carries_pragma
 from mcp_codemod.rules.findings import Finding
 
 FIX_COMMAND = ("mcp-codemod", "fix", "--write")
@@ -45,4 +46,18 @@ def what_fixes(
         return f"its fix is unsafe (review the diff it prints without --write): `{command}`"
     if fix.advice:
         return fix.advice
+    if _on_a_pragma_line(finding):
+        return (
+            "not fixed: the edit would split its line, whose pragma comment covers that line's "
+            "code; make the edit by hand (`mcp-codemod rule " + finding.code + "`)"
+        )
     return "its fix could not be applied (see the errors above)"
+
+
+def _on_a_pragma_line(finding: Finding) -> bool:
+    # `fix` leaves such a line as it was (fix/apply.py): a split would move the comment.
+    try:
+        lines = Path(finding.path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return False
+    return 0 < finding.line <= len(lines) and carries_pragma(lines[finding.line - 1])

@@ -124,6 +124,54 @@ def test_a_signature_made_too_long_is_split_as_ruff_format_splits_it(tmp_path):
     assert failing(tmp_path) == {}
 
 
+# Each tool's `def` fits 88 columns only because ruff counts no pragma comment in a line's width;
+# with a marker it would have to be split, and the pragma would leave the code it covers.
+PRAGMA_SERVER = """\
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("demo")
+
+
+@mcp.tool()
+def search(query: str | None = None, tags: list = [], limit: int = 10) -> str:  # noqa: B006
+    return repr((query, tags, limit))
+
+
+@mcp.tool()
+def lookup(name: str | None = None, extra: dict = {}, limit: int = 10) -> str:  # type: ignore[type-arg]  # noqa: B006
+    return repr((name, extra, limit))
+
+
+@mcp.tool()
+def find(query: str | None = None) -> str:  # noqa: B006
+    return query or ""
+"""
+
+
+def test_a_pragma_stays_on_the_code_it_covers(tmp_path):
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.ruff]\nline-length = 88\n[tool.ruff.lint]\nselect = ["B006", "E501", "I", "F"]\n'
+    )
+    (tmp_path / "server.py").write_text(PRAGMA_SERVER)
+    for args in (("check",), ("format", "--check")):
+        assert ruff(*args, cwd=tmp_path).returncode == 0, args
+
+    result = run_cli("fix", "--write", "--no-cache", "server.py", cwd=tmp_path)
+
+    fixed = (tmp_path / "server.py").read_text()
+    # A line that still fits takes its marker; the ones that would be split are left as they
+    # were, reported with what to do.
+    assert "def find(query: Annotated[str | None, NoPreParse] = None) -> str:  # noqa: B006" in (
+        fixed
+    )
+    for line in PRAGMA_SERVER.splitlines():
+        if line.startswith(("def search", "def lookup")):
+            assert line in fixed.splitlines()
+    assert "whose pragma comment covers that line's code" in result.output
+    for args in (("check",), ("format", "--check")):
+        assert ruff(*args, cwd=tmp_path).returncode == 0, (args, fixed)
+
+
 @pytest.mark.corpus
 @pytest.mark.parametrize("line_length", LINE_LENGTHS)
 def test_fixed_corpus_subset_passes_ruff_wherever_the_input_did(tmp_path, line_length):

@@ -143,6 +143,33 @@ def test_the_runtime_types_as_the_sdk_does(tmp_path, checker):
     assert errors(checker, tmp_path) == Counter()
 
 
+# The `def` fits only because the formatter counts no pragma comment: with the marker it would be
+# split, and the `type: ignore` would leave the line whose error it ignores.
+PRAGMA_SERVER = f"""\
+    {SDK}
+
+    mcp = Server("notes")
+
+
+    @mcp.tool()
+    def lookup(name: str | None = None, extra: dict = {{}}, limit: int = 10) -> str:  # type: ignore[type-arg]
+        return f"{{name}} {{extra}} {{limit}}"
+    """
+
+
+@pytest.mark.typecheck
+@pytest.mark.parametrize("checker", CHECKERS)
+def test_a_type_ignore_keeps_covering_its_line_after_the_fix(tmp_path, checker):
+    (tmp_path / "pyproject.toml").write_text("[tool.ruff]\nline-length = 88\n")
+    (tmp_path / "server.py").write_text(dedent(PRAGMA_SERVER))
+    before = errors(checker, tmp_path)
+
+    run_cli("fix", "--write", "--no-cache", ".", cwd=tmp_path)
+
+    assert f"mcp = {GUARDED}(" in (tmp_path / "server.py").read_text()
+    assert errors(checker, tmp_path) - before == Counter()
+
+
 @pytest.mark.typecheck
 @pytest.mark.parametrize("checker", CHECKERS)
 def test_the_fixed_fixtures_pass_the_checkers_wherever_the_input_did(tmp_path, checker):
