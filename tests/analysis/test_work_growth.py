@@ -8,158 +8,29 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
 from mcp_codemod.analysis.unseen import Unseen
 from mcp_codemod.engine.checker import CheckResult, check_files
+from mcp_codemod.fix.apply import fix_findings
 from mcp_codemod.rules import select_rules
 
-SERVER = 'from mcp.server.fastmcp import FastMCP\n\nmcp = FastMCP("app")\n'
-TOOL = """
+from .generated_trees import (
+    SERVER,
+    TOOL,
+    TREES,
+    Tree,
+    retrying_clients,
+    retrying_registrars,
+)
 
-def {name}(query: str | None = None) -> str:
-    return query or ""
-"""
-Tree = dict[str, str]
-
-
-def retrying_clients(n: int) -> Tree:
-    """Clients whose method stores what it is given and retries by calling itself with it (the
-    shape that made `check` hang on a published server), none given a server."""
-    classes = []
-    for index in range(n):
-        retries = "".join(
-            f"        if attempt == {k}:\n            return self.send(payload, attempt + 1)\n"
-            for k in range(3)
-        )
-        classes.append(
-            f"class Client{index}:\n    def __init__(self):\n        self.sent = {{}}\n\n"
-            f"    def send(self, payload, attempt=0):\n        self.sent['last'] = payload\n"
-            f"{retries}        return None\n\n\nClient{index}().send('hello')\n\n\n"
-        )
-    # In the server's module: a module with no server or registration word is never read.
-    return {"server.py": SERVER + "@mcp.tool()" + TOOL.format(name="f") + "\n\n" + "".join(classes)}
+T = TypeVar("T")
 
 
-def mutually_recursive_stores(n: int) -> Tree:
-    """Pairs of methods that store their parameter and call each other with it."""
-    classes = []
-    for index in range(n):
-        classes.append(
-            f"class Pair{index}:\n    def __init__(self):\n        self.kept = {{}}\n\n"
-            "    def ping(self, value, depth=0):\n        self.kept['ping'] = value\n"
-            "        return self.pong(value, depth + 1)\n\n"
-            "    def pong(self, value, depth=0):\n        self.kept['pong'] = value\n"
-            "        return self.ping(value, depth + 1)\n\n\n"
-            f"Pair{index}().ping(object())\n\n\n"
-        )
-    # In the server's module: a module with no server or registration word is never read.
-    return {"server.py": SERVER + "@mcp.tool()" + TOOL.format(name="f") + "\n\n" + "".join(classes)}
-
-
-def retrying_registrars(n: int) -> Tree:
-    """Registrars that register what they are given, retrying by calling themselves with it."""
-    parts = [SERVER]
-    for index in range(n):
-        retries = "".join(
-            f"    if attempt == {k}:\n        return register{index}(fn, attempt + 1)\n"
-            for k in range(3)
-        )
-        parts.append(
-            f"\n\ndef register{index}(fn, attempt=0):\n{retries}    mcp.tool()(fn)\n"
-            + TOOL.format(name=f"tool{index}")
-            + f"\n\nregister{index}(tool{index})\n"
-        )
-    return {"server.py": "".join(parts)}
-
-
-def server_through_helpers(n: int) -> Tree:
-    """The server handed from helper to helper, each registering a tool on it."""
-    parts = [SERVER]
-    for index in range(n):
-        handed = f"    step{index + 1}(server)\n" if index + 1 < n else ""
-        parts.append(
-            f"\n\ndef step{index}(server):\n{handed}"
-            f"    @server.tool()\n    def tool{index}(query: str | None = None) -> str:\n"
-            "        return query or ''\n"
-        )
-    parts.append("\n\nstep0(mcp)\n")
-    return {"server.py": "".join(parts)}
-
-
-def tool_modules(n: int) -> Tree:
-    """Modules that each register their tools through the project's helper."""
-    tree = {
-        "app/__init__.py": "",
-        "app/server.py": SERVER,
-        "app/registry.py": "from app.server import mcp\n\n\ndef register(fn):\n    mcp.tool()(fn)\n    return fn\n",
-    }
-    for index in range(n):
-        tree[f"app/tools{index}.py"] = (
-            "from app.registry import register\n"
-            + TOOL.format(name=f"tool{index}")
-            + f"\n\nregister(tool{index})\n"
-        )
-    return tree
-
-
-def many_functions(n: int) -> Tree:
-    """One server module with a tool and N functions that store, call and pass values."""
-    parts = [SERVER, "@mcp.tool()", TOOL.format(name="f")]
-    for index in range(n):
-        parts.append(
-            f"\n\ndef helper{index}(value, options=None):\n    cache = {{'value': value}}\n"
-            f"    return helper{max(index - 1, 0)}(value, cache) or mcp.name\n"
-        )
-    return {"server.py": "".join(parts)}
-
-
-def reexport_chain(n: int) -> Tree:
-    """The server re-exported along a chain of N modules, and an alias chain of N names."""
-    tree = {"pkg/__init__.py": "", "pkg/m0.py": SERVER}
-    for index in range(1, n):
-        tree[f"pkg/m{index}.py"] = f"from pkg.m{index - 1} import mcp\n"
-    aliases = "".join(f"T{index} = T{index - 1}\n" for index in range(1, n))
-    tree["pkg/tools.py"] = (
-        f"from pkg.m{n - 1} import mcp\n\nT0 = str | None\n{aliases}\n\n"
-        f"@mcp.tool()\ndef f(query: T{n - 1} = None) -> str:\n    return query or ''\n"
-    )
-    return tree
-
-
-def wide_hierarchy(n: int) -> Tree:
-    """N project classes deriving from one server subclass, each with its own instance and tool."""
-    parts = ["from mcp.server.fastmcp import FastMCP\n\n\nclass Base(FastMCP):\n    pass\n"]
-    for index in range(n):
-        parts.append(
-            f"\n\nclass Server{index}(Base):\n    pass\n\n\nserver{index} = Server{index}('s')\n\n\n"
-            f"@server{index}.tool()\ndef tool{index}(query: str | None = None) -> str:\n"
-            "    return query or ''\n"
-        )
-    return {"server.py": "".join(parts)}
-
-
-TREES: dict[str, Callable[[int], Tree]] = {
-    "self-recursive methods that store their parameters": retrying_clients,
-    "mutually recursive methods that store their parameters": mutually_recursive_stores,
-    "self-recursive registrars": retrying_registrars,
-    "the server handed through N helpers": server_through_helpers,
-    "N tool modules registering through a helper": tool_modules,
-    "one module with N functions": many_functions,
-    "re-export and alias chains": reexport_chain,
-    "a wide class hierarchy": wide_hierarchy,
-}
-
-
-def checked(root: Path, tree: Tree) -> tuple[CheckResult, int]:
-    """The check of a tree (one process, no cache), and the Python calls it made."""
-    for name, text in tree.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    files = sorted(root.rglob("*.py"))
-    rules = select_rules(None, [])
+def counted(run: Callable[[], T]) -> tuple[T, int]:
+    """What a function returns, and the Python calls it made."""
     calls = 0
 
     def count(frame: object, event: str, argument: object) -> None:
@@ -169,10 +40,32 @@ def checked(root: Path, tree: Tree) -> tuple[CheckResult, int]:
 
     sys.setprofile(count)
     try:
-        result = check_files(files, rules, jobs=1)
+        return run(), calls
     finally:
         sys.setprofile(None)
-    return result, calls
+
+
+def written(root: Path, tree: Tree) -> list[Path]:
+    for name, text in tree.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return sorted(root.rglob("*.py"))
+
+
+def checked(root: Path, tree: Tree) -> tuple[CheckResult, int]:
+    """The check of a tree (one process, no cache), and the Python calls it made."""
+    files = written(root, tree)
+    return counted(lambda: check_files(files, select_rules(None, []), jobs=1))
+
+
+def fix_calls(root: Path, tree: Tree) -> int:
+    """The Python calls of planning the fix of every finding in the tree."""
+    result, _ = checked(root, tree)
+    writable = {path.resolve() for path in root.rglob("*.py")}
+    outcome, calls = counted(lambda: fix_findings(result.findings, result.digests, writable))
+    assert outcome.failures == ()
+    return calls
 
 
 @pytest.mark.parametrize("make", TREES.values(), ids=TREES.keys())
@@ -181,6 +74,15 @@ def test_work_at_eight_times_the_tree_is_at_most_eight_times(tmp_path: Path, mak
     large, large_calls = checked(tmp_path / "large", make(80))
     assert large.work <= 8 * small.work + 500, (small.work, large.work)
     assert large_calls <= 8 * small_calls + 50_000, (small_calls, large_calls)
+
+
+@pytest.mark.parametrize("make", TREES.values(), ids=TREES.keys())
+def test_fixing_at_eight_times_the_tree_is_at_most_eight_times_the_work(
+    tmp_path: Path, make
+) -> None:
+    small = fix_calls(tmp_path / "small", make(10))
+    large = fix_calls(tmp_path / "large", make(80))
+    assert large <= 8 * small + 50_000, (small, large)
 
 
 def test_a_method_retrying_eight_ways_is_followed_once(tmp_path: Path) -> None:
