@@ -16,7 +16,7 @@ import os
 import re
 from collections import defaultdict
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from mcp_codemod.analysis.facts import AnnotationSite, Position, Span
@@ -36,7 +36,7 @@ from mcp_codemod.fix.importers import Importers
 from mcp_codemod.fix.imports import ANNOTATED, ANY, RUNTIME, first_party_names, plan_imports
 from mcp_codemod.fix.line_wrap import LineStyle, carries_pragma, wrap_edited_lines
 from mcp_codemod.fix.textdiff import unified_diff
-from mcp_codemod.rules.findings import Finding
+from mcp_codemod.rules.findings import Finding, Fix
 
 
 class FixError(Exception):
@@ -53,6 +53,12 @@ class FilePlan:
     annotations: dict[Position, set[str]] = field(default_factory=dict)
     fixes: int = 0
     partly_fixed: int = 0  # findings with an edit here and another outside the given paths
+    # The lines (1-based) of each counted finding's edits here: a finding whose edits are all on
+    # lines `_edit` held back (a pragma comment's) is not fixed.
+    fixed_lines: list[frozenset[int]] = field(default_factory=list)
+
+    def fixed(self, held: frozenset[int]) -> int:
+        return self.fixes - sum(bool(lines) and lines <= held for lines in self.fixed_lines)
 
 
 @dataclass(frozen=True)
@@ -137,7 +143,11 @@ def plan(findings: tuple[Finding, ...], writable: Callable[[str], bool]) -> Plan
         # there, and the finding's own file may not change at all.
         edits = [*finding.fix.markers, *finding.fix.annotations, *finding.fix.swaps]
         if complete:
-            plans[edits[0].path if edits else finding.path].fixes += 1
+            counted = plans[edits[0].path if edits else finding.path]
+            counted.fixes += 1
+            counted.fixed_lines.append(
+                frozenset(_lines(finding.fix, edits[0].path if edits else finding.path))
+            )
         else:
             incomplete += 1
             # What the file's change did make of it: the summary counts what it changed.
@@ -153,6 +163,14 @@ def plan(findings: tuple[Finding, ...], writable: Callable[[str], bool]) -> Plan
         tuple(outside),
         incomplete,
     )
+
+
+def _lines(fix: Fix, path: str) -> set[int]:
+    """The lines (1-based) of the fix's edits in the file at `path`."""
+    lines = {m.site.span.start.line for m in fix.markers if m.path == path}
+    lines |= {m.site.span.end.line for m in fix.markers if m.path == path}
+    lines |= {a.after.line for a in fix.annotations if a.path == path}
+    return lines | {s.span.start.line for s in fix.swaps if s.path == path}
 
 
 def _outside_note(path: str, line: int, what: str) -> str:
@@ -199,7 +217,7 @@ def fix_findings(
             # A buffer is the very bytes the analysis read; a file may have changed since.
             if buffer is None and digest(data) != digests.get(os.path.abspath(path)):
                 raise SourceError(CHANGED)
-            fixed = apply(
+            edited = edit(
                 source.text,
                 planned.files[path],
                 path=Path(path),
@@ -213,6 +231,7 @@ def fix_findings(
         except Exception as error:  # a bug of ours: report it, leave the file, fix the others
             failures.append(FixFailure(path, f"internal error, file left unchanged: {error!r}"))
             continue
+        fixed = edited.text
         if fixed != source.text:
             file_plan = planned.files[path]
             files.append(
@@ -221,7 +240,7 @@ def fix_findings(
                     source.text,
                     fixed,
                     source.encoding,
-                    file_plan.fixes,
+                    file_plan.fixed(edited.held),
                     data,
                     partly_fixed=file_plan.partly_fixed,
                 )
@@ -267,6 +286,9 @@ class EditedText:
     # in order; insertions at one offset in the order they are made. An editor applies these
     # to its buffer (the language server) and gets `text`.
     edits: tuple[tuple[int, int, str], ...]
+    # Lines (1-based) whose edits were held back: each ends in a pragma comment and would have
+    # had to be split.
+    held: frozenset[int] = frozenset()
 
 
 def edit(
@@ -374,7 +396,8 @@ def _edit(
     }
     if held:
         kept = _without_lines(file_plan, held)
-        return _edit(original, kept, path, runtime, style, importers)
+        result = _edit(original, kept, path, runtime, style, importers)
+        return replace(result, held=result.held | {line + 1 for line in held})
     text = wrap_edited_lines(spliced, fitted, style)
     try:
         ast.parse(text)
