@@ -65,6 +65,8 @@ UNCHECKED_KINDS: dict[Unseen, str] = {
     "does not follow (`tool = mcp.tool`, `getattr(mcp, 'tool')`)",
     Unseen.UNTIED: "a registration on a server of unknown framework, counted against each "
     "pre-parsing server the tree builds",
+    Unseen.OVER_BUDGET: "a question that needed more work than its budget: what it would have "
+    "decided may be a registration on any server",
 }
 
 # The SARIF tool execution notification of an unchecked registration: `properties` holds these

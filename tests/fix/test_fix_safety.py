@@ -84,16 +84,16 @@ def test_an_edit_made_while_fixing_survives(tmp_path, monkeypatch, moment):
 
         monkeypatch.setattr(mcp_codemod.fix.apply, "plan", plan_then_edit)
     elif moment == "while transforming":
-        apply = mcp_codemod.fix.apply.apply
+        edit = mcp_codemod.fix.apply.edit
         calls = []
 
-        def apply_and_edit(text, file_plan, **options):
+        def edit_and_edit(text, file_plan, **options):
             calls.append(file_plan)
             if len(calls) == 2:  # b.py: files are fixed in order
                 append_to(b)
-            return apply(text, file_plan, **options)
+            return edit(text, file_plan, **options)
 
-        monkeypatch.setattr(mcp_codemod.fix.apply, "apply", apply_and_edit)
+        monkeypatch.setattr(mcp_codemod.fix.apply, "edit", edit_and_edit)
     else:
         mkstemp = tempfile.mkstemp
 
@@ -132,19 +132,19 @@ def test_a_concurrent_writer_thread_never_loses_its_edit(tmp_path, monkeypatch):
     write_files(tmp_path, {"server.py": SERVER})
     path = tmp_path / "server.py"
     read_done, edit_done = threading.Barrier(2), threading.Barrier(2)
-    apply = mcp_codemod.fix.apply.apply
+    edit = mcp_codemod.fix.apply.edit
 
-    def apply_between(text, file_plan, **options):
+    def edit_between(text, file_plan, **options):
         read_done.wait(timeout=30)
         edit_done.wait(timeout=30)
-        return apply(text, file_plan, **options)
+        return edit(text, file_plan, **options)
 
     def editor():
         read_done.wait(timeout=30)
         path.write_text(SERVER.replace("demo", "renamed"), encoding="utf-8")
         edit_done.wait(timeout=30)
 
-    monkeypatch.setattr(mcp_codemod.fix.apply, "apply", apply_between)
+    monkeypatch.setattr(mcp_codemod.fix.apply, "edit", edit_between)
     thread = threading.Thread(target=editor)
     thread.start()
     result = fix(tmp_path, "server.py")
