@@ -18,6 +18,8 @@ from textwrap import dedent
 import pytest
 from conftest import run_cli
 
+from mcp_codemod.fix.import_placement import KEPT_FOR_OTHERS
+
 from . import sdk
 
 TOOL = """\
@@ -254,7 +256,7 @@ def test_an_import_another_module_takes_from_the_fixed_one_is_kept(tmp_path):
     assert import_errors(tmp_path, modules) == {}
     for server in TAKEN:
         fixed = (tmp_path / f"{server}.py").read_text(encoding="utf-8")
-        assert f"import {SERVER_CLASS}  # noqa: F401 -- other modules import" in fixed, server
+        assert f"import {SERVER_CLASS}  {KEPT_FOR_OTHERS}" in fixed, server
     for server in NOT_TAKEN:
         fixed = (tmp_path / f"{server}.py").read_text(encoding="utf-8")
         assert f"import {SERVER_CLASS}" not in fixed, server
