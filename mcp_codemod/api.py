@@ -31,11 +31,13 @@ from mcp_codemod.rules.findings import FileError
 
 if TYPE_CHECKING:
     from mcp_codemod.fix.apply import FileFix, FixResult
+    from mcp_codemod.fix.noqa import NoqaResult
 
 __all__ = [
     "CheckResult",
     "FixOutcome",
     "UsageError",
+    "add_noqa_paths",
     "check_after_fix",
     "check_paths",
     "fix_paths",
@@ -337,6 +339,21 @@ def fix_paths(
             incomplete=fixes.incomplete + part.incomplete,
         )
     return FixOutcome(merged(groups), fixes, frozenset(all_writable))
+
+
+def add_noqa_paths(
+    paths: Sequence[str | Path] = (), options: Options | None = None
+) -> tuple[Settings, CheckResult, NoqaResult]:
+    """`check --add-noqa`: the findings under `paths`, and the codes added on their lines,
+    written under `fix --write`'s rules (only files discovery found under `paths`, compare and
+    swap against the bytes checked, owner and mode kept)."""
+    from mcp_codemod.fix.noqa import add_noqa
+
+    settings, groups = _check(paths, options or Options(), None)
+    given = [Path(p) for p in paths] or [Path(".")]
+    writable = frozenset(path for group in groups for path in writable_files(group.files, given))
+    result = merged(groups)
+    return settings, result, add_noqa(result.findings, result.digests, writable)
 
 
 def check_after_fix(

@@ -425,15 +425,15 @@ def check(
             _fix_stdin(stdin, unsafe_fixes, options, out, exit_zero=exit_zero)
         _run_fix(paths, True, False, unsafe_fixes, options, out, exit_zero=exit_zero)
     settings_options = _options(output_format=output_format, **options)
+    stdin = _stdin(paths, stdin_filename)
+    if add_noqa:
+        _add_noqa(paths, settings_options, stdin, out)
     try:
-        stdin = _stdin(paths, stdin_filename)
         settings, result = api.check_paths(paths, settings_options, stdin=stdin)
     except api.UsageError as error:
         _fail(str(error))
     except Exception as error:
         _internal_error(error)
-    if add_noqa:
-        _add_noqa(result, stdin, out)
     fmt = settings.output_format
     if statistics and fmt == "json":
         out.echo(report.statistics_json(result, unsafe_fixes))
@@ -469,13 +469,18 @@ def _show(paths, options, show_files: bool, out: Output) -> NoReturn:
     sys.exit(0)
 
 
-def _add_noqa(result: CheckResult, stdin, out: Output) -> NoReturn:
-    from mcp_codemod.fix.noqa import add_noqa
+def _add_noqa(paths, options, stdin, out: Output) -> NoReturn:
+    from mcp_codemod import api
     from mcp_codemod.report import plural
 
     if stdin is not None:
         _fail("--add-noqa cannot rewrite standard input")
-    outcome = add_noqa(result.findings)
+    try:
+        _settings, result, outcome = api.add_noqa_paths(paths, options)
+    except api.UsageError as error:
+        _fail(str(error))
+    except Exception as error:
+        _internal_error(error)
     for where, message in outcome.failures:
         out.finding_note(f"{where}: error: {message}")
     for error in result.errors:

@@ -10,7 +10,10 @@ expression refers to is `references`' job, registration shapes `registrations`',
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
+from collections.abc import Iterator
 from dataclasses import replace
 
 from mcp_codemod.analysis.annotations import Annotations
@@ -77,17 +80,32 @@ def scan_module(
 
 
 def noqa_lines(text: SourceText) -> dict[int, frozenset[str] | None]:
+    """The `noqa` directives of the module's comments, by line. Read from the tokens, as ruff
+    reads them: `"# noqa"` inside a string literal is text, and suppresses nothing."""
     found: dict[int, frozenset[str] | None] = {}
     if "noqa" not in text.source and "NOQA" not in text.source:
         return found
-    for number in text.lines_with(("#",)):  # `_NOQA` starts with one
-        match = _NOQA.search(text.lines[number - 1])
+    candidates = {n for n in text.lines_with(("#",)) if _NOQA.search(text.lines[n - 1])}
+    if not candidates:
+        return found
+    for line, comment in comments(text.source):
+        match = _NOQA.search(comment) if line in candidates else None
         if match:
             codes = match.group("codes")
-            found[number] = (
-                frozenset(c.strip().upper() for c in codes.split(",")) if codes else None
-            )
+            found[line] = frozenset(c.strip().upper() for c in codes.split(",")) if codes else None
     return found
+
+
+def comments(source: str) -> Iterator[tuple[int, str]]:
+    """The module's comments with their lines, as Python numbers lines (`\\r`, `\\r\\n` and `\\n`
+    end one: universal newlines). A text the tokenizer stops on yields the comments before."""
+    tokens = tokenize.generate_tokens(io.StringIO(source, newline=None).readline)
+    try:
+        for token in tokens:
+            if token.type == tokenize.COMMENT:
+                yield token.start[0], token.string
+    except (tokenize.TokenError, SyntaxError):
+        return
 
 
 class _Scanner:
