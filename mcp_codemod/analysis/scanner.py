@@ -46,6 +46,8 @@ from mcp_codemod.analysis.syntax import (
 )
 from mcp_codemod.analysis.type_exprs import TypeExpr
 
+# What the SDK reads of a function's signature, when set after its `def`.
+SIGNING_ATTRIBUTES = ("__signature__", "__annotations__", "__wrapped__")
 # Annotations of a server parameter that say nothing about its class: resolved through callers.
 _ANYTHING = frozenset(("typing.Any", "typing_extensions.Any", "builtins.object"))
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.I)
@@ -131,9 +133,10 @@ class _Scanner:
         self.aliases: dict[str, Alias] = {}
         self.loops = Loops(self.text, self.names)
         self.generated_signatures: list[FunctionRef] = []
-        # The lines that say `__signature__` (any line, in text not in NFKC form: normalizing
-        # may make the name of other characters), where a function's signature may be assigned.
-        self.signature_lines = self.text.lines_with(("__signature__",))
+        # The lines that say `__signature__`, `__annotations__` or `__wrapped__` (any line, in
+        # text not in NFKC form: normalizing may make the name of other characters), where what
+        # the SDK reads of a function's signature may be changed after its `def`.
+        self.signature_lines = self.text.lines_with(SIGNING_ATTRIBUTES)
         # The lines that say `return`, so that a function without one is not searched for its
         # returns. (Only in text in NFKC form: elsewhere normalizing may make names of other
         # characters.)
@@ -156,6 +159,8 @@ class _Scanner:
         self.walk(tree.body, scope, None)
         names = scope.names
         registrations = self.registrations
+        executed = exec_files(tree, self.names, scope)
+        registrations.run_texts({file.line for file in executed})
         return ModuleFacts(
             module=self.module,
             path=self.path,
@@ -174,7 +179,7 @@ class _Scanner:
             generated_signatures=tuple(self.generated_signatures),
             collections=self.loops.collections(scope, self.references),
             class_fields=self.class_fields,
-            exec_files=exec_files(tree, self.names, scope),
+            exec_files=executed,
             facade_servers=tuple(
                 (line, server) for (line, _), server in self.references.facades.items()
             ),
@@ -348,7 +353,7 @@ class _Scanner:
         for node in body:
             kind = type(node)
             if kind not in COMPOUND_STATEMENTS:  # most statements
-                if kind is ast.Assign and self.may_sign(node):
+                if kind not in _HOLDS_NO_EXPRESSION and self.may_sign(node):
                     self.signature_assignment(node, scope, cls)
                 if kind not in _HOLDS_NO_EXPRESSION:
                     self.registrations.calls_in(node, scope, cls)
@@ -452,15 +457,17 @@ class _Scanner:
                     pending.extend(nested)
         return tuple(servers), tuple(functions)
 
-    def signature_assignment(
-        self, node: ast.Assign, scope: Scope, cls: ClassContext | None
-    ) -> None:
-        """`fn.__signature__ = ...`: the SDK reads that signature, not the `def`'s."""
-        for target in node.targets:
-            if isinstance(target, ast.Attribute) and target.attr == "__signature__":
-                function = self.references.function_ref(target.value, scope, cls)
-                if function.kind in (FunctionKind.LOCAL, FunctionKind.IMPORT, FunctionKind.METHOD):
-                    self.generated_signatures.append(function)
+    def signature_assignment(self, node: ast.stmt, scope: Scope, cls: ClassContext | None) -> None:
+        """`fn.__signature__ = ...`, `fn.__annotations__[name] = ...` (or replaced, updated,
+        `setattr`), `fn.__wrapped__ = other`: the SDK reads what the function holds when it
+        registers it, not the `def`."""
+        for sub in ast.walk(node):
+            changed = _signature_changed(sub)
+            if changed is None:
+                continue
+            function = self.references.function_ref(changed, scope, cls)
+            if function.kind in (FunctionKind.LOCAL, FunctionKind.IMPORT, FunctionKind.METHOD):
+                self.generated_signatures.append(function)
 
     def may_sign(self, node: ast.stmt) -> bool:
         """Whether the node's text may assign a `__signature__`."""
@@ -547,6 +554,44 @@ class _Scanner:
                                     Symbol(SymbolKind.SERVER, server=earlier) if earlier else None,
                                 )
                             cls.attributes[target.attr] = server
+
+
+def _signature_changed(node: ast.AST) -> ast.expr | None:
+    """The function whose signature the node changes: `f.__signature__ = ...` (also
+    `__annotations__`, `__wrapped__`, or deleted), `f.__annotations__[k] = ...`,
+    `f.__annotations__.update(...)` (any method), `setattr(f, "__wrapped__", ...)`."""
+    kind = type(node)
+    if kind is ast.Attribute:
+        if node.attr in SIGNING_ATTRIBUTES and type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
+            return node.value  # type: ignore[attr-defined]
+    elif kind is ast.Subscript:
+        value = node.value  # type: ignore[attr-defined]
+        if (
+            type(node.ctx) is not ast.Load  # type: ignore[attr-defined]
+            and type(value) is ast.Attribute
+            and value.attr == "__annotations__"
+        ):
+            return value.value
+    elif kind is ast.Call:
+        func = node.func  # type: ignore[attr-defined]
+        if (
+            type(func) is ast.Attribute
+            and type(func.value) is ast.Attribute
+            and func.value.attr == "__annotations__"
+        ):
+            return func.value.value
+        arguments = node.args  # type: ignore[attr-defined]
+        if (
+            type(func) is ast.Name
+            and func.id == "setattr"
+            and len(arguments) >= 2
+            and not (
+                isinstance(arguments[1], ast.Constant)
+                and arguments[1].value not in SIGNING_ATTRIBUTES
+            )
+        ):
+            return arguments[0]
+    return None
 
 
 def _with_alternatives(server: ServerRef, earlier: Symbol | None) -> ServerRef:
