@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 import sys
 from bisect import bisect_left
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 
 from mcp_codemod.analysis.facades import FACADE_CLASSES
 from mcp_codemod.analysis.facts import (
@@ -22,6 +22,7 @@ from mcp_codemod.analysis.frameworks import (
     GUARD_FUNCTIONS,
     INSTALL_FUNCTIONS,
     REGISTRATION_ATTRIBUTES,
+    SERVER_CLASS_NAMES,
 )
 from mcp_codemod.analysis.references import References
 from mcp_codemod.analysis.scope import ClassContext, Names, Scope, SymbolKind
@@ -218,7 +219,7 @@ class Registrations:
         if server.kind is not ServerKind.UNKNOWN:
             self.escapes.append((line, server, use))
 
-    def run_texts(self, exec_file_lines: Collection[int]) -> None:
+    def run_texts(self, exec_file_lines: Collection[int], texts: Mapping[str, ast.expr]) -> None:
         """Text given to `exec` / `eval`, other than a file's text `analysis/exec_files.py`
         follows (at `exec_file_lines`), may register tools on any server it sees: each server
         it may name is an unseen use. Literal text is read: it counts only when it names a
@@ -226,7 +227,8 @@ class Registrations:
         `_tool_manager`, or reaches names by text itself (`getattr`, `exec`, `globals`...).
         Any other text (`exec(code)`) sees every server of the namespace it runs in: the
         scope's own (names bound to a possible server, imports, `self`'s attributes), or the
-        ones a namespace given as a literal dictionary holds (`globals()` is the module's)."""
+        ones a namespace given as a literal dictionary holds (`globals()` is the module's).
+        `texts`: the module-level names bound once, and their values (`CODE = "..."`)."""
         for call, scope, cls in self.texts_run:
             if call.lineno in exec_file_lines or not call.args:
                 continue
@@ -234,7 +236,10 @@ class Registrations:
             use = f"text given to `{function}(...)` runs in a namespace that holds it"
             namespace = [*call.args[1:3], *(k.value for k in call.keywords if k.arg)]
             given = _given_namespace(namespace)
-            literal = _literal(call.args[0])
+            text = call.args[0]
+            if type(text) is ast.Name and scope.owner(text.id) is _module_scope(scope):  # type: ignore[attr-defined]
+                text = texts.get(text.id, text)  # type: ignore[attr-defined]
+            literal = _literal(text)
             if literal is None:
                 names = None  # any name
             else:
@@ -249,9 +254,29 @@ class Registrations:
                     )
                 if names is not None and not names:
                     continue
+            counted = len(self.escapes)
             for candidate in _visible(scope, cls) if given is None else given:
                 if names is None or _first_name(candidate) in names:
                     self.escape(candidate, call.lineno, use, scope, cls)
+            if (
+                literal is not None
+                and names is None
+                and (len(self.escapes) == counted or _builds_server(tree))
+            ):
+                # Literal text that registers on a server none of the namespace's names hold
+                # (it builds one itself, or reaches it by text): on a server of unknown
+                # framework, which counts against each pre-parsing server of the tree.
+                self.registrations.append(
+                    Registration(
+                        server=ServerRef(ServerKind.UNKNOWN),
+                        server_text=f"{function}(...)",
+                        function=FunctionRef(
+                            FunctionKind.UNKNOWN, text=f"text given to `{function}(...)`"
+                        ),
+                        tool_name=None,
+                        position=self.text.start(call),
+                    )
+                )
 
     def stores_in(
         self,
@@ -566,6 +591,7 @@ _RUNS_TEXT = frozenset(("builtins.exec", "builtins.eval"))
 _REACHES_BY_TEXT = frozenset(
     ("getattr", "exec", "eval", "compile", "globals", "locals", "vars", "__import__", "__dict__")
 )
+_TEXT_REACHES = frozenset(("_tool_manager", "__dict__"))
 
 
 def _literal(node: ast.expr) -> str | None:
@@ -582,24 +608,43 @@ def _literal(node: ast.expr) -> str | None:
 
 
 def _names_in_text(tree: ast.Module) -> tuple[set[str] | None, list[str]]:
-    """The names literal text reads (None: any, it registers or reaches names by text) and
-    the absolute names it imports."""
+    """The names literal text reads (None: any, it registers, reaches names by text or builds
+    a server) and the absolute names it imports."""
     names: set[str] = set()
     imported: list[str] = []
     for node in ast.walk(tree):
         kind = type(node)
         if kind is ast.Name:
             names.add(node.id)  # type: ignore[attr-defined]
-            if node.id in _REACHES_BY_TEXT:  # type: ignore[attr-defined]
+            if node.id in _REACHES_BY_TEXT or node.id in SERVER_CLASS_NAMES:  # type: ignore[attr-defined]
                 return None, imported
         elif kind is ast.Attribute:
-            if node.attr in _HANDED_ON or node.attr in ("_tool_manager", "__dict__"):  # type: ignore[attr-defined]
+            attribute = node.attr  # type: ignore[attr-defined]
+            if (
+                attribute in _HANDED_ON
+                or attribute in _TEXT_REACHES
+                or attribute in SERVER_CLASS_NAMES
+            ):
                 return None, imported
         elif kind is ast.Import:
             imported.extend(alias.name for alias in node.names)  # type: ignore[attr-defined]
         elif kind is ast.ImportFrom and node.level == 0 and node.module:  # type: ignore[attr-defined]
             imported.extend(f"{node.module}.{a.name}" for a in node.names if a.name != "*")  # type: ignore[attr-defined]
     return names, [name for name in imported if name.partition(".")[0] not in _STANDARD_LIBRARY]
+
+
+def _module_scope(scope: Scope) -> Scope:
+    while scope.parent is not None:
+        scope = scope.parent
+    return scope
+
+
+def _builds_server(tree: ast.Module) -> bool:
+    """Whether the text calls a server class by its name (`FastMCP(...)`)."""
+    for node in ast.walk(tree):
+        if type(node) is ast.Call and _last_name(node.func) in SERVER_CLASS_NAMES:  # type: ignore[attr-defined]
+            return True
+    return False
 
 
 def _given_namespace(namespace: list[ast.expr]) -> list[ast.expr] | None:

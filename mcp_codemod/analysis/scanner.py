@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from mcp_codemod.analysis.annotations import Annotations
-from mcp_codemod.analysis.exec_files import exec_files
+from mcp_codemod.analysis.exec_files import bound_once, exec_files
 from mcp_codemod.analysis.facts import (
     Alias,
     ClassBase,
@@ -160,7 +160,11 @@ class _Scanner:
         names = scope.names
         registrations = self.registrations
         executed = exec_files(tree, self.names, scope)
-        registrations.run_texts({file.line for file in executed})
+        if registrations.texts_run:
+            # A module-level name bound once to literal text is read as that text (unless a
+            # function may rebind it: `global`).
+            texts = {} if self.text.may_name("global") else bound_once(tree)
+            registrations.run_texts({file.line for file in executed}, texts)
         return ModuleFacts(
             module=self.module,
             path=self.path,

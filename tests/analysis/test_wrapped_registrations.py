@@ -2,10 +2,12 @@
 every registration form below, on an mcp 1.x server that pre-parses, is reported as written;
 wrapped in a decorator expression (PEP 614, each branch), given to `exec` / `eval` as text,
 or with the tool's annotations or `__wrapped__` changed after its `def`, it is still reported
-(a finding or an unchecked registration, never "All checks passed!").
+(a finding or an unchecked registration, never "All checks passed!"). So is every rule case
+that is reported as written, wrapped in a decorator expression or given whole to `exec`.
 
-Each variant is a module of its own in one tree, checked in one run (seconds), and judged by
-what the run reports in its own file."""
+Each variant of the forms is a module of its own in one tree, checked in one run, and judged by
+what the run reports in its own file; each rule case's variant is a tree of its own (a
+registration on a server of unknown framework counts against every server of a tree)."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from click.testing import CliRunner
 
 from mcp_codemod.api import Options, check_paths
 from mcp_codemod.cli import main
+from mcp_codemod.rules import RULES
 
 HEADER = """\
 from mcp.server.fastmcp import FastMCP
@@ -151,7 +154,7 @@ def test_no_wrapper_turns_a_form_into_an_all_clear(tmp_path: Path, wrapper: str)
     "source",
     [
         # Each of the hostile cases as the issue found it (`check` said "All checks passed!").
-        '@(mcp.tool() if FLAG else mcp.tool(name="f_ro"))\n'
+        '@(mcp.tool() if __debug__ else mcp.tool(name="f_ro"))\n'
         'def f(q: str | None = None) -> str:\n    return ""\n',
         'exec("""\n@mcp.tool()\ndef f(q: str | None = None) -> str:\n    return ""\n""")\n',
         'eval("mcp.tool()(real)")\n',
@@ -170,6 +173,37 @@ def test_a_hidden_registration_is_no_all_clear(tmp_path: Path, monkeypatch, sour
     assert result.exit_code == 1, result.output
     assert "All checks passed!" not in result.output
     assert "server.py:" in result.output
+
+
+# The wrappers that apply to a whole module.
+WHOLE_MODULE = {
+    "decorator expression": _branches,
+    "exec of literal text": lambda text: f"exec({text!r})\n",
+    "exec of a name": lambda text: f"CODE = {text!r}\nexec(CODE)\n",
+}
+CASES = {
+    f"{rule.code}-{index}": case.source
+    for rule in RULES
+    for index, case in enumerate(rule.cases)
+    if ".tool" in case.source or "add_tool" in case.source
+}
+
+
+@pytest.mark.parametrize("wrapper", WHOLE_MODULE)
+def test_no_wrapper_turns_a_reported_rule_case_into_an_all_clear(tmp_path: Path, wrapper) -> None:
+    silenced = []
+    for label, source in CASES.items():
+        plain = tmp_path / label / "plain"
+        plain.mkdir(parents=True)
+        (plain / "server.py").write_text(source)
+        if not reported_files(plain):
+            continue  # a valid case: nothing to lose
+        wrapped = tmp_path / label / "wrapped"
+        wrapped.mkdir()
+        (wrapped / "server.py").write_text(WHOLE_MODULE[wrapper](source))
+        if not reported_files(wrapped):
+            silenced.append(label)
+    assert silenced == []
 
 
 def test_text_that_cannot_register_changes_nothing(tmp_path: Path, monkeypatch) -> None:
