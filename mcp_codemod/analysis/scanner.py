@@ -13,6 +13,7 @@ import ast
 import io
 import re
 import tokenize
+from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import replace
 
@@ -81,33 +82,54 @@ def scan_module(
     return _Scanner(source, tree, module, path, is_package).scan(tree)
 
 
-def noqa_lines(text: SourceText) -> dict[int, frozenset[str] | None]:
+def noqa_lines(text: SourceText, tree: ast.Module) -> dict[int, frozenset[str] | None]:
     """The `noqa` directives of the module's comments, by line. Read from the tokens, as ruff
     reads them: `"# noqa"` inside a string literal is text, and suppresses nothing."""
     found: dict[int, frozenset[str] | None] = {}
     if "noqa" not in text.source and "NOQA" not in text.source:
         return found
-    candidates = {n for n in text.lines_with(("#",)) if _NOQA.search(text.lines[n - 1])}
+    candidates = [n for n in text.lines_with(("#",)) if _NOQA.search(text.lines[n - 1])]
     if not candidates:
         return found
-    for line, comment in comments(text.source):
-        match = _NOQA.search(comment) if line in candidates else None
+    for line, comment in _comments_on(text, tree, candidates):
+        match = _NOQA.search(comment)
         if match:
             codes = match.group("codes")
             found[line] = frozenset(c.strip().upper() for c in codes.split(",")) if codes else None
     return found
 
 
-def comments(source: str) -> Iterator[tuple[int, str]]:
-    """The module's comments with their lines, as Python numbers lines (`\\r`, `\\r\\n` and `\\n`
-    end one: universal newlines). A text the tokenizer stops on yields the comments before."""
-    tokens = tokenize.generate_tokens(io.StringIO(source, newline=None).readline)
-    try:
-        for token in tokens:
-            if token.type == tokenize.COMMENT:
-                yield token.start[0], token.string
-    except (tokenize.TokenError, SyntaxError):
-        return
+def _comments_on(text: SourceText, tree: ast.Module, lines: list[int]) -> Iterator[tuple[int, str]]:
+    """The comments on `lines` (sorted), as the tokenizer reads them. Tokenizing the whole
+    module would cost more than parsing it: each line's text is tokenized from the start of the
+    last statement that begins at or before it (outside any string, whatever came before),
+    inside an opening bracket (so that indentation does not matter), once per such start."""
+    starts: dict[int, int] = {}
+    for statement in statements(tree.body):
+        line, column = statement.lineno, statement.col_offset
+        if column < starts.get(line, column + 1):
+            starts[line] = column
+    ordered = sorted(starts)
+    groups: dict[tuple[int, int], list[int]] = {}
+    for line in lines:
+        index = bisect_right(ordered, line) - 1
+        start = (ordered[index], starts[ordered[index]]) if index >= 0 else (1, 0)
+        groups.setdefault(start, []).append(line)
+    for (first, column), wanted in groups.items():
+        head = text.lines[first - 1]
+        head = (
+            head[column:] if head.isascii() else head.encode()[column:].decode("utf-8", "replace")
+        )
+        fragment = "\n".join(["(" + head, *text.lines[first : wanted[-1]]]) + "\n"
+        wanted_lines = set(wanted)
+        tokens = tokenize.generate_tokens(io.StringIO(fragment).readline)
+        try:
+            for token in tokens:
+                line = first + token.start[0] - 1
+                if token.type == tokenize.COMMENT and line in wanted_lines:
+                    yield line, token.string
+        except (tokenize.TokenError, SyntaxError):
+            pass  # the fragment ends inside a bracket or a string: what it held is read
 
 
 class _Scanner:
@@ -177,7 +199,7 @@ class _Scanner:
             calls=tuple(registrations.calls),
             guard_calls=tuple(registrations.guard_calls),
             install_calls=tuple(registrations.install_calls),
-            noqa=noqa_lines(self.text),
+            noqa=noqa_lines(self.text, tree),
             star_imports=self.names.star_imports,
             exports=self.loops.exports(names),
             generated_signatures=tuple(self.generated_signatures),

@@ -49,6 +49,12 @@ NOQA_SOURCES = [
     "a = 1\r\nb = 2  # noqa: MCP001\rc = 3 # NoQa\n",
     "s = '# noqa'\n# no qa\n#noqa\n",
     "x = 1\n",
+    # Inside a multi-line string, after one, after a quote on a line a statement continues.
+    'x = """\n# noqa\n"""  # noqa: MCP001\n',
+    'f(a, """\nb  # noqa""", c); y = 1  # noqa\n',
+    'def f(\n    q: str = "#",  # noqa: MCP001\n    r: str = "# noqa",\n):\n    pass\n',
+    "class A:\n    def f(self):\n        pass\n\n\n@deco  # noqa: MCP004\ndef g():\n"
+    "    '''\n    # noqa\n    '''\n",
 ]
 
 
@@ -65,7 +71,7 @@ def test_noqa_comments_are_those_a_search_of_each_comment_token_finds(source: st
             expected[token.start[0]] = (
                 frozenset(c.strip().upper() for c in codes.split(",")) if codes else None
             )
-    assert noqa_lines(SourceText(source)) == expected
+    assert noqa_lines(SourceText(source), ast.parse(source)) == expected
     if source.startswith("s = '# noqa'"):
         assert 1 not in expected
 
