@@ -35,10 +35,9 @@ from mcp_codemod.analysis.syntax import (
     root_calls,
 )
 
-# Words without which a statement holds no registration, guard or install call, nor text given
-# to `exec` / `eval`. (`.tool` may be split from its dot by blanks or a line break: `tool` alone
-# is enough.)
-_REGISTERS = ("tool", "guard", "install", "exec", "eval")
+# Words without which a statement holds no registration, guard or install call. (`.tool` may be
+# split from its dot by blanks or a line break: `tool` alone is enough.)
+_REGISTERS = ("tool", "guard", "install")
 # In a module that names a facade class: also a statement constructing one anywhere in it
 # (`create_mcp_server_for_app(MCPApp(...)).run()`), whose server carries the framework's own
 # tools (analysis/framework_tools.py).
@@ -65,6 +64,7 @@ class Registrations:
         self.texts_run: list[tuple[ast.Call, Scope, ClassContext | None]] = []
         registers = _REGISTERS_OR_FACADES if "MCPApp" in text.source else _REGISTERS
         self.registering_lines = text.lines_with(registers)
+        self.text_running_lines = text.lines_with(_RUNS_TEXT_NAMES)
         self.may_write_privately = text.may_name("_tool_manager")
         self.may_make_facades = any(
             text.may_name(name.rpartition(".")[2]) for name in FACADE_CLASSES
@@ -158,6 +158,11 @@ class Registrations:
         calls = calls_within(node) if may_register else root_calls(node)
         if may_register:
             self.escapes_in(node, calls, scope, cls)
+        if self.text_running_lines and type(node) is not ast.withitem:
+            lines = self.text_running_lines
+            index = bisect_left(lines, node.lineno)
+            if index < len(lines) and lines[index] <= node.end_lineno:
+                self.texts_in(calls if may_register else calls_within(node), scope, cls)
         if not calls:  # most statements
             return
         # In `server.tool(name)(fn)` the inner call is part of the outer registration.
@@ -218,6 +223,17 @@ class Registrations:
         server = self.references.server_ref(value, scope, cls)
         if server.kind is not ServerKind.UNKNOWN:
             self.escapes.append((line, server, use))
+
+    def texts_in(self, calls: list[ast.Call], scope: Scope, cls: ClassContext | None) -> None:
+        """The `exec(...)` / `eval(...)` calls among `calls` (the builtins), for `run_texts`."""
+        for call in calls:
+            func = call.func
+            if (
+                type(func) is ast.Name
+                and func.id in _RUNS_TEXT_NAMES  # type: ignore[attr-defined]
+                and self.names.qualify(func, scope) in _RUNS_TEXT
+            ):
+                self.texts_run.append((call, scope, cls))
 
     def run_texts(self, exec_file_lines: Collection[int], texts: Mapping[str, ast.expr]) -> None:
         """Text given to `exec` / `eval`, other than a file's text `analysis/exec_files.py`
@@ -435,8 +451,6 @@ class Registrations:
             # Any `guard`/`install`, kept with its qualified name: a project copy of the
             # runtime (the `runtime-module` setting) is the linker's to recognise.
             last = qualified.rpartition(".")[2] if qualified else ""
-            if qualified in _RUNS_TEXT:
-                self.texts_run.append((node, scope, cls))
             if last == "guard" and node.args:
                 server = self.references.server_ref(node.args[0], scope, cls)
                 self.guard_calls.append((qualified, server))
@@ -586,7 +600,8 @@ class Registrations:
         )
 
 
-_RUNS_TEXT = frozenset(("builtins.exec", "builtins.eval"))
+_RUNS_TEXT_NAMES = ("exec", "eval")
+_RUNS_TEXT = frozenset(f"builtins.{name}" for name in _RUNS_TEXT_NAMES)
 # In literal text, names that reach the namespace by text themselves: any server may be named.
 _REACHES_BY_TEXT = frozenset(
     ("getattr", "exec", "eval", "compile", "globals", "locals", "vars", "__import__", "__dict__")
