@@ -604,7 +604,7 @@ _RUNS_TEXT_NAMES = ("exec", "eval")
 _RUNS_TEXT = frozenset(f"builtins.{name}" for name in _RUNS_TEXT_NAMES)
 # In literal text, names that reach the namespace by text themselves: any server may be named.
 _REACHES_BY_TEXT = frozenset(
-    ("getattr", "exec", "eval", "compile", "globals", "locals", "vars", "__import__", "__dict__")
+    ("getattr", "exec", "eval", "compile", "globals", "locals", "vars", "__import__")
 )
 _TEXT_REACHES = frozenset(("_tool_manager", "__dict__"))
 
