@@ -40,7 +40,9 @@ _PRAGMA = re.compile(r"#\s*(?:(?:type|pyright|pylint|flake8|ruff|isort|mypy):|no
 # A physical line and its ending, as Python ends lines (`str.splitlines` also splits at
 # `\x0c`, `\x1c`, `\u2028`...).
 _LINE_END = re.compile(r"(\r\n|\r|\n)")
-_OUTSIDE = "outside the given paths (a link found under them points out of them)"
+_OUTSIDE = (
+    "outside the given paths (a module an import leads to, or a link out of them): pass its path"
+)
 
 
 @dataclass(frozen=True)

@@ -218,8 +218,8 @@ def test_add_noqa_does_not_write_through_a_link_out_of_the_given_paths(tmp_path,
     assert result.exit_code == 1, result.output
     refused = [line for line in result.output.splitlines() if "linked.py" in line]
     assert refused == [
-        "linked.py: error: outside the given paths (a link found under them points out of "
-        "them); left unchanged"
+        "linked.py: error: outside the given paths (a module an import leads to, or a link "
+        "out of them): pass its path; left unchanged"
     ]
     assert (tmp_path / "outside" / "server.py").read_text() == EXPOSED
     # `fix --write` refuses the same file.
