@@ -255,6 +255,7 @@ def merged(groups: Sequence[Group]) -> CheckResult:
         digests={key: value for r in results for key, value in r.digests.items()},
         tool_files=tuple(sorted({pair for r in results for pair in r.tool_files})),
         guard_imports=tuple(sorted({path for r in results for path in r.guard_imports})),
+        work=sum(r.work for r in results),
     )
 
 

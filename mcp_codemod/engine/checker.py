@@ -53,6 +53,8 @@ class CheckResult:
     # The checked files that import the project's guard module (the `runtime-module` setting):
     # while it does not exist they cannot run, and no check of theirs passes.
     guard_imports: tuple[str, ...] = ()
+    # The steps of resolution linking took (analysis/work.py): what tests of growth count.
+    work: int = 0
 
     @property
     def unchecked(self) -> tuple[UnresolvedTool, ...]:
@@ -203,6 +205,7 @@ def _check(
             )
         ),
         guard_imports=_guard_imports(candidates, runtime_copy),
+        work=linked.work,
     )
     if runs is not None and witness is not None:
         runs.save(witness, result)
