@@ -425,15 +425,15 @@ def check(
             _fix_stdin(stdin, unsafe_fixes, options, out, exit_zero=exit_zero)
         _run_fix(paths, True, False, unsafe_fixes, options, out, exit_zero=exit_zero)
     settings_options = _options(output_format=output_format, **options)
+    stdin = _stdin(paths, stdin_filename)
+    if add_noqa:
+        _add_noqa(paths, settings_options, stdin, out)
     try:
-        stdin = _stdin(paths, stdin_filename)
         settings, result = api.check_paths(paths, settings_options, stdin=stdin)
     except api.UsageError as error:
         _fail(str(error))
     except Exception as error:
         _internal_error(error)
-    if add_noqa:
-        _add_noqa(result, stdin, out)
     fmt = settings.output_format
     if statistics and fmt == "json":
         out.echo(report.statistics_json(result, unsafe_fixes))
@@ -469,13 +469,18 @@ def _show(paths, options, show_files: bool, out: Output) -> NoReturn:
     sys.exit(0)
 
 
-def _add_noqa(result: CheckResult, stdin, out: Output) -> NoReturn:
-    from mcp_codemod.fix.noqa import add_noqa
+def _add_noqa(paths, options, stdin, out: Output) -> NoReturn:
+    from mcp_codemod import api
     from mcp_codemod.report import plural
 
     if stdin is not None:
         _fail("--add-noqa cannot rewrite standard input")
-    outcome = add_noqa(result.findings)
+    try:
+        _settings, result, outcome = api.add_noqa_paths(paths, options)
+    except api.UsageError as error:
+        _fail(str(error))
+    except Exception as error:
+        _internal_error(error)
     for where, message in outcome.failures:
         out.finding_note(f"{where}: error: {message}")
     for error in result.errors:
@@ -573,12 +578,28 @@ def _fix_stdin(
     except Exception as error:
         _internal_error(error)
     result, fixes = outcome.check, outcome.fixes
-    for failure in (*result.errors, *fixes.failures):
+    failures = [*result.errors, *fixes.failures]
+    change = next((f for f in fixes.files if not f.generated), None)
+    # The project's guard module (`runtime-module`) the fixed buffer imports: written as
+    # `fix --write` writes it, or the buffer goes back as it came (an import of a module that
+    # does not exist would break the saved server).
+    guards = next((f for f in fixes.files if f.generated), None)
+    if guards is not None and not diff:
+        from mcp_codemod.engine.source_files import SourceError
+        from mcp_codemod.fix.apply import FixFailure, write
+
+        try:
+            write(guards)
+            out.note(f"Wrote the guard module {os.path.relpath(guards.path)}.")
+        except SourceError as error:
+            failures.append(FixFailure(guards.path, str(error)))
+            change = None
+    for failure in failures:
         out.finding_note(f"{failure.path}: error: {failure.message}")
-    change = fixes.files[0] if fixes.files else None
     if diff:
-        if change is not None:
-            out.echo(change.diff())
+        for shown in (change, guards):
+            if shown is not None:
+                out.echo(shown.diff())
     elif change is not None:
         sys.stdout.buffer.write(change.fixed.encode(change.encoding))
     else:
@@ -599,9 +620,8 @@ def _fix_stdin(
     # As `fix --diff`, a diff that is not empty fails the run.
     failed = bool(
         left
-        or result.errors
-        or fixes.failures
-        or (diff and change is not None)
+        or failures
+        or (diff and (change is not None or guards is not None))
         or _exit_code(replace(result, findings=()))
     )
     sys.exit(0 if exit_zero else int(failed))

@@ -162,7 +162,10 @@ class ToolReach:
         assigns is unseen: the SDK reads that signature, not the `def`."""
         key = (owner.path, function.qualname)
         if key in self.generated_by(owner) or key in self.generated_by(at):
-            reason = f"`{function.qualname}` gets its signature at run time (`__signature__`)"
+            reason = (
+                f"`{function.qualname}` gets its signature at run time (`__signature__`, "
+                "`__annotations__` or `__wrapped__` set after its `def`)"
+            )
             return Unreached(Unseen.GENERATED_SIGNATURE, reason, at.path, line)
         return Reached(owner, function, library)
 

@@ -124,13 +124,17 @@ def _probe(
     # The tool should get what the parameter's own validator makes of the intended value; a
     # value the validator refuses anyway (a string for list[str], text outside a Literal) is
     # not probed.
+    from mcp_codemod.runtime.guards import TEXT_CLASSES  # pydantic: imported when probing
+
     for kind, sent, intended in probes:
         try:
             expected = parameter.validate(intended)
         except Exception:
             continue
-        if kind == TEXT and not isinstance(expected, str):
-            continue  # text the parameter decodes (DecodeJsonText) is not text it takes
+        if kind == TEXT and not isinstance(expected, TEXT_CLASSES):
+            # Text the parameter decodes (DecodeJsonText) is not text it takes; a text the
+            # parameter takes as bytes, a path or a pattern is.
+            continue
         prepared = sent
         try:
             prepared = parameter.prepare(sent)

@@ -8,10 +8,11 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from enum import Enum
+from pathlib import PurePath
 from types import UnionType
 from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
-from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler, SecretBytes, SecretStr
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
@@ -23,8 +24,10 @@ def admits_str(annotation: Any) -> bool:
 
 
 def declares_text(annotation: Any) -> bool:
-    """Whether the annotation names a text type: `str` or a subclass (a `str` enum), a `Literal`
-    with a string, or a union with one of them, through `Annotated`, aliases and `NewType`.
+    """Whether the annotation names a text type: `str` or a subclass (a `str` enum), a class
+    that takes any text (`bytes`, `bytearray`, a `pathlib` path, `re.Pattern`, pydantic's
+    secrets), a `Literal` with a string, or a union with one of them, through `Annotated`,
+    aliases and `NewType`.
 
     A union with `Any` in it does not: it takes anything, and only its author can say whether a
     string that looks like JSON is meant as text.
@@ -79,12 +82,18 @@ def _admits(annotation: Any) -> _Admits:
         text = any(isinstance(arg, str) for arg in get_args(annotation))
         return _Admits.TEXT if text else _Admits.OTHER
     if origin is not None:
-        return _Admits.OTHER
+        # `re.Pattern[str]`: a pattern, whatever its parameter.
+        return _Admits.TEXT if origin in TEXT_CLASSES else _Admits.OTHER
     if annotation is Any or annotation is object:
         return _Admits.ANYTHING
-    if isinstance(annotation, type) and issubclass(annotation, str):
+    if isinstance(annotation, type) and issubclass(annotation, TEXT_CLASSES):
         return _Admits.TEXT
     return _Admits.OTHER
+
+
+# Classes whose values may be any text: `b"null"`, a file named `null` or `[1]`, the pattern
+# `[1]`, a secret `null` are valid values, which the SDK's pre-parse turns into None or a list.
+TEXT_CLASSES = (str, bytes, bytearray, PurePath, re.Pattern, SecretStr, SecretBytes)
 
 
 class NoPreParse:
