@@ -55,53 +55,67 @@ def _claude_code(number: int, version: str) -> Report:
     )
 
 
+# Read in each report's own text (docs/client-schemas.md, "What clients send"): the version is
+# the one the report names, the date the report's.
 CLIENT_BEHAVIOURS: tuple[ClientBehaviour, ...] = (
     ClientBehaviour(
         "array sent as JSON text",
         ARRAY_TEXT,
         (
-            _claude_code(93179, "2.1 (2026-09)"),
-            _claude_code(50138, "2.1"),
-            Report("Codex CLI", "https://github.com/openai/codex/issues/16841"),
-            Report("GitHub Copilot CLI", "https://github.com/github/copilot-cli/issues/4301"),
-            Report("mcp-remote 0.1.37", "https://github.com/geelen/mcp-remote/issues/319"),
+            _claude_code(93179, "(latest, 2026-09, open)"),
+            _claude_code(59227, "2.1.138 (2026-05)"),
+            Report(
+                "Codex CLI 0.118.0 (2026-04, open)", "https://github.com/openai/codex/issues/16841"
+            ),
+            Report(
+                "mcp-remote 0.1.38 (2026-08)", "https://github.com/punkpeye/mcp-remote/issues/319"
+            ),
         ),
     ),
     ClientBehaviour(
         "object sent as JSON text",
         OBJECT_TEXT,
         (
-            _claude_code(93179, "2.1 (2026-09)"),
-            Report("Codex CLI", "https://github.com/openai/codex/issues/16841"),
+            _claude_code(93179, "(latest, 2026-09, open)"),
+            Report(
+                "Codex CLI 0.118.0 (2026-04, open)", "https://github.com/openai/codex/issues/16841"
+            ),
         ),
     ),
     ClientBehaviour(
         'null sent as the text "null"',
         NULL_TEXT,
-        (_claude_code(81911, "2.1"), _claude_code(95239, "desktop app (2026-09)")),
+        (
+            _claude_code(81911, "2.1.220 (2026-07)"),
+            _claude_code(95239, "desktop app (2026-09, open)"),
+        ),
     ),
     ClientBehaviour(
         "integer sent as a whole float",
         WHOLE_FLOAT,
-        (Report("Warp v0.2026.06.03", "https://github.com/warpdotdev/warp/issues/12333"),),
-    ),
-    ClientBehaviour(
-        "number sent as its text",
-        NUMBER_TEXT,
-        (_claude_code(32524, "2.1"),),
-    ),
-    ClientBehaviour(
-        "digit-only text sent as a number",
-        DIGITS_AS_NUMBER,
         (
-            _claude_code(
-                90123, "2.1 (2026-08), stdio servers: an anyOf schema reaches the model as {}"
+            Report(
+                "Warp v0.2026.06.03 (2026-06, open)",
+                "https://github.com/warpdotdev/warp/issues/12333",
             ),
         ),
     ),
     ClientBehaviour(
+        "number sent as its text",
+        NUMBER_TEXT,
+        (
+            _claude_code(32524, "2.1.71 (2026-03)"),
+            _claude_code(76228, "desktop app 1.20186.0 (2026-07, a regression)"),
+        ),
+    ),
+    ClientBehaviour(
+        "digit-only text sent as a number",
+        DIGITS_AS_NUMBER,
+        (_claude_code(90123, "(latest, 2026-08, open): stdio servers, an anyOf shown as {}"),),
+    ),
+    ClientBehaviour(
         'the texts "null" and "[1]" for a text parameter',
         TEXT_AS_SENT,
-        (Report("any client", "docs/runtime.md (the mcp SDK's pre-parse)"),),
+        (Report("any client", "docs/runtime.md: the mcp SDK's pre-parse decodes them"),),
     ),
 )
