@@ -85,8 +85,8 @@ def _message(report: ProbeReport, clients: bool) -> str:
         lines += [f"  {a.tool}({a.parameter}): {a.path}" for a in report.arrays_without_items]
     if report.untyped_nodes:
         lines.append(
-            "Input schemas with a node without `type`, for which Gemini CLI up to 0.7 drops the "
-            f"tool and the OpenAI API refuses it in strict mode ({report.summary()}):"
+            "Input schemas with a node without `type`, which Codex shows the model as a string "
+            f"and the OpenAI API refuses in strict mode ({report.summary()}):"
         )
         lines += [f"  {n.tool}({n.parameter}): {n.path}" for n in report.untyped_nodes]
     client_forms = report.client_forms if clients else ()

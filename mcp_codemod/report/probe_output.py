@@ -156,7 +156,13 @@ def probe_text(
     if report.untyped_nodes:
         if lines:
             lines.append("")
-        rows = [("TOOL", "PARAMETER", "NODE WITHOUT TYPE (Gemini CLI up to 0.7 drops the tool)")]
+        rows = [
+            (
+                "TOOL",
+                "PARAMETER",
+                "NODE WITHOUT TYPE (Codex shows a string, strict OpenAI refuses the tool)",
+            )
+        ]
         rows += [(n.tool, n.parameter, n.path) for n in report.untyped_nodes]
         lines += _probe_table(rows)
         tools = len({n.tool for n in report.untyped_nodes})

@@ -401,10 +401,15 @@ class DecodeJsonText:
             # Strict: a function validator would hand the parameter Python values, and strict
             # Python validation refuses a list for a tuple, also for an argument that is not
             # text at all. Choosing the branch instead keeps non-text input as it arrived, and
-            # parses text as JSON, where an array is a valid tuple. (Strict validation takes a
-            # string only for a text type, which the marker leaves alone.)
+            # parses JSON text as JSON, where an array is a valid tuple, once the parameter
+            # has refused the text as it is (a `Path` takes "null").
             strict_schema=core_schema.tagged_union_schema(
-                {"text": core_schema.json_schema(schema), "value": schema},
+                {
+                    "text": core_schema.union_schema(
+                        [schema, core_schema.json_schema(schema)], mode="left_to_right"
+                    ),
+                    "value": schema,
+                },
                 discriminator=_json_text_or_value,
             ),
         )

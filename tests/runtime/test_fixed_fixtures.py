@@ -185,6 +185,12 @@ async def test_fixed_tools_receive_arguments_as_sent(fixed_tree, module_name) ->
                         for text in ["null", "[1, 2]"]:
                             sent = {**arguments, finding.parameter: text}
                             assert repr(text) in await call(finding.tool, sent), finding
+                    elif finding.code == "MCP008":
+                        sent = {**arguments, finding.parameter: 12345}
+                        assert "'12345'" in await call(finding.tool, sent), finding
+                    elif finding.code == "MCP006":
+                        sent = {**arguments, finding.parameter: "null"}
+                        assert not (await call(finding.tool, sent)).startswith("error:")
                     else:
                         sent = {**arguments, finding.parameter: 5.0}
                         received = await call(finding.tool, sent)
