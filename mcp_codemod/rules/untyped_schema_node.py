@@ -224,8 +224,8 @@ def put(value: Annotated[Any, TypedSchema], rows: Annotated[list[Any], TypedSche
     clients=(
         Client(
             "Codex CLI (tells the model the parameter is a string)",
-            "openai/codex codex-rs/tools/src/json_schema.rs `sanitize_json_schema` (commit "
-            "1048c68e, read 2026-12)",
+            "openai/codex codex-rs/tools/src/json_schema.rs `sanitize_json_schema` (main at "
+            "commit 1048c68e, read 2026-12; the current release is 0.171.0)",
         ),
         Client(
             "Claude Code 2.1.233 (sends the argument as text)",
