@@ -16,7 +16,7 @@ from importlib.metadata import version
 from types import MethodType
 from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic_core import ValidationError
 
 from .guards import declares_text, marked_no_pre_parse
 
