@@ -841,12 +841,20 @@ def explain_rule(code: str) -> None:
     "to 0.7.0 looks for a type (what the opt-in MCP2 rules report): these count toward exit 1 "
     "too.",
 )
+@click.option(
+    "--clients",
+    is_flag=True,
+    help="Also replay what current clients are documented to send in place of a value (arrays "
+    'and objects as JSON text, "null" as text, integers as floats or text, digits as a '
+    "number), each against every parameter it applies to: these count toward exit 1 too.",
+)
 def probe_command(
     target: str,
     output_format: str,
     imports: tuple[str, ...],
     openai_strict: bool,
     legacy_clients: bool,
+    clients: bool,
 ) -> None:
     """Run every tool's argument validation on values the framework is known to mangle.
 
@@ -856,7 +864,8 @@ def probe_command(
     5.0 to each integer parameter, and the JSON text of an array or object to each structured
     parameter; input schemas are checked for arrays without `items` and nodes without `type`
     (and, with --openai-strict, for what OpenAI strict mode does not take; with
-    --legacy-clients, for what clients no longer current drop). Tool bodies are
+    --legacy-clients, for what clients no longer current drop; with --clients, what
+    current clients send in place of a value is replayed). Tool bodies are
     never run. Exit 1 when an argument arrives changed or is rejected or a schema has such a
     node, 2 when TARGET cannot be loaded or has no tools to probe.
     """
@@ -876,11 +885,15 @@ def probe_command(
     if not result.tools and not result.not_probed:
         _fail(_nothing_probed(target, imports, result.server))
     click.echo(
-        probe_output.probe_json(result, openai_strict, legacy_clients)
+        probe_output.probe_json(result, openai_strict, legacy_clients, clients)
         if output_format == "json"
-        else probe_output.probe_text(result, openai_strict, legacy_clients)
+        else probe_output.probe_text(result, openai_strict, legacy_clients, clients)
     )
-    opted_in = (openai_strict and result.strict_mode) or (legacy_clients and result.lone_refs)
+    opted_in = (
+        (openai_strict and result.strict_mode)
+        or (legacy_clients and result.lone_refs)
+        or (clients and result.client_forms)
+    )
     sys.exit(1 if result.failed or opted_in else 0)
 
 
