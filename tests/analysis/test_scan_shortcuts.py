@@ -60,7 +60,7 @@ NOQA_SOURCES = [
 
 @pytest.mark.parametrize("source", NOQA_SOURCES)
 def test_noqa_comments_are_those_a_search_of_each_comment_token_finds(source: str):
-    # ruff reads noqa from comments only: `'# noqa'` in a string suppresses nothing.
+    # ruff reads its directive from comments only: one inside a string suppresses nothing.
     pattern = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.I)
     expected = {}
     lines = split_lines(source)
