@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 # The SDK's own type variable (in both majors), with its default: `GuardedFastMCP("x")` is a
 # `GuardedFastMCP[Any]`, as `FastMCP("x")` is a `FastMCP[Any]`.
 from mcp.server.lowlevel.server import LifespanResultT
+from pydantic_core import ValidationError
 
 from .guards import declares_text, marked_no_pre_parse
 
@@ -77,18 +78,38 @@ def keeps_text(field: Any) -> bool:
 def _pre_parse_json(self: Any, data: dict[str, Any]) -> dict[str, Any]:
     # Text for a parameter that keeps it is passed as sent; the rest goes through the SDK's own
     # pre-parse, so its behaviour for those parameters stays whatever the installed SDK does.
-    fields = {}
+    fields: dict[str, tuple[str, Any]] = {}
     for name, info in self.arg_model.model_fields.items():
-        fields[name] = info
+        fields[name] = (name, info)
         if info.alias:
-            fields[info.alias] = info
-    kept = {
+            fields[info.alias] = (name, info)
+    kept: dict[str, Any] = {
         key: value
         for key, value in data.items()
-        if isinstance(value, str) and key in fields and keeps_text(fields[key])
+        if isinstance(value, str) and key in fields and keeps_text(fields[key][1])
     }
+    # An integer sent in place of digit-only text, to a text parameter that refuses it as it
+    # is (docs/runtime.md, "What clients send"), arrives as its text.
+    for key, value in data.items():
+        if type(value) is int and key in fields and keeps_text(fields[key][1]):
+            kept[key] = _number_as_text(self.arg_model, fields[key][0], value)
     parsed = _upstream_pre_parse_json(self, {k: v for k, v in data.items() if k not in kept})
     return {key: kept[key] if key in kept else parsed[key] for key in data}
+
+
+def _number_as_text(model: Any, name: str, number: int) -> int | str:
+    """`number` as its decimal text when the field refuses the number and takes the text."""
+
+    def takes(value: Any) -> bool:
+        # Assigning to an unvalidated instance runs that one field's validator.
+        try:
+            model.__pydantic_validator__.validate_assignment(model.model_construct(), name, value)
+        except ValidationError:
+            return False
+        return True
+
+    text = str(number)
+    return text if not takes(number) and takes(text) else number
 
 
 def install() -> None:
