@@ -92,12 +92,12 @@ def _pre_parse_json(self: Any, data: dict[str, Any]) -> dict[str, Any]:
     # is (docs/runtime.md, "What clients send"), arrives as its text.
     for key, value in data.items():
         if type(value) is int and key in fields and keeps_text(fields[key][1]):
-            kept[key] = _number_as_text(self.arg_model, fields[key][0], value)
+            kept[key] = _integer_as_field_text(self.arg_model, fields[key][0], value)
     parsed = _upstream_pre_parse_json(self, {k: v for k, v in data.items() if k not in kept})
     return {key: kept[key] if key in kept else parsed[key] for key in data}
 
 
-def _number_as_text(model: Any, name: str, number: int) -> int | str:
+def _integer_as_field_text(model: Any, name: str, number: int) -> int | str:
     """`number` as its decimal text when the field refuses the number and takes the text."""
 
     def takes(value: Any) -> bool:

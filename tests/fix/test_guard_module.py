@@ -314,3 +314,18 @@ def test_check_fails_while_the_imported_guard_module_is_missing_until_fix_writes
     assert fixed.exit_code == 0, fixed.output
     assert (tmp_path / "app" / "_mcp_guards.py").read_text() == guard_module_text()
     assert "All checks passed!" in run_cli("check", "--no-cache", ".", cwd=tmp_path).output
+
+
+def test_no_part_of_the_runtime_shadows_another_in_the_one_module():
+    # The parts are concatenated: a private function defined in two of them would leave only
+    # the last one, called by the other part with the wrong arguments.
+    import ast
+    from collections import Counter
+
+    tree = ast.parse(guard_module_text())
+    defined = Counter(
+        node.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.ClassDef) and node in tree.body
+    )
+    assert [name for name, count in defined.items() if count > 1] == []
