@@ -675,6 +675,7 @@ def _served(
             server.description,
             server.strict_input_validation,
             facade=server.facade,
+            frameworks=tuple(dict.fromkeys(f.guarded for f in server.frameworks)),
         )
     return server
 

@@ -25,6 +25,22 @@ class ResolvedServer:
     # construction is out of sight, each pre-parsing server the checked tree builds): the fix
     # guards them all.
     also_swaps: tuple[ServerSwap, ...] = ()
+    # Every framework the server can be at run time, when its class is chosen between branches
+    # (`try`/`except ImportError`, `if sys.version_info ...`), in source order; `framework` is
+    # the first that pre-parses, the one the rules judge by. Empty: `framework` alone.
+    frameworks: tuple[Framework, ...] = ()
+
+    @property
+    def title(self) -> str:
+        """The frameworks it can run on, for messages: "mcp 2.x MCPServer or mcp 1.x FastMCP"."""
+        if not self.frameworks or self.framework is None:
+            return self.framework.title if self.framework is not None else "unknown framework"
+        judged = self.framework.pre_parses_json
+        alike = [f.title for f in self.frameworks if f.pre_parses_json is judged]
+        if len(alike) == len(self.frameworks):
+            return " or ".join(alike)
+        every = " or ".join(framework.title for framework in self.frameworks)
+        return f"{' or '.join(alike)} (the server runs on {every})"
 
 
 @dataclass(frozen=True)
