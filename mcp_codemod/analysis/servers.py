@@ -165,7 +165,12 @@ class ServerResolver:
         # One class, bound once, and no other branch's construction: the guarded class can
         # take its place. Otherwise the class is chosen at run time, and the guarded class of
         # one major would not import under the other: the construction is wrapped in `guard()`.
-        chosen = len(classes) > 1 or bool(ref.class_choices) or bool(ref.alternatives)
+        chosen = (
+            len(frameworks) > 1
+            or len(classes) > 1
+            or bool(ref.class_choices)
+            or any(other.class_choices for other in ref.alternatives)
+        )
         pre_parses = framework in _UNGUARDED
         if ref.kind is ServerKind.ANNOTATED:
             # Typed as a server class: the construction is out of sight, but a project subclass
@@ -185,9 +190,8 @@ class ServerResolver:
             swap = self.wrap(module, ref)
             also_swaps = tuple(
                 wrap
-                for other in ref.alternatives
-                if (wrap := self.wrap(module, other)) is not None
-                and self.server(module, other, hops + 1).framework in _UNGUARDED
+                for other, resolved in zip(ref.alternatives, alternatives, strict=True)
+                if resolved.framework in _UNGUARDED and (wrap := self.wrap(module, other))
             )
         elif pre_parses and ref.class_span is not None:
             swap = classes[0][1] or ServerSwap(module.path, ref.class_span, framework)
