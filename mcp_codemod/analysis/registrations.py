@@ -311,9 +311,9 @@ class Registrations:
     ) -> None:
         func = node.func
         kind = type(func)  # parsed nodes are of the exact classes
-        if node.keywords and _last_name(func) in SERVER_CLASS_NAMES:
+        if node.keywords:
             given = keyword(node, "tools")
-            if given is not None:
+            if given is not None and self.is_server_class(func, scope):
                 self.constructor_tools(node, given, scope, cls)
         # `server.tool(name=...)(fn)`: the call form used for methods and late registration.
         if (
@@ -361,6 +361,14 @@ class Registrations:
                 self.install_calls.append(qualified)
             if qualified not in GUARD_FUNCTIONS and qualified not in INSTALL_FUNCTIONS:
                 self.call_site(node, scope, cls, returned_by)
+
+    def is_server_class(self, func: ast.expr, scope: Scope) -> bool:
+        """Whether a called name may be a framework's server class, under any of its names."""
+        qualified = self.names.qualify(func, scope) or ""
+        return any(
+            name.rpartition(".")[2] in SERVER_CLASS_NAMES
+            for name in (qualified, *self.names.alternatives(func, scope))
+        )
 
     def constructor_tools(
         self, call: ast.Call, given: ast.expr, scope: Scope, cls: ClassContext | None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
+from pathlib import Path
 
 from mcp_codemod.analysis.facades import FACADE_CLASSES
 from mcp_codemod.analysis.facts import ModuleFacts, ServerKind, ServerRef, ServerSwap
@@ -250,8 +251,14 @@ class ServerResolver:
         found: list[tuple[Framework, ServerSwap | None]] = []
         if known is not None:
             found.append((known, None))
-            if qualified.partition(".")[0] not in _FRAMEWORK_PACKAGES:
-                return found  # the runtime's own classes, or the project's copy of them
+            if (
+                qualified.partition(".")[0] not in _FRAMEWORK_PACKAGES
+                or module is None
+                or _import_root(module) != _import_root(near)
+            ):
+                # The runtime's own classes, or the project's copy of them; or a framework's
+                # class that no module beside the importing one shadows.
+                return found
         if module is None:
             return found
         if name in module.classes:
@@ -299,3 +306,11 @@ def _judged_by(frameworks: Sequence[Framework]) -> Framework:
             if framework in wanted:
                 return framework
     return frameworks[0]
+
+
+def _import_root(module: ModuleFacts) -> Path:
+    """The directory a module is imported from (the one that holds its top-level package): a
+    module of that name there shadows an installed package where the importing module runs."""
+    path = Path(module.path)
+    depth = module.module.count(".") + (path.name == "__init__.py")
+    return path.parents[depth] if depth < len(path.parents) else path.parent
