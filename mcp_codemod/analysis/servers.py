@@ -179,7 +179,8 @@ class ServerResolver:
             swap = classes[0][1] if pre_parses and not chosen else None
             return ResolvedServer(
                 framework,
-                f"an instance of {ref.qualified}",
+                "an instance of "
+                + " or ".join(c for c in (*ref.class_choices, ref.qualified) if c != OTHER_BINDING),
                 ref.strict_input_validation,
                 None,
                 swap,
