@@ -30,6 +30,10 @@ class ResolvedServer:
     # the first that pre-parses, the one the rules judge by. Empty: `framework` alone.
     frameworks: tuple[Framework, ...] = ()
 
+    def runs_on(self, framework: Framework) -> bool:
+        """Whether the server can be of `framework` in some environment its source supports."""
+        return framework in self.frameworks or self.framework is framework
+
     @property
     def title(self) -> str:
         """The frameworks it can run on, for messages: "mcp 2.x MCPServer or mcp 1.x FastMCP"."""
@@ -72,11 +76,7 @@ class ToolParameter:
         if self.library is not None or self.generated_by is not None:
             return self.path, None
         site = self.parameter.site
-        if (
-            site is not None
-            and site.sole_description
-            and self.server.framework is Framework.FASTMCP
-        ):
+        if site is not None and site.sole_description and self.server.runs_on(Framework.FASTMCP):
             return self.path, None
         return self.path, site
 

@@ -61,7 +61,10 @@ def check(parameter: ToolParameter) -> Report | None:
         return Report(message, Fix(title, Safety.SAFE, swaps=swaps) if swaps else None)
     edits = add_marker(parameter, MARKER)
     if not edits:
-        return Report(message)
+        # No marker fits (beside the description fastmcp reads from `Annotated[T, "text"]`, on
+        # a server that may run on fastmcp): the guarded server keeps declared text alone.
+        title = capitalized(guarding(server))
+        return Report(message, Fix(title, Safety.SAFE, swaps=swaps) if swaps else None)
     title = f"Mark it `{MARKER}` and {guarding(server)}"
     return Report(message, Fix(title, Safety.SAFE, edits, swaps, advice))
 

@@ -273,3 +273,26 @@ def test_a_parameter_annotated_with_a_chosen_class_is_guarded_where_it_is_built(
         "through `mcp_codemod.runtime.guard(server)`"
     ) in result.output, result.output
     assert "Guarded" not in result.output
+
+
+def test_a_description_fastmcp_reads_is_kept_where_the_server_may_run_on_fastmcp(project):
+    header = """\
+    from typing import Annotated
+
+    try:
+        from fastmcp import FastMCP as Server
+    except ImportError:
+        from mcp.server.fastmcp import FastMCP as Server
+    """
+    tool = (
+        '\n\n@mcp.tool()\ndef search(query: Annotated[str | None, "free text"] = None) -> str:\n'
+        '    return query or ""\n'
+    )
+    write(project, {"server.py": dedent(header) + '\nmcp = Server("t")\n' + tool})
+    assert "MCP001" in run("check", ".").output
+    result = run("fix", "--write", ".")
+    assert result.exit_code == 0, result.output
+    text = (project / "server.py").read_text(encoding="utf-8")
+    # A marker beside it would drop the description from fastmcp's schema: the guard alone.
+    assert 'query: Annotated[str | None, "free text"] = None' in text
+    assert 'mcp = guard(Server("t"))' in text
