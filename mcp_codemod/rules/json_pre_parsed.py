@@ -290,5 +290,73 @@ def set_meta(value: Annotated[Any, NoPreParse], body: str | None = None) -> str:
     return repr(value) + repr(body)
 """
         ),
+        # One source for both majors: the server is either class, and `guard()` takes both.
+        Invalid(
+            """\
+try:
+    from mcp.server.mcpserver import MCPServer
+except ImportError:
+    from mcp.server.fastmcp import FastMCP as MCPServer
+
+mcp = MCPServer("search")
+
+
+@mcp.tool()
+def search(query: str | None = None) -> str:
+    return query or ""
+""",
+            lines=(10,),
+            fixed="""\
+from typing import Annotated
+
+from mcp_codemod.runtime import NoPreParse, guard
+
+try:
+    from mcp.server.mcpserver import MCPServer
+except ImportError:
+    from mcp.server.fastmcp import FastMCP as MCPServer
+
+mcp = guard(MCPServer("search"))
+
+
+@mcp.tool()
+def search(query: Annotated[str | None, NoPreParse] = None) -> str:
+    return query or ""
+""",
+        ),
+        # fastmcp where it is installed, the SDK where it is not: pre-parsed there.
+        Invalid(
+            """\
+try:
+    from fastmcp import FastMCP
+except ImportError:
+    from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("search")
+
+
+@mcp.tool()
+def search(query: str | None = None) -> str:
+    return query or ""
+""",
+            lines=(10,),
+            fixed="""\
+from typing import Annotated
+
+from mcp_codemod.runtime import NoPreParse, guard
+
+try:
+    from fastmcp import FastMCP
+except ImportError:
+    from mcp.server.fastmcp import FastMCP
+
+mcp = guard(FastMCP("search"))
+
+
+@mcp.tool()
+def search(query: Annotated[str | None, NoPreParse] = None) -> str:
+    return query or ""
+""",
+        ),
     ),
 )
