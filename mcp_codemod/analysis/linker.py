@@ -775,7 +775,7 @@ def _swappable(
     swaps: tuple[ServerSwap, ...] = tuple(
         swap
         for built in constructed.values()
-        if built.framework is server.framework
+        if built.runs_on(server.framework)
         for swap in (built.swap, *built.also_swaps)
         if swap is not None
     )

@@ -27,6 +27,8 @@ class ServerResolver:
         self.names = names
         self.runtime_copy = runtime_copy  # the `runtime-module` setting
         self.passed_servers: dict[tuple[str, str, tuple[int, str]], ResolvedServer] = {}
+        # The frameworks of each class name as a module refers to it (`class_frameworks`).
+        self.classes_of: dict[tuple[str, str], list[tuple[Framework, ServerSwap | None]]] = {}
 
     def passed_server(
         self, module: ModuleFacts, function: str, argument: tuple[int, str], hops: int
@@ -245,6 +247,20 @@ class ServerResolver:
         through every branch of that module that binds it."""
         if qualified == OTHER_BINDING or hops > MAX_HOPS:
             return []
+        key = (qualified, near.path)
+        known_frameworks = self.classes_of.get(key)
+        if known_frameworks is None:
+            # Each (name, module) once: branches that re-export the same class meet again, and
+            # a chain of them would otherwise be walked once per way through it.
+            self.classes_of[key] = []  # a cycle of re-exports ends here
+            known_frameworks = self.classes_of[key] = self.find_class_frameworks(
+                qualified, near, hops
+            )
+        return known_frameworks
+
+    def find_class_frameworks(
+        self, qualified: str, near: ModuleFacts, hops: int
+    ) -> list[tuple[Framework, ServerSwap | None]]:
         qualified = self.names.unstarred(qualified, near) or qualified
         known = SERVER_CLASSES.get(runtime_name(qualified, self.runtime_copy))
         module_name, _, name = qualified.rpartition(".")

@@ -21,6 +21,9 @@ import pytest
 from conftest import FIXTURES, run_cli
 
 SOURCE = FIXTURES / "one_source"
+# A project whose own `fastmcp.py` shadows the package: kept out of fixtures/, whose modules
+# other tests import into one interpreter, where it would shadow fastmcp for them all.
+SHADOWING = Path(__file__).resolve().parents[1] / "data" / "shadowing_fastmcp"
 # Each fixture server: the directory it runs from (the project's own `fastmcp.py` shadows the
 # package only there) and its module.
 SERVERS = [
@@ -101,6 +104,7 @@ def fixed(tmp_path_factory) -> tuple[dict, dict, dict, dict, Path]:
     fastmcp), and the fixed tree."""
     root = tmp_path_factory.mktemp("one_source") / "one_source"
     shutil.copytree(SOURCE, root, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(SHADOWING, root / "shadowing", ignore=shutil.ignore_patterns("__pycache__"))
     before, before_fastmcp = describe(root), describe(root, FASTMCP_ASKED)
     result = run_cli("fix", "--write", "--no-cache", ".", cwd=root)
     assert result.exit_code == 0, result.output
@@ -146,7 +150,8 @@ def test_a_fastmcp_first_server_stays_on_fastmcp(fixed):
 def test_the_fix_guards_the_instance_and_keeps_every_import(fixed):
     root = fixed[-1]
     for directory, module in SERVERS:
-        original = (SOURCE / directory / f"{module}.py").read_text(encoding="utf-8")
+        source = SHADOWING if directory == "shadowing" else SOURCE
+        original = (source / f"{module}.py").read_text(encoding="utf-8")
         text = (root / directory / f"{module}.py").read_text(encoding="utf-8")
         # No guarded class of one major: `guard()` takes either, and fastmcp untouched.
         assert "Guarded" not in text, module
