@@ -740,9 +740,13 @@ def _unimportable(changed: list, outcome: api.FixOutcome) -> list[str]:
     """A line per runtime name the fixed files import that the installed mcp lacks."""
     from mcp_codemod.fix import runtime_names
 
-    final = {change.path: change.fixed for change in changed}  # a later round's text wins
+    first: dict[str, str] = {}
+    final: dict[str, str] = {}
+    for change in changed:  # a later round's text wins; the first round's original is the user's
+        first.setdefault(change.path, change.original)
+        final[change.path] = change.fixed
     return runtime_names.missing_names(
-        final.items(),
+        [(path, first[path], text) for path, text in final.items()],
         outcome.runtime_modules,
         runtime_names.runtime_exports(),
         runtime_names.installed_mcp(),

@@ -288,12 +288,10 @@ class _Scanner:
         module_level: bool,
     ) -> None:
         previous = scope.names.get(name)
-        if annotation is None and type(value) in (ast.Name, ast.Attribute):
+        if annotation is None and self.copies_server_class(value, scope):
             copied = self.names.qualify(value, scope)  # type: ignore[arg-type]
             others = self.names.alternatives(value, scope)  # type: ignore[arg-type]
-            if copied is not None and any(
-                q.rpartition(".")[2] in SERVER_CLASS_NAMES for q in (copied, *others)
-            ):
+            if copied is not None:
                 # `MCPServer = FastMCP`, `Server = fastmcp.FastMCP`: a branch's spelling of
                 # another framework's class. The name is that class, or whatever the name it
                 # copies may be.
@@ -358,6 +356,24 @@ class _Scanner:
             scope.names[name] = Symbol(SymbolKind.COLLECTION, node=value)
         else:
             scope.names[name] = Symbol(SymbolKind.OTHER, node=made, scope=made_scope)
+
+    def copies_server_class(self, value: ast.expr | None, scope: Scope) -> bool:
+        """`Server = FastMCP` (an imported name that may be a server class, under any of its
+        bindings) or `Server = fastmcp.FastMCP`: asked of every assignment, so by name first."""
+        kind = type(value)
+        if kind is ast.Attribute:
+            return value.attr in SERVER_CLASS_NAMES  # type: ignore[union-attr]
+        if kind is not ast.Name:
+            return False
+        symbol = scope.lookup(value.id)  # type: ignore[union-attr]
+        return (
+            symbol is not None
+            and symbol.kind is SymbolKind.IMPORT
+            and any(
+                q.rpartition(".")[2] in SERVER_CLASS_NAMES
+                for q in (symbol.qualified, *symbol.alternatives)
+            )
+        )
 
     def bind_parameters(self, node: ast.FunctionDef | ast.AsyncFunctionDef, local: Scope) -> None:
         arguments = node.args

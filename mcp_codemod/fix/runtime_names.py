@@ -22,6 +22,8 @@ _GUARDED_CLASSES = {
     "GuardedFastMCP": (1, "mcp/server/fastmcp/__init__.py"),
     "GuardedMCPServer": (2, "mcp/server/mcpserver/__init__.py"),
 }
+# The server package each mcp major has, and the other lacks.
+_SDK_PACKAGES = {1: "mcp.server.fastmcp", 2: "mcp.server.mcpserver"}
 # The runtime's names that load the mcp SDK when they are imported.
 _NEEDS_MCP = frozenset(("guard", "install", "uninstall", *_GUARDED_CLASSES))
 
@@ -64,13 +66,9 @@ def runtime_exports() -> frozenset[str]:
     return frozenset(names)
 
 
-def runtime_imports(text: str, runtime_modules: Collection[str]) -> list[tuple[int, str]]:
+def runtime_imports(tree: ast.Module, runtime_modules: Collection[str]) -> list[tuple[int, str]]:
     """The names a module imports from the runtime, each with its line: `from
     mcp_codemod.runtime import X`, anywhere in the module."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return []
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and not node.level and node.module in runtime_modules:
@@ -78,22 +76,54 @@ def runtime_imports(text: str, runtime_modules: Collection[str]) -> list[tuple[i
     return found
 
 
+def written_for(tree: ast.Module) -> int | None:
+    """The one mcp major a module runs on, when a module-level import outside any branch names
+    that major's server package (`from mcp.server.mcpserver import MCPServer`): the guarded
+    class of that major is right for it, whichever mcp is installed where `fix` runs."""
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            modules = [node.module]
+        elif isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        else:
+            continue
+        for module in modules:
+            for major, package in _SDK_PACKAGES.items():
+                if module == package or module.startswith(f"{package}."):
+                    return major
+    return None
+
+
 def missing_names(
-    fixed: Iterable[tuple[str, str]],
+    fixed: Iterable[tuple[str, str, str]],
     runtime_modules: Collection[str],
     exported: Collection[str],
     mcp: InstalledMcp,
 ) -> list[str]:
-    """One line per name a fixed file (path, text) imports from the runtime that does not exist
-    with the mcp installed here."""
+    """One line per name a fixed file (path, text before the fix, text after) imports from the
+    runtime that does not exist with the mcp installed here (for a module written for one major
+    only, as its text before the fix says: with that major)."""
     modules = {*RUNTIME_MODULES, *runtime_modules}
     lines = []
-    for path, text in fixed:
-        for line, name in runtime_imports(text, modules):
+    for path, original, text in fixed:
+        tree, before = _parsed(text), _parsed(original)
+        if tree is None:
+            continue  # never written: the fixer refuses a result that does not parse
+        major = written_for(before) if before is not None else None
+        for line, name in runtime_imports(tree, modules):
+            if major is not None and _GUARDED_CLASSES.get(name, (None,))[0] == major:
+                continue
             why = _why_missing(name, exported, mcp)
             if why is not None:
                 lines.append(f"{path}:{line}: error: the fixed code imports `{name}`, {why}")
     return lines
+
+
+def _parsed(text: str) -> ast.Module | None:
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
 
 
 def _why_missing(name: str, exported: Collection[str], mcp: InstalledMcp) -> str | None:

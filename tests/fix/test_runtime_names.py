@@ -25,8 +25,9 @@ NO_MCP = InstalledMcp(None)
 RUNTIME = "mcp_codemod.runtime"
 
 
-def missing(text: str, mcp: InstalledMcp, runtime_modules=()) -> list[str]:
-    return missing_names([("server.py", text)], runtime_modules, runtime_exports(), mcp)
+def missing(text: str, mcp: InstalledMcp, runtime_modules=(), original: str = "") -> list[str]:
+    fixed = [("server.py", original, text)]
+    return missing_names(fixed, runtime_modules, runtime_exports(), mcp)
 
 
 def test_each_guarded_class_needs_its_own_major():
@@ -41,6 +42,16 @@ def test_each_guarded_class_needs_its_own_major():
         "server.py:1: error: the fixed code imports `GuardedMCPServer`, which needs mcp>=2; the "
         "installed mcp is 1.28.1: the server will not import"
     ]
+
+
+def test_a_module_written_for_one_major_takes_that_majors_class_wherever_fix_runs():
+    # Before the fix it imported the mcp 2.x package outside any branch: it runs on mcp 2.x only.
+    original = "from mcp.server.mcpserver import MCPServer\n"
+    text = "from mcp_codemod.runtime import GuardedMCPServer\n"
+    assert missing(text, MCP1, original=original) == []
+    # ... and the other major's class is wrong for it where it runs.
+    wrong = "from mcp_codemod.runtime import GuardedFastMCP\n"
+    assert len(missing(wrong, MCP2, original=original)) == 1
 
 
 def test_guard_and_the_markers_import_under_either_major():
@@ -79,9 +90,18 @@ def test_the_installed_mcp_is_read_from_its_distribution():
 
 
 OTHER_MAJOR = {
-    # A server of each major, which `fix` makes a server of that major's guarded class.
-    1: ("from mcp.server.fastmcp import FastMCP\n\nmcp = FastMCP('t')\n", "GuardedFastMCP"),
-    2: ("from mcp.server.mcpserver import MCPServer\n\nmcp = MCPServer('t')\n", "GuardedMCPServer"),
+    # A server of each major, imported in a branch (so not known to be written for one major
+    # only), which `fix` makes a server of that major's guarded class.
+    1: (
+        "try:\n    from mcp.server.fastmcp import FastMCP\nexcept ImportError:\n    raise\n\n"
+        "mcp = FastMCP('t')\n",
+        "GuardedFastMCP",
+    ),
+    2: (
+        "try:\n    from mcp.server.mcpserver import MCPServer\nexcept ImportError:\n    raise\n\n"
+        "mcp = MCPServer('t')\n",
+        "GuardedMCPServer",
+    ),
 }
 TOOL = '\n\n@mcp.tool()\ndef search(query: str | None = None) -> str:\n    return query or ""\n'
 
