@@ -222,7 +222,10 @@ class _Scanner:
             qualname = f"{scope.qualname}.{node.name}" if scope.qualname else node.name
             names[node.name] = Symbol(SymbolKind.FUNCTION, qualname=qualname)
         elif kind is ast.ClassDef:
-            names[node.name] = Symbol(SymbolKind.CLASS, qualified=f"{self.module}.{node.name}")
+            qualified = f"{self.module}.{node.name}"
+            # `except ImportError: class FastMCP: ...` (a stand-in): the import may be it too.
+            others = self.other_bindings(names.get(node.name), qualified)
+            names[node.name] = Symbol(SymbolKind.CLASS, qualified=qualified, alternatives=others)
         elif kind is ast.AnnAssign and type(node.target) is ast.Name:
             self.bind_value(node.target.id, node.value, node.annotation, scope, module_level)
         elif module_level and kind.__name__ == "TypeAlias":  # `type X = ...`, Python 3.12+

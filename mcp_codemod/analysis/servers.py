@@ -191,11 +191,12 @@ class ServerResolver:
         swap = None
         also_swaps: tuple[ServerSwap, ...] = ()
         if pre_parses and chosen:
-            swap = self.wrap(module, ref)
+            swap = self.wrap(module, ref, framework)
             also_swaps = tuple(
                 wrap
                 for other, resolved in zip(ref.alternatives, alternatives, strict=True)
-                if resolved.framework in _UNGUARDED and (wrap := self.wrap(module, other))
+                if resolved.framework in _UNGUARDED
+                and (wrap := self.wrap(module, other, resolved.framework))
             )
         elif pre_parses and ref.class_span is not None:
             swap = classes[0][1] or ServerSwap(module.path, ref.class_span, framework)
@@ -210,11 +211,11 @@ class ServerResolver:
             frameworks=tuple(frameworks) if len(frameworks) > 1 else (),
         )
 
-    def wrap(self, module: ModuleFacts, ref: ServerRef) -> ServerSwap | None:
+    def wrap(self, module: ModuleFacts, ref: ServerRef, framework: Framework) -> ServerSwap | None:
         """The fix that passes a construction through `guard()`, where it can be seen whole."""
         if ref.call_span is None or ref.guarded_by:
             return None
-        return ServerSwap(module.path, ref.call_span, Framework.MCP1, wrap=True)
+        return ServerSwap(module.path, ref.call_span, framework, wrap=True)
 
     def alternative_swaps(
         self, module: ModuleFacts, ref: ServerRef, hops: int

@@ -296,3 +296,21 @@ def test_a_description_fastmcp_reads_is_kept_where_the_server_may_run_on_fastmcp
     # A marker beside it would drop the description from fastmcp's schema: the guard alone.
     assert 'query: Annotated[str | None, "free text"] = None' in text
     assert 'mcp = guard(Server("t"))' in text
+
+
+def test_a_stand_in_class_in_the_fallback_keeps_the_import(project):
+    header = """\
+    try:
+        from mcp.server.fastmcp import FastMCP as Server
+    except ImportError:
+
+        class Server:
+            def __init__(self, name: str) -> None:
+                self.name = name
+
+            def tool(self):
+                return lambda fn: fn
+    """
+    write(project, {"server.py": served(header)})
+    result = run("check", ".")
+    assert "is JSON-pre-parsed by mcp 1.x FastMCP: " in result.output, result.output
