@@ -253,9 +253,13 @@ class _Scanner:
 
     def other_bindings(self, previous: Symbol | None, qualified: str) -> tuple[str, ...]:
         """What a name bound in a branch may still be from its earlier bindings (none outside a
-        branch: a later statement of the same body replaces the binding)."""
-        if previous is None or not self.branch_depth:
+        branch: a later statement of the same body replaces the binding); for a name no
+        earlier statement binds, `OTHER_BINDING`: where the branch does not run, the name is
+        not that (`try: from mcp.server.mcpserver import MCPServer` and nothing in `except`)."""
+        if not self.branch_depth:
             return ()
+        if previous is None:
+            return (OTHER_BINDING,)
         if previous.kind in (SymbolKind.IMPORT, SymbolKind.CLASS):
             earlier = (*previous.alternatives, previous.qualified)
         else:
