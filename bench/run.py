@@ -19,7 +19,9 @@ $MCP_CODEMOD_BENCH_CACHE), then measures, as medians of N runs, in one go:
   analysis (scan + link) and `check` with 1 and 2 jobs;
 - where a process pool starts to pay (the `jobs` threshold);
 - one generated 2 MB server with a tool every few lines: `check` and `fix` (no write) on it,
-  with their peak memory, since a file that size once took `fix` minutes and gigabytes.
+  with their peak memory, since a file that size once took `fix` minutes and gigabytes;
+- `check` on the generated trees of each kind of resolution (tests/analysis/generated_trees.py)
+  at N and 8N, and the README's demo (`check fixtures/`) against parsing its files with `ast`;
 - the language server (`bench/lsp.py`, when pygls is installed): diagnostics after each of 20
   edits of a 2,000-line server module, warm.
 
@@ -33,6 +35,7 @@ import argparse
 import ast
 import compileall
 import gc
+import importlib.util
 import os
 import platform
 import shutil
@@ -557,6 +560,70 @@ def measure_big_file(report: Report, scratch: Path, repeat: int) -> None:
     report.note('"vs check": the median of ratios to `check` runs interleaved with `fix`.')
 
 
+def measure_fixtures(report: Report, repeat: int) -> None:
+    """The README's demo, `check fixtures/` from the repository's root, against a Python process
+    that parses the same files with `ast` (run in turn, the ratio taken pair by pair): the
+    bundled servers hold most registration shapes, so a resolution step that grows out of
+    bounds shows here first."""
+    files = [str(path.relative_to(REPO)) for path in python_files(REPO / "fixtures")]
+    parse = [sys.executable, "-c", PARSE_EVERY_FILE, *files]
+    floor, _memory = median_run(parse, REPO, repeat)
+    check, memory, ratio = paired_runs(
+        [*codemod_command(), "check", "--no-cache", "fixtures/"], parse, REPO, repeat
+    )
+    report.heading(f"The README's demo: `check fixtures/`, {len(files):,} files")
+    report.table(
+        ["step", "wall s", "peak MB", "vs parse"],
+        [
+            ["python parsing every file with ast", f"{floor:.3f}", "", "1×"],
+            [
+                "mcp-codemod check --no-cache fixtures/",
+                f"{check:.3f}",
+                str(memory),
+                f"{ratio:.1f}×",
+            ],
+        ],
+    )
+
+
+# A process that parses each file named: the floor of any analysis of them.
+PARSE_EVERY_FILE = """\
+import ast, contextlib, sys
+for name in sys.argv[1:]:
+    with open(name, "rb") as file, contextlib.suppress(SyntaxError):  # `type X` before 3.12
+        ast.parse(file.read())
+"""
+
+
+def measure_generated_shapes(report: Report, scratch: Path, repeat: int) -> None:
+    """`check` on the trees tests/analysis/test_work_growth.py counts the work of, at N and 8N:
+    each kind of resolution on a tree that grows linearly. The test asserts the work; this
+    shows the time."""
+    spec = importlib.util.spec_from_file_location(
+        "generated_trees", REPO / "tests" / "analysis" / "generated_trees.py"
+    )
+    assert spec is not None and spec.loader is not None
+    trees = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(trees)
+    rows = []
+    for label, make in trees.TREES.items():
+        times = []
+        for size in (SHAPE_SIZE, 8 * SHAPE_SIZE):
+            root = scratch / "shapes" / f"{make.__name__}-{size}"
+            for name, text in make(size).items():
+                (root / name).parent.mkdir(parents=True, exist_ok=True)
+                (root / name).write_text(text, encoding="utf-8")
+            times.append(
+                median_run([*codemod_command(), "check", "--no-cache", "."], root, repeat)[0]
+            )
+        rows.append([label, f"{times[0]:.2f}", f"{times[1]:.2f}", f"{times[1] / times[0]:.1f}×"])
+    report.heading(f"Generated shapes: `check --no-cache` at N = {SHAPE_SIZE} and 8N")
+    report.table(["tree", "N s", "8N s", "8N ÷ N"], rows)
+    report.note("Each figure includes start-up; the growth test counts work, not time.")
+
+
+SHAPE_SIZE = 100
+
 # Each speed mechanism that replaces a standard way of doing the same thing, and how to turn it
 # off in a fresh process: each must pay at least 5 % on one tree to stay (docs/speed.md).
 SPEED_MECHANISMS = {
@@ -653,6 +720,8 @@ def main() -> int:
         measure_pool_threshold(report, Path(scratch), options.repeat)
         measure_every_file_holds_tools(report, Path(scratch), options.repeat)
         measure_big_file(report, Path(scratch), options.repeat)
+        measure_generated_shapes(report, Path(scratch), options.repeat)
+    measure_fixtures(report, options.repeat)
     measure_speed_mechanisms(
         report,
         {"corpus": options.cache / "tree", "servers": servers, "MCP-heavy": heavy},

@@ -226,6 +226,7 @@ def merged(groups: Sequence[Group]) -> CheckResult:
         suppressed=sum(r.suppressed for r in results),
         digests={key: value for r in results for key, value in r.digests.items()},
         tool_files=tuple(sorted({pair for r in results for pair in r.tool_files})),
+        work=sum(r.work for r in results),
     )
 
 

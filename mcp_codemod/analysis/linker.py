@@ -56,6 +56,7 @@ from mcp_codemod.analysis.type_exprs import (
     type_names,
 )
 from mcp_codemod.analysis.unseen import Unseen
+from mcp_codemod.analysis.work import OverBudget
 
 
 class Linker:
@@ -80,6 +81,9 @@ class Linker:
         # tools. An answer depends only on the names the module sees, which loading more
         # modules does not change; an annotation too deep to follow is never kept.
         self.shaped: dict[tuple[str, TypeExpr | None], Shape] = {}
+        # What each stored reference is (`stored_server`), once per run.
+        self.stored: dict[tuple[str, ServerRef], ResolvedServer | None] = {}
+        self.over_budget: set[tuple[str, ServerRef]] = set()
 
     # ---- entry -----------------------------------------------------------------------------
     def link(self, modules: list[ModuleFacts], default: Framework | None) -> LinkResult:
@@ -184,7 +188,9 @@ class Linker:
             parameters = [replace(p, server=_swappable(p.server, constructed)) for p in parameters]
             registered = [replace(t, server=_swappable(t.server, constructed)) for t in registered]
             unresolved = [replace(t, server=_swappable(t.server, constructed)) for t in unresolved]
-        return LinkResult(tuple(parameters), tuple(unresolved), tools, tuple(registered))
+        return LinkResult(
+            tuple(parameters), tuple(unresolved), tools, tuple(registered), self.names.work.steps
+        )
 
     def escapes(
         self, modules: list[ModuleFacts], guarded: set[tuple[str, int]] | bool
@@ -232,13 +238,23 @@ class Linker:
             if key not in known:
                 server = self.stored_server(reader, module, ref, read)
                 # An application object (`MCPApp`) is no server: its framework's own tools
-                # are counted where it is built (analysis/framework_tools.py).
-                if server is None or server.framework not in _SDK_SERVERS or server.facade:
+                # are counted where it is built (analysis/framework_tools.py). What could not
+                # be followed within its budget may be any server.
+                if server is not None and server.framework is None and key in self.over_budget:
+                    pass
+                elif server is None or server.framework not in _SDK_SERVERS or server.facade:
                     server = None
                 known[key] = server
             return known[key]
 
         def stored(path: str, line: int, use: str, server: ResolvedServer) -> UnresolvedTool:
+            if server.framework is None:
+                reason = (
+                    f"what is {use} could not be followed within the analysis's budget of "
+                    f"{self.names.work.budget:,} steps: if it is a server, what is registered through "
+                    "it cannot be seen"
+                )
+                return UnresolvedTool(path, line, reason, Unseen.OVER_BUDGET, server)
             reason = (
                 f"the server is {use}, which the analysis does not follow: what is registered "
                 "through it cannot be seen"
@@ -291,7 +307,9 @@ class Linker:
             except NotParsed:
                 return None
 
-        names = ProjectNames(read_only, self.names.loaded, lambda name, near: [])
+        names = ProjectNames(
+            read_only, self.names.loaded, lambda name, near: [], work=self.names.work
+        )
         return ServerResolver(names, self.runtime_copy)
 
     def stored_server(
@@ -300,27 +318,61 @@ class Linker:
         module: ModuleFacts,
         ref: ServerRef,
         read: frozenset[str],
-        hops: int = 0,
     ) -> ResolvedServer | None:
         """The server a stored reference is, as far as the modules read tell: a server class,
         or a name of a module read (every module that makes a server is read); for a
         parameter, what a caller among the modules read passes (its own parameter in turn:
         `keep(server)` calling `remember(server)`), else the server class its annotation names
-        (`server: FastMCP`)."""
+        (`server: FastMCP`).
+
+        The parameters are searched once each, however many ways lead to them (a method that
+        retries by calling itself with what it stores); a search over its budget
+        (`analysis/work.py`) is a server of unknown framework."""
+        key = (module.path, ref)
+        if key in self.stored:
+            return self.stored[key]
+        searched: set[tuple[str, ServerRef]] = set()
+        try:
+            with self.names.work.question():
+                found = self.search_stored(reader, module, ref, read, searched)
+        except OverBudget:
+            self.over_budget.add(key)
+            found = ResolvedServer(None, "followed further than the analysis's budget")
+        if found is None:
+            # Nothing the search went through reaches a server: each of them is answered too.
+            self.stored.update(dict.fromkeys(searched))
+        self.stored[key] = found
+        return found
+
+    def search_stored(
+        self,
+        reader: ServerResolver,
+        module: ModuleFacts,
+        ref: ServerRef,
+        read: frozenset[str],
+        searched: set[tuple[str, ServerRef]],
+    ) -> ResolvedServer | None:
+        key = (module.path, ref)
+        if key in self.stored:
+            return self.stored[key]
+        if key in searched:
+            return None  # on the way here already, or found to reach no server
+        searched.add(key)
+        self.names.work.step()
         if ref.argument is None:
             return reader.server(module, ref) if self.named_in(ref, read) else None
 
         def followed(passed: ServerRef) -> bool:
             return passed.argument is not None or self.named_in(passed, read)
 
-        if hops < MAX_HOPS:
-            for caller, passed in reader.passed_by(
-                self.names.loaded(), module, ref.function, ref.argument, followed
-            ):
-                if followed(passed):
-                    server = self.stored_server(reader, caller, passed, read, hops + 1)
-                    if server is not None and server.framework is not None:
-                        return server
+        for caller, passed in reader.passed_by(
+            self.names.loaded(), module, ref.function, ref.argument, followed
+        ):
+            if followed(passed):
+                server = self.search_stored(reader, caller, passed, read, searched)
+                if server is not None and server.framework is not None:
+                    self.stored[key] = server  # every way here reaches it
+                    return server
         if ref.kind is ServerKind.ANNOTATED and runtime_name(ref.qualified, self.runtime_copy) in (
             SERVER_CLASSES
         ):

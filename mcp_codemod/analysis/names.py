@@ -18,6 +18,7 @@ from mcp_codemod.analysis.facts import (
 from mcp_codemod.analysis.scope import STAR
 from mcp_codemod.analysis.shapes import KNOWN_NAMES
 from mcp_codemod.analysis.type_exprs import TypeExpr, type_names
+from mcp_codemod.analysis.work import Work
 
 ModuleLoader = Callable[[str, "ModuleFacts"], "ModuleFacts | None"]
 """Loads a module by name, looking first beside the module that imports it."""
@@ -55,7 +56,9 @@ class ProjectNames:
         preload_modules: ModulePreloader | None = None,
         parse_ahead_modules: ModulePreloader | None = None,
         load_parsed: ModuleLoader | None = None,
+        work: Work | None = None,
     ) -> None:
+        self.work = work if work is not None else Work()
         self.calls_to_function: dict[
             tuple[str, str, bool], list[tuple[ModuleFacts, CallSite, bool]]
         ] = {}
@@ -70,6 +73,15 @@ class ProjectNames:
         self.calls_by_name: dict[str, list[tuple[ModuleFacts, CallSite]]] = {}
         self.indexed: set[str] = set()
         self.fully_indexed: tuple[ModuleFacts, ...] = ()  # the modules last indexed together
+        # The function each call runs, by the call's identity: a registrar's calls are asked
+        # about by every question that follows a value through them.
+        self.callees: dict[int, tuple[ModuleFacts, Function, bool] | None] = {}
+        # The calls of each name by the function they run (`calls_of`), and how many of the
+        # name's calls are sorted so.
+        self.calls_by_callee: dict[
+            str, dict[tuple[str, str], list[tuple[ModuleFacts, CallSite, bool]]]
+        ] = {}
+        self.sorted_calls: dict[str, int] = {}
 
     def follow(
         self, qualified: str, near: ModuleFacts, has: Callable[[ModuleFacts, str], bool]
@@ -77,6 +89,7 @@ class ProjectNames:
         """The module of the project that defines `pkg.mod.name`, following re-exports
         (`from .server import mcp` in an `__init__`), and the name there."""
         for _ in range(MAX_HOPS):
+            self.work.step()
             if qualified.startswith(STAR):
                 unstarred = self.unstarred(qualified, near)
                 if unstarred is None:
@@ -115,7 +128,7 @@ class ProjectNames:
         that is not."""
         if self.parse_ahead_modules is None or self.load_parsed is None:
             return
-        parsed = ProjectNames(self.load_parsed, self.loaded, self.load_callers)
+        parsed = ProjectNames(self.load_parsed, self.loaded, self.load_callers, work=self.work)
         followed: set[tuple[str, str]] = set()
         unparsed: list[tuple[str, ModuleFacts]] = []
         pending = list(names)
@@ -205,14 +218,28 @@ class ProjectNames:
         self, callers: Sequence[ModuleFacts], module: ModuleFacts, function: str
     ) -> list[tuple[ModuleFacts, CallSite, bool]]:
         self.index_calls(callers)
-        found = []
-        for caller, call in self.calls_by_name.get(called_name(function), ()):
+        return self.calls_of(module, function)
+
+    def calls_of(
+        self, module: ModuleFacts, function: str
+    ) -> list[tuple[ModuleFacts, CallSite, bool]]:
+        """The calls indexed so far that run a function of `module` (by qualname), with their
+        callers and whether they pass `self` implicitly. The calls of a name are sorted by
+        callee once, as they are indexed: a project's many `send` methods are each asked
+        about, and each asking would otherwise go over every call of every `send`."""
+        name = called_name(function)
+        calls = self.calls_by_name.get(name, ())
+        by_callee = self.calls_by_callee.setdefault(name, {})
+        for caller, call in calls[self.sorted_calls.get(name, 0) :]:
+            self.work.step()
             callee = self.callee(caller, call)
             if callee is not None:
                 owner, target, bound = callee
-                if owner.path == module.path and target.qualname == function:
-                    found.append((caller, call, bound))
-        return found
+                by_callee.setdefault((owner.path, target.qualname), []).append(
+                    (caller, call, bound)
+                )
+        self.sorted_calls[name] = len(calls)
+        return by_callee.get((module.path, function), [])
 
     def index_calls(self, callers: Sequence[ModuleFacts]) -> None:
         if callers is self.fully_indexed:  # `loaded()`'s tuple again: nothing loaded since
@@ -221,6 +248,7 @@ class ProjectNames:
         for caller in callers:
             if caller.path not in indexed:
                 indexed.add(caller.path)
+                self.work.step(len(caller.calls))
                 for call in caller.calls:
                     # The name the call spells, `register` in `tools.register(mcp)`, `Handler`
                     # in `Handler(mcp)`: worked out here, where every loaded module's calls pass.
@@ -326,6 +354,14 @@ class ProjectNames:
     ) -> tuple[ModuleFacts, Function, bool] | None:
         """The function a call runs, and whether `self` is passed implicitly: a method called on
         an instance, or `__init__` when a project class is called."""
+        key = id(call)
+        if key not in self.callees:
+            self.callees[key] = self.find_callee(caller, call)
+        return self.callees[key]
+
+    def find_callee(
+        self, caller: ModuleFacts, call: CallSite
+    ) -> tuple[ModuleFacts, Function, bool] | None:
         found = self.function(caller, call.function)
         if found is not None:
             # An imported instance's method (`tools.reader`) is bound all the same.

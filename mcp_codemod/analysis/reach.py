@@ -20,11 +20,15 @@ from mcp_codemod.analysis.facts import (
 from mcp_codemod.analysis.frameworks import REGISTRATION_ATTRIBUTES
 from mcp_codemod.analysis.names import ProjectNames
 from mcp_codemod.analysis.unseen import Unseen
+from mcp_codemod.analysis.work import OverBudget
 
 LibraryLoader = Callable[[str], "ModuleFacts | None"]
 """Facts of a module found on `sys.path` outside the project, by its dotted name."""
 T = TypeVar("T")
-_MAX_HOPS = 12  # helper chains longer than this are not followed (and cycles end here)
+_MAX_HOPS = 12  # helper chains longer than this are not followed
+# A reference to follow, where it is met: the module, the reference, the line its tools are
+# reported at, and the helper parameter that names them.
+ReachKey = tuple[str, FunctionRef, int, "tuple[int, str] | None"]
 
 
 @dataclass(frozen=True)
@@ -48,6 +52,9 @@ class ToolReach:
         self.names = names
         self.load_library = load_library
         self.generated: dict[str, set[tuple[str, str]]] = {}
+        self.answers: dict[ReachKey, list[Reached | Unreached]] = {}
+        self.visited: set[ReachKey] = set()  # by the registration being followed
+        self.incomplete = False  # whether the answer being found met a way back
 
     def tools(
         self,
@@ -57,8 +64,23 @@ class ToolReach:
         name_argument: tuple[int, str] | None = None,
     ) -> list[Reached | Unreached]:
         """The tools a registration registers; `name_argument`: the helper parameter that names
-        them, read from each call of the helper."""
-        return self.resolve(module, ref, line, 0, name_argument)
+        them, read from each call of the helper. A registration whose tools take more than its
+        budget of work to find (`analysis/work.py`) is unseen."""
+        self.visited, self.incomplete = set(), False
+        try:
+            with self.names.work.question():
+                found = self.resolve(module, ref, line, 0, name_argument)
+        except OverBudget:
+            reason = (
+                f"`{_message_name(ref)}`: its tools could not be followed within the analysis's "
+                f"budget of {self.names.work.budget:,} steps"
+            )
+            return [Unreached(Unseen.OVER_BUDGET, reason, module.path, line)]
+        if not found and self.incomplete:
+            # Only the helper itself passes the tool on (`register(fn, attempt + 1)`).
+            reason = f"`{_message_name(ref)}`: only the helper that registers it passes it on"
+            return [Unreached(Unseen.HELPER_PARAMETER, reason, module.path, line)]
+        return found
 
     def resolve(
         self,
@@ -67,6 +89,33 @@ class ToolReach:
         line: int,
         hops: int,
         name_argument: tuple[int, str] | None = None,
+    ) -> list[Reached | Unreached]:
+        """What a reference reaches, each way to it followed once per registration: a helper
+        that calls itself (retrying with the function it was given) or its callers in turn
+        adds nothing the first way did not find. An answer found without meeting such a way
+        back holds for every registration, and is kept."""
+        key = (module.path, ref, line, name_argument)
+        if key in self.answers:
+            return self.answers[key]
+        if key in self.visited:
+            self.incomplete = True  # its tools are found where it was first met
+            return []
+        self.visited.add(key)
+        self.names.work.step()
+        outer, self.incomplete = self.incomplete, False
+        found = self.find(module, ref, line, hops, name_argument)
+        if not self.incomplete:
+            self.answers[key] = found
+        self.incomplete = outer or self.incomplete
+        return found
+
+    def find(
+        self,
+        module: ModuleFacts,
+        ref: FunctionRef,
+        line: int,
+        hops: int,
+        name_argument: tuple[int, str] | None,
     ) -> list[Reached | Unreached]:
         if hops > _MAX_HOPS:
             reason = f"`{_message_name(ref)}`: too many hops"

@@ -59,7 +59,8 @@ class Registrations:
         self.guard_calls: list[tuple[str, ServerRef]] = []
         self.install_calls: list[str] = []
         self.escapes: list[tuple[int, ServerRef, str]] = []
-        self.stores: list[tuple[int, ServerRef, str]] = []
+        # Each store once, in the order met: a dict, since a module can store thousands.
+        self.stores: dict[tuple[int, ServerRef, str], None] = {}
         registers = _REGISTERS_OR_FACADES if "MCPApp" in text.source else _REGISTERS
         self.registering_lines = text.lines_with(registers)
         self.may_write_privately = text.may_name("_tool_manager")
@@ -259,8 +260,8 @@ class Registrations:
         self, value: ast.expr, line: int, use: str, scope: Scope, cls: ClassContext | None
     ) -> None:
         server = self.stored_server(value, scope, cls)
-        if server is not None and (line, server, use) not in self.stores:
-            self.stores.append((line, server, use))
+        if server is not None:
+            self.stores[line, server, use] = None
 
     def stored_server(
         self, node: ast.expr, scope: Scope, cls: ClassContext | None

@@ -29,6 +29,7 @@ class ServerResolver:
         self.passed_servers: dict[tuple[str, str, tuple[int, str]], ResolvedServer] = {}
         # The frameworks of each class name as a module refers to it (`class_frameworks`).
         self.classes_of: dict[tuple[str, str], list[tuple[Framework, ServerSwap | None]]] = {}
+        self.resolved: dict[tuple[str, ServerRef], ResolvedServer] = {}
 
     def passed_server(
         self, module: ModuleFacts, function: str, argument: tuple[int, str], hops: int
@@ -78,12 +79,12 @@ class ServerResolver:
         argument: tuple[int, str],
         wanted: Callable[[ServerRef], bool] | None = None,
     ) -> Iterator[tuple[ModuleFacts, ServerRef]]:
-        """What each call of `function` among `callers` passes to its parameter `argument`;
-        with `wanted`, only calls that may pass what it wants there are followed to their
-        callee (finding it may read modules)."""
+        """What each call of `function` among `callers` (and the calls indexed before) passes
+        to its parameter `argument`; with `wanted`, only what may be what it wants."""
         index, name = argument
         self.names.index_calls(callers)
-        for caller, call in self.names.calls_by_name.get(called_name(function), ()):
+        for caller, call, bound in self.names.calls_of(module, function):
+            self.names.work.step()
             if wanted is not None and not any(
                 ref is not None and wanted(ref)
                 for ref in (
@@ -91,12 +92,6 @@ class ServerResolver:
                     *call.arguments[max(index - 1, 0) : index + 1],
                 )
             ):
-                continue
-            callee = self.names.callee(caller, call)
-            if callee is None:
-                continue
-            owner, target, bound = callee
-            if owner.path != module.path or target.qualname != function:
                 continue
             passed = dict(call.keywords).get(name)
             position = index - 1 if bound else index
@@ -107,6 +102,19 @@ class ServerResolver:
 
     # ---- servers ---------------------------------------------------------------------------
     def server(self, module: ModuleFacts, ref: ServerRef, hops: int = 0) -> ResolvedServer:
+        """The server a reference is, once per reference: a registrar's server is asked about
+        by each of its registrations, a factory's by each of its callers. A reference met again
+        while its own answer is being found (a factory returning what it makes through itself)
+        adds nothing: it is a server of unknown framework until the first answer is known."""
+        key = (module.path, ref)
+        found = self.resolved.get(key)
+        if found is None:
+            self.names.work.step()
+            self.resolved[key] = ResolvedServer(None, "a server made through itself")
+            found = self.resolved[key] = self.resolve(module, ref, hops)
+        return found
+
+    def resolve(self, module: ModuleFacts, ref: ServerRef, hops: int) -> ResolvedServer:
         if hops > MAX_HOPS:
             # Past the first hop: no FREE or UNKNOWN reference (registrations, guards and escapes
             # hold those), so the name it was followed by, "" for a parameter
@@ -253,6 +261,7 @@ class ServerResolver:
         if known_frameworks is None:
             # Each (name, module) once: branches that re-export the same class meet again, and
             # a chain of them would otherwise be walked once per way through it.
+            self.names.work.step()
             self.classes_of[key] = []  # a cycle of re-exports ends here
             known_frameworks = self.classes_of[key] = self.find_class_frameworks(
                 qualified, near, hops

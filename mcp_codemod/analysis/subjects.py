@@ -121,6 +121,7 @@ class LinkResult:
     unresolved: tuple[UnresolvedTool, ...]
     tools: int
     registered: tuple[RegisteredTool, ...] = ()  # each tool whose function was seen
+    work: int = 0  # the steps the linking took (analysis/work.py)
 
     @property
     def servers(self) -> tuple[ServerTools, ...]:

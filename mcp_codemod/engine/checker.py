@@ -50,6 +50,8 @@ class CheckResult:
     # (module where a server is made, file that defines a tool on it), for every tool with
     # parameters: what the probe must import besides the server's module.
     tool_files: tuple[tuple[str, str], ...] = ()
+    # The steps of resolution linking took (analysis/work.py): what tests of growth count.
+    work: int = 0
 
     @property
     def unchecked(self) -> tuple[UnresolvedTool, ...]:
@@ -199,6 +201,7 @@ def _check(
                 }
             )
         ),
+        work=linked.work,
     )
     if runs is not None and witness is not None:
         runs.save(witness, result)

@@ -34,6 +34,10 @@ KIND_NAMES = {
         "registration on a server of unknown framework, which may be this one",
         "registrations on a server of unknown framework, which may be this one",
     ),
+    Unseen.OVER_BUDGET: (
+        "registration it could not follow within its budget",
+        "registrations it could not follow within its budget",
+    ),
 }
 
 
