@@ -90,18 +90,11 @@ def test_the_installed_mcp_is_read_from_its_distribution():
 
 
 OTHER_MAJOR = {
-    # A server of each major, imported in a branch (so not known to be written for one major
-    # only), which `fix` makes a server of that major's guarded class.
-    1: (
-        "try:\n    from mcp.server.fastmcp import FastMCP\nexcept ImportError:\n    raise\n\n"
-        "mcp = FastMCP('t')\n",
-        "GuardedFastMCP",
-    ),
-    2: (
-        "try:\n    from mcp.server.mcpserver import MCPServer\nexcept ImportError:\n    raise\n\n"
-        "mcp = MCPServer('t')\n",
-        "GuardedMCPServer",
-    ),
+    # A server of each major whose class another module of the project re-exports (so nothing
+    # in the server's own module says which major it is for), which `fix` makes a server of
+    # that major's guarded class.
+    1: ("from mcp.server.fastmcp import FastMCP as Server\n", "GuardedFastMCP"),
+    2: ("from mcp.server.mcpserver import MCPServer as Server\n", "GuardedMCPServer"),
 }
 TOOL = '\n\n@mcp.tool()\ndef search(query: str | None = None) -> str:\n    return query or ""\n'
 
@@ -117,8 +110,10 @@ def fix(root: Path):
 
 @pytest.mark.parametrize("major", [1, 2])
 def test_fix_exits_1_instead_of_fixed_when_its_output_cannot_import_here(tmp_path, major):
-    source, guarded = OTHER_MAJOR[major]
-    (tmp_path / "server.py").write_text(source + TOOL, encoding="utf-8")
+    compat, guarded = OTHER_MAJOR[major]
+    (tmp_path / "compat.py").write_text(compat, encoding="utf-8")
+    server = "from compat import Server\n\nmcp = Server('t')\n"
+    (tmp_path / "server.py").write_text(server + TOOL, encoding="utf-8")
     result = fix(tmp_path)
     mcp = installed_mcp()
     if mcp.major is not None and (mcp.major >= 2) == (major >= 2):
