@@ -31,11 +31,13 @@ from mcp_codemod.rules.findings import FileError
 
 if TYPE_CHECKING:
     from mcp_codemod.fix.apply import FileFix, FixResult
+    from mcp_codemod.fix.noqa import NoqaResult
 
 __all__ = [
     "CheckResult",
     "FixOutcome",
     "UsageError",
+    "add_noqa_paths",
     "check_after_fix",
     "check_paths",
     "fix_paths",
@@ -114,7 +116,33 @@ def check_paths(
     `stdin`: instead of `paths`, one module's bytes and the path it stands for (which need
     not exist: editors pass unsaved buffers)."""
     settings, groups = _check(paths, options or Options(), stdin)
-    return settings, merged(groups)
+    return settings, merged([_with_missing_guard_module(group) for group in groups])
+
+
+def _with_missing_guard_module(group: Group) -> Group:
+    """The group's result with an error for each file that imports the project's guard module
+    (`runtime-module`) while it does not exist: such a file cannot run, and no check of it
+    passes until `fix` writes the module."""
+    settings, result = group.settings, group.result
+    if settings.runtime_module is None or not result.guard_imports:
+        return group
+    from mcp_codemod.fix.guard_module import guard_module_path  # only then: the fixer's
+
+    module = settings.runtime_module
+    try:
+        path: Path | None = guard_module_path(module, settings.config_file)
+    except ConfigError:
+        path = None
+    if path is not None and path.is_file():
+        return group
+    where = f" at {path}" if path is not None else ""
+    message = (
+        f"imports the guard module `{module}` (`runtime-module`), which does not exist{where}: "
+        "`mcp-codemod fix --write` writes it"
+    )
+    errors = [FileError(file, message) for file in result.guard_imports]
+    result = replace(result, errors=tuple(sorted((*result.errors, *errors))))
+    return Group(settings, group.files, result)
 
 
 def discovered_files(
@@ -226,6 +254,7 @@ def merged(groups: Sequence[Group]) -> CheckResult:
         suppressed=sum(r.suppressed for r in results),
         digests={key: value for r in results for key, value in r.digests.items()},
         tool_files=tuple(sorted({pair for r in results for pair in r.tool_files})),
+        guard_imports=tuple(sorted({path for r in results for path in r.guard_imports})),
         work=sum(r.work for r in results),
     )
 
@@ -318,13 +347,14 @@ def fix_paths(
             importers=importers,
             unsaved=_unsaved(stdin),
         )
-        if settings.runtime_module is not None and stdin is None:
+        if settings.runtime_module is not None:
+            # Also for a buffer (`check --fix -`, format on save): the fixed text imports it.
             try:
                 guards = guard_module_change(
                     settings.runtime_module,
                     settings.config_file,
-                    needed=bool(fixes.files),
-                    fixed=[change.path for change in fixes.files],
+                    needed=bool(fixes.files or result.guard_imports),
+                    fixed=[change.path for change in fixes.files] or list(result.guard_imports),
                 )
             except ConfigError as error:
                 raise UsageError(str(error)) from None
@@ -343,6 +373,21 @@ def fix_paths(
             incomplete=fixes.incomplete + part.incomplete,
         )
     return FixOutcome(merged(groups), fixes, frozenset(all_writable), frozenset(runtimes))
+
+
+def add_noqa_paths(
+    paths: Sequence[str | Path] = (), options: Options | None = None
+) -> tuple[Settings, CheckResult, NoqaResult]:
+    """`check --add-noqa`: the findings under `paths`, and the codes added on their lines,
+    written under `fix --write`'s rules (only files discovery found under `paths`, compare and
+    swap against the bytes checked, owner and mode kept)."""
+    from mcp_codemod.fix.noqa import add_noqa
+
+    settings, groups = _check(paths, options or Options(), None)
+    given = [Path(p) for p in paths] or [Path(".")]
+    writable = frozenset(path for group in groups for path in writable_files(group.files, given))
+    result = merged(groups)
+    return settings, result, add_noqa(result.findings, result.digests, writable)
 
 
 def check_after_fix(

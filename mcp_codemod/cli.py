@@ -425,15 +425,15 @@ def check(
             _fix_stdin(stdin, unsafe_fixes, options, out, exit_zero=exit_zero)
         _run_fix(paths, True, False, unsafe_fixes, options, out, exit_zero=exit_zero)
     settings_options = _options(output_format=output_format, **options)
+    stdin = _stdin(paths, stdin_filename)
+    if add_noqa:
+        _add_noqa(paths, settings_options, stdin, out)
     try:
-        stdin = _stdin(paths, stdin_filename)
         settings, result = api.check_paths(paths, settings_options, stdin=stdin)
     except api.UsageError as error:
         _fail(str(error))
     except Exception as error:
         _internal_error(error)
-    if add_noqa:
-        _add_noqa(result, stdin, out)
     fmt = settings.output_format
     if statistics and fmt == "json":
         out.echo(report.statistics_json(result, unsafe_fixes))
@@ -469,13 +469,18 @@ def _show(paths, options, show_files: bool, out: Output) -> NoReturn:
     sys.exit(0)
 
 
-def _add_noqa(result: CheckResult, stdin, out: Output) -> NoReturn:
-    from mcp_codemod.fix.noqa import add_noqa
+def _add_noqa(paths, options, stdin, out: Output) -> NoReturn:
+    from mcp_codemod import api
     from mcp_codemod.report import plural
 
     if stdin is not None:
         _fail("--add-noqa cannot rewrite standard input")
-    outcome = add_noqa(result.findings)
+    try:
+        _settings, result, outcome = api.add_noqa_paths(paths, options)
+    except api.UsageError as error:
+        _fail(str(error))
+    except Exception as error:
+        _internal_error(error)
     for where, message in outcome.failures:
         out.finding_note(f"{where}: error: {message}")
     for error in result.errors:
@@ -573,12 +578,28 @@ def _fix_stdin(
     except Exception as error:
         _internal_error(error)
     result, fixes = outcome.check, outcome.fixes
-    for failure in (*result.errors, *fixes.failures):
+    failures = [*result.errors, *fixes.failures]
+    change = next((f for f in fixes.files if not f.generated), None)
+    # The project's guard module (`runtime-module`) the fixed buffer imports: written as
+    # `fix --write` writes it, or the buffer goes back as it came (an import of a module that
+    # does not exist would break the saved server).
+    guards = next((f for f in fixes.files if f.generated), None)
+    if guards is not None and not diff:
+        from mcp_codemod.engine.source_files import SourceError
+        from mcp_codemod.fix.apply import FixFailure, write
+
+        try:
+            write(guards)
+            out.note(f"Wrote the guard module {os.path.relpath(guards.path)}.")
+        except SourceError as error:
+            failures.append(FixFailure(guards.path, str(error)))
+            change = None
+    for failure in failures:
         out.finding_note(f"{failure.path}: error: {failure.message}")
-    change = fixes.files[0] if fixes.files else None
     if diff:
-        if change is not None:
-            out.echo(change.diff())
+        for shown in (change, guards):
+            if shown is not None:
+                out.echo(shown.diff())
     elif change is not None:
         sys.stdout.buffer.write(change.fixed.encode(change.encoding))
     else:
@@ -606,9 +627,8 @@ def _fix_stdin(
     failed = bool(
         broken
         or left
-        or result.errors
-        or fixes.failures
-        or (diff and change is not None)
+        or failures
+        or (diff and (change is not None or guards is not None))
         or _exit_code(replace(result, findings=()))
     )
     sys.exit(0 if exit_zero else int(failed))
@@ -854,12 +874,20 @@ def explain_rule(code: str) -> None:
     "to 0.7.0 looks for a type (what the opt-in MCP2 rules report): these count toward exit 1 "
     "too.",
 )
+@click.option(
+    "--clients",
+    is_flag=True,
+    help="Also replay what current clients are documented to send in place of a value (arrays "
+    'and objects as JSON text, "null" as text, integers as floats or text, digits as a '
+    "number), each against every parameter it applies to: these count toward exit 1 too.",
+)
 def probe_command(
     target: str,
     output_format: str,
     imports: tuple[str, ...],
     openai_strict: bool,
     legacy_clients: bool,
+    clients: bool,
 ) -> None:
     """Run every tool's argument validation on values the framework is known to mangle.
 
@@ -869,7 +897,8 @@ def probe_command(
     5.0 to each integer parameter, and the JSON text of an array or object to each structured
     parameter; input schemas are checked for arrays without `items` and nodes without `type`
     (and, with --openai-strict, for what OpenAI strict mode does not take; with
-    --legacy-clients, for what clients no longer current drop). Tool bodies are
+    --legacy-clients, for what clients no longer current drop; with --clients, what
+    current clients send in place of a value is replayed). Tool bodies are
     never run. Exit 1 when an argument arrives changed or is rejected or a schema has such a
     node, 2 when TARGET cannot be loaded or has no tools to probe.
     """
@@ -889,11 +918,15 @@ def probe_command(
     if not result.tools and not result.not_probed:
         _fail(_nothing_probed(target, imports, result.server))
     click.echo(
-        probe_output.probe_json(result, openai_strict, legacy_clients)
+        probe_output.probe_json(result, openai_strict, legacy_clients, clients)
         if output_format == "json"
-        else probe_output.probe_text(result, openai_strict, legacy_clients)
+        else probe_output.probe_text(result, openai_strict, legacy_clients, clients)
     )
-    opted_in = (openai_strict and result.strict_mode) or (legacy_clients and result.lone_refs)
+    opted_in = (
+        (openai_strict and result.strict_mode)
+        or (legacy_clients and result.lone_refs)
+        or (clients and result.client_forms)
+    )
     sys.exit(1 if result.failed or opted_in else 0)
 
 

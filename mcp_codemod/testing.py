@@ -17,11 +17,12 @@ from typing import Any
 
 from mcp_codemod.probe.results import JSON_TEXT, TEXT, WHOLE_FLOAT, ProbeReport
 from mcp_codemod.probe.server_probe import probe_server
+from mcp_codemod.report.probe_output import client_sources
 
 __all__ = ["assert_tools_keep_arguments"]
 
 
-def assert_tools_keep_arguments(server: Any) -> None:
+def assert_tools_keep_arguments(server: Any, *, clients: bool = False) -> None:
     """Fail when a tool of `server` would receive a probe argument changed, or not at all.
 
     The probe of `mcp-codemod probe`: for every registered tool, the strings "null", "[1]" and
@@ -31,6 +32,11 @@ def assert_tools_keep_arguments(server: Any) -> None:
     fails too. In the suite, a new tool or parameter cannot bring the problem back unnoticed.
     Tools the probe cannot reproduce (not plain function tools) are named in a warning; a
     server with no tools at all fails (nothing was probed).
+
+    With `clients=True`, what current clients are documented to send in place of a value
+    (`mcp-codemod probe --clients`: arrays and objects as JSON text, "null" as text, integers as
+    floats or text, digits as a number) is replayed too, and must reach each tool as the value
+    meant.
     """
     __tracebackhide__ = True
     report = probe_server(server)
@@ -43,8 +49,8 @@ def assert_tools_keep_arguments(server: Any) -> None:
             f"probed nothing: {report.server!r} has no tools registered; import the modules "
             "that register them before the assertion"
         )
-    if report.failed:
-        raise AssertionError(_message(report))
+    if report.failed or (clients and report.client_forms):
+        raise AssertionError(_message(report, clients))
 
 
 _ADVICE = {
@@ -62,7 +68,7 @@ _ADVICE = {
 }
 
 
-def _message(report: ProbeReport) -> str:
+def _message(report: ProbeReport, clients: bool) -> str:
     lines = []
     if report.problems:
         lines.append(f"Tool arguments that do not arrive as sent ({report.summary()}):")
@@ -79,10 +85,22 @@ def _message(report: ProbeReport) -> str:
         lines += [f"  {a.tool}({a.parameter}): {a.path}" for a in report.arrays_without_items]
     if report.untyped_nodes:
         lines.append(
-            "Input schemas with a node without `type`, for which Gemini CLI up to 0.7 drops the "
-            f"tool and the OpenAI API refuses it in strict mode ({report.summary()}):"
+            "Input schemas with a node without `type`, which Codex shows the model as a string "
+            f"and the OpenAI API refuses in strict mode ({report.summary()}):"
         )
         lines += [f"  {n.tool}({n.parameter}): {n.path}" for n in report.untyped_nodes]
+    client_forms = report.client_forms if clients else ()
+    if client_forms:
+        lines.append(
+            f"What current clients send that does not arrive as meant ({report.summary()}):"
+        )
+        lines += [
+            f"  {p.tool}({p.parameter}): {p.behaviour}: sent {p.sent!r}, "
+            + (f"received {p.received!r}" if p.error is None else f"rejected: {p.error}")
+            + f", meant {p.intended!r}"
+            for p in client_forms
+        ]
+        lines += client_sources({p.behaviour for p in client_forms})
     kinds = {p.kind for p in report.problems}
     lines += [advice for kind, advice in _ADVICE.items() if kind in kinds]
     if report.arrays_without_items:

@@ -44,19 +44,23 @@ def exec_files(tree: ast.Module, names: Names, scope: Scope) -> tuple[ExecFile, 
     return tuple(found)
 
 
+def bound_once(tree: ast.Module) -> dict[str, ast.expr]:
+    """Module-level names bound exactly once, outside functions and classes: their value."""
+    counts: dict[str, int] = {}
+    values: dict[str, ast.expr] = {}
+    for statement in _module_level(tree.body):
+        for name, value in _bindings(statement):
+            counts[name] = counts.get(name, 0) + 1
+            if value is not None:
+                values[name] = value
+    return {n: v for n, v in values.items() if counts[n] == 1}
+
+
 class _Locations:
     def __init__(self, tree: ast.Module, names: Names, scope: Scope) -> None:
         self.names = names
         self.scope = scope
-        # Module-level names bound exactly once, outside functions and classes: their value.
-        counts: dict[str, int] = {}
-        self.values: dict[str, ast.expr] = {}
-        for statement in _module_level(tree.body):
-            for name, value in _bindings(statement):
-                counts[name] = counts.get(name, 0) + 1
-                if value is not None:
-                    self.values[name] = value
-        self.values = {n: v for n, v in self.values.items() if counts[n] == 1}
+        self.values = bound_once(tree)
 
     def exec_file(self, body: list[ast.stmt], index: int, text: ast.expr) -> list[ExecFile]:
         line = body[index].lineno

@@ -55,6 +55,8 @@ class ToolReach:
         self.answers: dict[ReachKey, list[Reached | Unreached]] = {}
         self.visited: set[ReachKey] = set()  # by the registration being followed
         self.incomplete = False  # whether the answer being found met a way back
+        # The decorations of each decorator factory, by its module's path and qualname.
+        self.decorated: dict[tuple[str, str], list[tuple[ModuleFacts, CallSite, bool, bool]]] = {}
 
     def tools(
         self,
@@ -160,7 +162,10 @@ class ToolReach:
         assigns is unseen: the SDK reads that signature, not the `def`."""
         key = (owner.path, function.qualname)
         if key in self.generated_by(owner) or key in self.generated_by(at):
-            reason = f"`{function.qualname}` gets its signature at run time (`__signature__`)"
+            reason = (
+                f"`{function.qualname}` gets its signature at run time (`__signature__`, "
+                "`__annotations__` or `__wrapped__` set after its `def`)"
+            )
             return Unreached(Unseen.GENERATED_SIGNATURE, reason, at.path, line)
         return Reached(owner, function, library)
 
@@ -304,14 +309,20 @@ class ToolReach:
         """The decorations `@factory(...)` of the project, each with whether it passes `self`
         and whether it calls the factory itself; also through the functions that return what the
         factory returns: `def reader(self, title): return self._register(title)` makes
-        `@tools.reader("Title")` a decoration of `_register`'s."""
+        `@tools.reader("Title")` a decoration of `_register`'s. Once per factory."""
+        key = (module.path, factory)
+        if key in self.decorated:
+            return self.decorated[key]
+        self.decorated[key] = []  # a factory returning what it returns through itself adds none
         found = []
         for caller, call, bound in self.names.calls_to(module, factory, decorations=True):
+            self.names.work.step()
             if call.decorates is not None:
                 found.append((caller, call, bound, True))
             elif call.returned_by and hops < _MAX_HOPS:
                 forwarded = self.decorations(caller, call.returned_by, hops + 1)
                 found.extend((c, d, b, False) for c, d, b, _ in forwarded)
+        self.decorated[key] = found
         return found
 
     def library_function(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 import sys
 from bisect import bisect_left
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Mapping
 
 from mcp_codemod.analysis.facades import FACADE_CLASSES
 from mcp_codemod.analysis.facts import (
@@ -61,8 +61,11 @@ class Registrations:
         self.escapes: list[tuple[int, ServerRef, str]] = []
         # Each store once, in the order met: a dict, since a module can store thousands.
         self.stores: dict[tuple[int, ServerRef, str], None] = {}
+        # `exec(...)` / `eval(...)` calls, judged once the files a module execs are known.
+        self.texts_run: list[tuple[ast.Call, Scope, ClassContext | None]] = []
         registers = _REGISTERS_OR_FACADES if "MCPApp" in text.source else _REGISTERS
         self.registering_lines = text.lines_with(registers)
+        self.text_running_lines = text.lines_with(_RUNS_TEXT_NAMES)
         self.may_write_privately = text.may_name("_tool_manager")
         self.may_make_facades = any(
             text.may_name(name.rpartition(".")[2]) for name in FACADE_CLASSES
@@ -71,6 +74,23 @@ class Registrations:
     def decorator(
         self, node: ast.expr, qualname: str, scope: Scope, cls: ClassContext | None
     ) -> None:
+        kind = type(node)
+        if kind is ast.IfExp or kind is ast.BoolOp:
+            # `@(mcp.tool() if READ_WRITE else mcp.tool(name="f_ro"))` (PEP 614): each branch
+            # may be the decorator; a condition is an expression like any other.
+            if kind is ast.IfExp:
+                self.calls_in(node.test, scope, cls)  # type: ignore[attr-defined]
+                branches = [node.body, node.orelse]  # type: ignore[attr-defined]
+            else:
+                branches = node.values  # type: ignore[attr-defined]
+            for branch in branches:
+                self.decorator(branch, qualname, scope, cls)
+            return
+        if kind is not ast.Name and kind is not ast.Attribute and kind is not ast.Call:
+            # Any other expression (`@registry[0]`, `@(lambda f: mcp.tool()(f))`, `@(d :=
+            # mcp.tool())`): a server's `tool` in it registers where the analysis does not look.
+            self.escapes_in(node, [], scope, cls, " in a decorator expression")
+            return
         call = node if isinstance(node, ast.Call) else None
         target = call.func if call else node
         if (
@@ -139,6 +159,11 @@ class Registrations:
         calls = calls_within(node) if may_register else root_calls(node)
         if may_register:
             self.escapes_in(node, calls, scope, cls)
+        if self.text_running_lines and type(node) is not ast.withitem:
+            lines = self.text_running_lines
+            index = bisect_left(lines, node.lineno)
+            if index < len(lines) and lines[index] <= node.end_lineno:
+                self.texts_in(calls if may_register else calls_within(node), scope, cls)
         if not calls:  # most statements
             return
         # In `server.tool(name)(fn)` the inner call is part of the outer registration.
@@ -154,7 +179,12 @@ class Registrations:
                 self.call(call, scope, cls, scope.qualname if call is returned else "")
 
     def escapes_in(
-        self, node: ast.AST, calls: list[ast.Call], scope: Scope, cls: ClassContext | None
+        self,
+        node: ast.AST,
+        calls: list[ast.Call],
+        scope: Scope,
+        cls: ClassContext | None,
+        where: str = "",
     ) -> None:
         """Uses of a server's `tool` / `add_tool` other than a registration: the attribute as
         a value (`tool = mcp.tool`, `map(mcp.add_tool, fns)`), a decorator made and not applied
@@ -170,6 +200,7 @@ class Registrations:
                     replaced = type(sub.ctx) is not ast.Load
                     use = (
                         f"`{self.text.label(sub)}` {'replaced' if replaced else 'used as a value'}"
+                        + where
                     )
                 elif id(call) in applied or _registers(call):
                     continue
@@ -193,6 +224,76 @@ class Registrations:
         server = self.references.server_ref(value, scope, cls)
         if server.kind is not ServerKind.UNKNOWN:
             self.escapes.append((line, server, use))
+
+    def texts_in(self, calls: list[ast.Call], scope: Scope, cls: ClassContext | None) -> None:
+        """The `exec(...)` / `eval(...)` calls among `calls` (the builtins), for `run_texts`."""
+        for call in calls:
+            func = call.func
+            if (
+                type(func) is ast.Name
+                and func.id in _RUNS_TEXT_NAMES  # type: ignore[attr-defined]
+                and self.names.qualify(func, scope) in _RUNS_TEXT
+            ):
+                self.texts_run.append((call, scope, cls))
+
+    def run_texts(self, exec_file_lines: Collection[int], texts: Mapping[str, ast.expr]) -> None:
+        """Text given to `exec` / `eval`, other than a file's text `analysis/exec_files.py`
+        follows (at `exec_file_lines`), may register tools on any server it sees: each server
+        it may name is an unseen use. Literal text is read: it counts only when it names a
+        server of the namespace (or imports one), or says `tool`, `add_tool` or
+        `_tool_manager`, or reaches names by text itself (`getattr`, `exec`, `globals`...).
+        Any other text (`exec(code)`) sees every server of the namespace it runs in: the
+        scope's own (names bound to a possible server, imports, `self`'s attributes), or the
+        ones a namespace given as a literal dictionary holds (`globals()` is the module's).
+        `texts`: the module-level names bound once, and their values (`CODE = "..."`)."""
+        for call, scope, cls in self.texts_run:
+            if call.lineno in exec_file_lines or not call.args:
+                continue
+            function = call.func.id  # type: ignore[attr-defined]
+            use = f"text given to `{function}(...)` runs in a namespace that holds it"
+            namespace = [*call.args[1:3], *(k.value for k in call.keywords if k.arg)]
+            given = _given_namespace(namespace)
+            text = call.args[0]
+            if type(text) is ast.Name and scope.owner(text.id) is _module_scope(scope):  # type: ignore[attr-defined]
+                text = texts.get(text.id, text)  # type: ignore[attr-defined]
+            literal = _literal(text)
+            if literal is None:
+                names = None  # any name
+            else:
+                try:
+                    tree = ast.parse(literal)
+                except (SyntaxError, ValueError, RecursionError, MemoryError):
+                    continue  # it raises, registering nothing
+                names, imported = _names_in_text(tree)
+                for qualified in imported:
+                    self.escapes.append(
+                        (call.lineno, self.references.imported_server(qualified), use)
+                    )
+                if names is not None and not names:
+                    continue
+            counted = len(self.escapes)
+            for candidate in _visible(scope, cls) if given is None else given:
+                if names is None or _first_name(candidate) in names:
+                    self.escape(candidate, call.lineno, use, scope, cls)
+            if (
+                literal is not None
+                and names is None
+                and (len(self.escapes) == counted or _builds_server(tree))
+            ):
+                # Literal text that registers on a server none of the namespace's names hold
+                # (it builds one itself, or reaches it by text): on a server of unknown
+                # framework, which counts against each pre-parsing server of the tree.
+                self.registrations.append(
+                    Registration(
+                        server=ServerRef(ServerKind.UNKNOWN),
+                        server_text=f"{function}(...)",
+                        function=FunctionRef(
+                            FunctionKind.UNKNOWN, text=f"text given to `{function}(...)`"
+                        ),
+                        tool_name=None,
+                        position=self.text.start(call),
+                    )
+                )
 
     def stores_in(
         self,
@@ -552,6 +653,114 @@ class Registrations:
                 tool_name_argument=tool_name_argument,
             )
         )
+
+
+_RUNS_TEXT_NAMES = ("exec", "eval")
+_RUNS_TEXT = frozenset(f"builtins.{name}" for name in _RUNS_TEXT_NAMES)
+# In literal text, names that reach the namespace by text themselves: any server may be named.
+_REACHES_BY_TEXT = frozenset(
+    ("getattr", "exec", "eval", "compile", "globals", "locals", "vars", "__import__")
+)
+_TEXT_REACHES = frozenset(("_tool_manager", "__dict__"))
+
+
+def _literal(node: ast.expr) -> str | None:
+    """The text of a literal string or bytes (also one spelled with `+`), else None."""
+    if type(node) is ast.Constant:
+        value = node.value  # type: ignore[attr-defined]
+        if isinstance(value, bytes):
+            return value.decode("utf-8", "replace")
+        return value if isinstance(value, str) else None
+    if type(node) is ast.BinOp and type(node.op) is ast.Add:  # type: ignore[attr-defined]
+        left, right = _literal(node.left), _literal(node.right)  # type: ignore[attr-defined]
+        return left + right if left is not None and right is not None else None
+    return None
+
+
+def _names_in_text(tree: ast.Module) -> tuple[set[str] | None, list[str]]:
+    """The names literal text reads (None: any, it registers, reaches names by text or builds
+    a server) and the absolute names it imports."""
+    names: set[str] = set()
+    imported: list[str] = []
+    for node in ast.walk(tree):
+        kind = type(node)
+        if kind is ast.Name:
+            names.add(node.id)  # type: ignore[attr-defined]
+            if node.id in _REACHES_BY_TEXT or node.id in SERVER_CLASS_NAMES:  # type: ignore[attr-defined]
+                return None, imported
+        elif kind is ast.Attribute:
+            attribute = node.attr  # type: ignore[attr-defined]
+            if (
+                attribute in _HANDED_ON
+                or attribute in _TEXT_REACHES
+                or attribute in SERVER_CLASS_NAMES
+            ):
+                return None, imported
+        elif kind is ast.Import:
+            imported.extend(alias.name for alias in node.names)  # type: ignore[attr-defined]
+        elif kind is ast.ImportFrom and node.level == 0 and node.module:  # type: ignore[attr-defined]
+            imported.extend(f"{node.module}.{a.name}" for a in node.names if a.name != "*")  # type: ignore[attr-defined]
+    return names, [name for name in imported if name.partition(".")[0] not in _STANDARD_LIBRARY]
+
+
+def _module_scope(scope: Scope) -> Scope:
+    while scope.parent is not None:
+        scope = scope.parent
+    return scope
+
+
+def _builds_server(tree: ast.Module) -> bool:
+    """Whether the text calls a server class by its name (`FastMCP(...)`)."""
+    for node in ast.walk(tree):
+        if type(node) is ast.Call and _last_name(node.func) in SERVER_CLASS_NAMES:  # type: ignore[attr-defined]
+            return True
+    return False
+
+
+def _given_namespace(namespace: list[ast.expr]) -> list[ast.expr] | None:
+    """The values a namespace given to `exec` / `eval` holds, when every one is a literal
+    dictionary; None when the text runs in the scope's own namespace (none given, or
+    `globals()` / `locals()` / `vars()`) or in one the analysis cannot read."""
+    if not namespace:
+        return None
+    held: list[ast.expr] = []
+    for given in namespace:
+        if type(given) is ast.Dict:
+            held.extend(value for value in given.values)  # type: ignore[attr-defined]
+        elif type(given) is not ast.Constant:  # `None` is the scope's own
+            return None
+    return held
+
+
+def _visible(scope: Scope, cls: ClassContext | None) -> list[ast.expr]:
+    """The names of the scope and around it that may hold a server, as expressions to
+    resolve, and `self`'s attributes holding one."""
+    seen: set[str] = set()
+    found: list[ast.expr] = []
+    for names in scope.chain:
+        for name, symbol in names.items():
+            if name in seen:
+                continue
+            seen.add(name)
+            if symbol.kind is SymbolKind.SERVER or (
+                symbol.kind is SymbolKind.IMPORT
+                and symbol.qualified.partition(".")[0] not in _STANDARD_LIBRARY
+            ):
+                found.append(ast.Name(id=name, ctx=ast.Load()))
+    if cls is not None and cls.self_name:
+        for attribute in cls.attributes:
+            found.append(
+                ast.Attribute(
+                    value=ast.Name(id=cls.self_name, ctx=ast.Load()), attr=attribute, ctx=ast.Load()
+                )
+            )
+    return found
+
+
+def _first_name(node: ast.expr) -> str:
+    while type(node) is ast.Attribute:
+        node = node.value  # type: ignore[attr-defined]
+    return node.id if type(node) is ast.Name else ""  # type: ignore[attr-defined]
 
 
 # The attributes through which a server registers tools.

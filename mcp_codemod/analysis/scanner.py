@@ -10,11 +10,15 @@ expression refers to is `references`' job, registration shapes `registrations`',
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
+from bisect import bisect_right
+from collections.abc import Iterator
 from dataclasses import replace
 
 from mcp_codemod.analysis.annotations import Annotations
-from mcp_codemod.analysis.exec_files import exec_files
+from mcp_codemod.analysis.exec_files import bound_once, exec_files
 from mcp_codemod.analysis.facts import (
     Alias,
     ClassBase,
@@ -50,6 +54,8 @@ from mcp_codemod.analysis.syntax import (
 )
 from mcp_codemod.analysis.type_exprs import TypeExpr
 
+# What the SDK reads of a function's signature, when set after its `def`.
+SIGNING_ATTRIBUTES = ("__signature__", "__annotations__", "__wrapped__")
 # Annotations of a server parameter that say nothing about its class: resolved through callers.
 _ANYTHING = frozenset(("typing.Any", "typing_extensions.Any", "builtins.object"))
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.I)
@@ -83,18 +89,54 @@ def scan_module(
     return _Scanner(source, tree, module, path, is_package).scan(tree)
 
 
-def noqa_lines(text: SourceText) -> dict[int, frozenset[str] | None]:
+def noqa_lines(text: SourceText, tree: ast.Module) -> dict[int, frozenset[str] | None]:
+    """The `noqa` directives of the module's comments, by line. Read from the tokens, as ruff
+    reads them: `"# noqa"` inside a string literal is text, and suppresses nothing."""
     found: dict[int, frozenset[str] | None] = {}
     if "noqa" not in text.source and "NOQA" not in text.source:
         return found
-    for number in text.lines_with(("#",)):  # `_NOQA` starts with one
-        match = _NOQA.search(text.lines[number - 1])
+    candidates = [n for n in text.lines_with(("#",)) if _NOQA.search(text.lines[n - 1])]
+    if not candidates:
+        return found
+    for line, comment in _comments_on(text, tree, candidates):
+        match = _NOQA.search(comment)
         if match:
             codes = match.group("codes")
-            found[number] = (
-                frozenset(c.strip().upper() for c in codes.split(",")) if codes else None
-            )
+            found[line] = frozenset(c.strip().upper() for c in codes.split(",")) if codes else None
     return found
+
+
+def _comments_on(text: SourceText, tree: ast.Module, lines: list[int]) -> Iterator[tuple[int, str]]:
+    """The comments on `lines` (sorted), as the tokenizer reads them. Tokenizing the whole
+    module would cost more than parsing it: each line's text is tokenized from the start of the
+    last statement that begins at or before it (outside any string, whatever came before),
+    inside an opening bracket (so that indentation does not matter), once per such start."""
+    starts: dict[int, int] = {}
+    for statement in statements(tree.body):
+        line, column = statement.lineno, statement.col_offset
+        if column < starts.get(line, column + 1):
+            starts[line] = column
+    ordered = sorted(starts)
+    groups: dict[tuple[int, int], list[int]] = {}
+    for line in lines:
+        index = bisect_right(ordered, line) - 1
+        start = (ordered[index], starts[ordered[index]]) if index >= 0 else (1, 0)
+        groups.setdefault(start, []).append(line)
+    for (first, column), wanted in groups.items():
+        head = text.lines[first - 1]
+        head = (
+            head[column:] if head.isascii() else head.encode()[column:].decode("utf-8", "replace")
+        )
+        fragment = "\n".join(["(" + head, *text.lines[first : wanted[-1]]]) + "\n"
+        wanted_lines = set(wanted)
+        tokens = tokenize.generate_tokens(io.StringIO(fragment).readline)
+        try:
+            for token in tokens:
+                line = first + token.start[0] - 1
+                if token.type == tokenize.COMMENT and line in wanted_lines:
+                    yield line, token.string
+        except (tokenize.TokenError, SyntaxError):
+            pass  # the fragment ends inside a bracket or a string: what it held is read
 
 
 class _Scanner:
@@ -120,9 +162,10 @@ class _Scanner:
         self.aliases: dict[str, Alias] = {}
         self.loops = Loops(self.text, self.names)
         self.generated_signatures: list[FunctionRef] = []
-        # The lines that say `__signature__` (any line, in text not in NFKC form: normalizing
-        # may make the name of other characters), where a function's signature may be assigned.
-        self.signature_lines = self.text.lines_with(("__signature__",))
+        # The lines that say `__signature__`, `__annotations__` or `__wrapped__` (any line, in
+        # text not in NFKC form: normalizing may make the name of other characters), where what
+        # the SDK reads of a function's signature may be changed after its `def`.
+        self.signature_lines = self.text.lines_with(SIGNING_ATTRIBUTES)
         # The lines that say `return`, so that a function without one is not searched for its
         # returns. (Only in text in NFKC form: elsewhere normalizing may make names of other
         # characters.)
@@ -147,6 +190,12 @@ class _Scanner:
         self.walk(tree.body, scope, None)
         names = scope.names
         registrations = self.registrations
+        executed = exec_files(tree, self.names, scope)
+        if registrations.texts_run:
+            # A module-level name bound once to literal text is read as that text (unless a
+            # function may rebind it: `global`).
+            texts = {} if self.text.may_name("global") else bound_once(tree)
+            registrations.run_texts({file.line for file in executed}, texts)
         return ModuleFacts(
             module=self.module,
             path=self.path,
@@ -164,13 +213,13 @@ class _Scanner:
             calls=tuple(registrations.calls),
             guard_calls=tuple(registrations.guard_calls),
             install_calls=tuple(registrations.install_calls),
-            noqa=noqa_lines(self.text),
+            noqa=noqa_lines(self.text, tree),
             star_imports=self.names.star_imports,
             exports=self.loops.exports(names),
             generated_signatures=tuple(self.generated_signatures),
             collections=self.loops.collections(scope, self.references),
             class_fields=self.class_fields,
-            exec_files=exec_files(tree, self.names, scope),
+            exec_files=executed,
             facade_servers=tuple(
                 (line, server) for (line, _), server in self.references.facades.items()
             ),
@@ -420,7 +469,7 @@ class _Scanner:
         for node in body:
             kind = type(node)
             if kind not in COMPOUND_STATEMENTS:  # most statements
-                if kind is ast.Assign and self.may_sign(node):
+                if kind not in _HOLDS_NO_EXPRESSION and self.may_sign(node):
                     self.signature_assignment(node, scope, cls)
                 if kind not in _HOLDS_NO_EXPRESSION:
                     self.registrations.calls_in(node, scope, cls)
@@ -524,15 +573,17 @@ class _Scanner:
                     pending.extend(nested)
         return tuple(servers), tuple(functions)
 
-    def signature_assignment(
-        self, node: ast.Assign, scope: Scope, cls: ClassContext | None
-    ) -> None:
-        """`fn.__signature__ = ...`: the SDK reads that signature, not the `def`'s."""
-        for target in node.targets:
-            if isinstance(target, ast.Attribute) and target.attr == "__signature__":
-                function = self.references.function_ref(target.value, scope, cls)
-                if function.kind in (FunctionKind.LOCAL, FunctionKind.IMPORT, FunctionKind.METHOD):
-                    self.generated_signatures.append(function)
+    def signature_assignment(self, node: ast.stmt, scope: Scope, cls: ClassContext | None) -> None:
+        """`fn.__signature__ = ...`, `fn.__annotations__[name] = ...` (or replaced, updated,
+        `setattr`), `fn.__wrapped__ = other`: the SDK reads what the function holds when it
+        registers it, not the `def`."""
+        for sub in ast.walk(node):
+            changed = _signature_changed(sub)
+            if changed is None:
+                continue
+            function = self.references.function_ref(changed, scope, cls)
+            if function.kind in (FunctionKind.LOCAL, FunctionKind.IMPORT, FunctionKind.METHOD):
+                self.generated_signatures.append(function)
 
     def may_sign(self, node: ast.stmt) -> bool:
         """Whether the node's text may assign a `__signature__`."""
@@ -619,6 +670,44 @@ class _Scanner:
                                     Symbol(SymbolKind.SERVER, server=earlier) if earlier else None,
                                 )
                             cls.attributes[target.attr] = server
+
+
+def _signature_changed(node: ast.AST) -> ast.expr | None:
+    """The function whose signature the node changes: `f.__signature__ = ...` (also
+    `__annotations__`, `__wrapped__`, or deleted), `f.__annotations__[k] = ...`,
+    `f.__annotations__.update(...)` (any method), `setattr(f, "__wrapped__", ...)`."""
+    kind = type(node)
+    if kind is ast.Attribute:
+        if node.attr in SIGNING_ATTRIBUTES and type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
+            return node.value  # type: ignore[attr-defined]
+    elif kind is ast.Subscript:
+        value = node.value  # type: ignore[attr-defined]
+        if (
+            type(node.ctx) is not ast.Load  # type: ignore[attr-defined]
+            and type(value) is ast.Attribute
+            and value.attr == "__annotations__"
+        ):
+            return value.value
+    elif kind is ast.Call:
+        func = node.func  # type: ignore[attr-defined]
+        if (
+            type(func) is ast.Attribute
+            and type(func.value) is ast.Attribute
+            and func.value.attr == "__annotations__"
+        ):
+            return func.value.value
+        arguments = node.args  # type: ignore[attr-defined]
+        if (
+            type(func) is ast.Name
+            and func.id == "setattr"
+            and len(arguments) >= 2
+            and not (
+                isinstance(arguments[1], ast.Constant)
+                and arguments[1].value not in SIGNING_ATTRIBUTES
+            )
+        ):
+            return arguments[0]
+    return None
 
 
 def _with_alternatives(server: ServerRef, earlier: Symbol | None) -> ServerRef:

@@ -113,9 +113,25 @@ class AliasTooDeep(Exception):
 
 
 _STR = {"builtins.str", "pydantic.StrictStr", "pydantic.types.StrictStr"}
+_PYDANTIC_TEXT = ("SecretStr", "SecretBytes", "FilePath", "DirectoryPath", "NewPath")
 _NAMES = {
-    # Classes that accept any text as themselves (pydantic's secret strings) are text too.
-    Kind.STR: _STR | {f"{module}.SecretStr" for module in ("pydantic", "pydantic.types")},
+    # Classes that accept any text (pydantic's secret strings, bytes, paths, patterns) are text
+    # too: `b"null"`, a file named `null` or `[1]`, the pattern `[1]` are valid values, which
+    # the SDK's pre-parse turns into None or a list.
+    Kind.STR: _STR
+    | {
+        f"{module}.{name}"
+        for module, names in (
+            ("pydantic", _PYDANTIC_TEXT),
+            ("pydantic.types", _PYDANTIC_TEXT),
+            ("builtins", ("bytes", "bytearray")),
+            ("pathlib", ("Path", "PurePath", "PosixPath", "WindowsPath", "PurePosixPath")),
+            ("pathlib", ("PureWindowsPath",)),
+            ("re", ("Pattern",)),
+            ("typing", ("Pattern",)),
+        )
+        for name in names
+    },
     Kind.INT: {"builtins.int"}
     | {
         f"{module}.{name}"
@@ -127,17 +143,16 @@ _NAMES = {
     Kind.NONE: {"builtins.None", "types.NoneType"},
     Kind.ANY: {"typing.Any", "typing_extensions.Any", "builtins.object"},
     # Types of the standard library and pydantic whose valid texts are never JSON null, an array
-    # or an object (a date, a path, a number, a URL). A class of the project or of a library read
+    # or an object (a date, a number, a URL). A class of the project or of a library read
     # from `sys.path` is answered by the caller (`ClassResolver`).
     Kind.OTHER: {
         f"{module}.{name}"
         for module, names in (
             ("datetime", ("datetime", "date", "time", "timedelta", "timezone")),
-            ("pathlib", ("Path", "PurePath", "PosixPath", "WindowsPath", "PurePosixPath")),
             ("uuid", ("UUID",)),
             ("decimal", ("Decimal",)),
             ("fractions", ("Fraction",)),
-            ("builtins", ("bytes", "complex", "bytearray", "range")),
+            ("builtins", ("complex", "range")),
             (
                 "ipaddress",
                 tuple(

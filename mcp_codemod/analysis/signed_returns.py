@@ -31,14 +31,15 @@ def returns_signed_functions(body: list[ast.stmt], local: Scope) -> bool:
 
 
 def _signed(statement: ast.stmt) -> list[str]:
-    """`name.__signature__ = ...`: the names given a signature."""
+    """`name.__signature__ = ...` (or `__annotations__`, `__wrapped__`): the names given a
+    signature."""
     if not isinstance(statement, ast.Assign):
         return []
     return [
         target.value.id
         for target in statement.targets
         if isinstance(target, ast.Attribute)
-        and target.attr == "__signature__"
+        and target.attr in ("__signature__", "__annotations__", "__wrapped__")
         and isinstance(target.value, ast.Name)
     ]
 

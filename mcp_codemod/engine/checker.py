@@ -50,6 +50,9 @@ class CheckResult:
     # (module where a server is made, file that defines a tool on it), for every tool with
     # parameters: what the probe must import besides the server's module.
     tool_files: tuple[tuple[str, str], ...] = ()
+    # The checked files that import the project's guard module (the `runtime-module` setting):
+    # while it does not exist they cannot run, and no check of theirs passes.
+    guard_imports: tuple[str, ...] = ()
     # The steps of resolution linking took (analysis/work.py): what tests of growth count.
     work: int = 0
 
@@ -201,11 +204,26 @@ def _check(
                 }
             )
         ),
+        guard_imports=_guard_imports(candidates, runtime_copy),
         work=linked.work,
     )
     if runs is not None and witness is not None:
         runs.save(witness, result)
     return result
+
+
+def _guard_imports(candidates: list[ModuleFacts], runtime_copy: str | None) -> tuple[str, ...]:
+    """The modules that import from the project's guard module, by path."""
+    if runtime_copy is None:
+        return ()
+    prefix = f"{runtime_copy}."
+    return tuple(
+        sorted(
+            facts.path
+            for facts in candidates
+            if any(name.startswith(prefix) for name in facts.imports.values())
+        )
+    )
 
 
 def _given(files: list[Path], keys: set[str], cwd: str, resolve: Callable[[Path], Path]):

@@ -185,6 +185,9 @@ def _table(path: Path) -> dict | None:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise ConfigError(f"{path}: cannot read: {error}") from None
+    except (RecursionError, MemoryError):
+        # tomllib reads nested arrays and inline tables recursively.
+        raise ConfigError(f"{path}: cannot read: nested too deeply") from None
     tool = data.get("tool", {})
     if not isinstance(tool, dict):
         raise ConfigError(f"{path}: `tool` must be a table, not {type(tool).__name__}")

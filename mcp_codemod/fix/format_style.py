@@ -50,7 +50,7 @@ def _ruff_settings(directory: Path) -> dict | None:
             continue
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError, MemoryError):
             return {}
         if name != "pyproject.toml":
             return data

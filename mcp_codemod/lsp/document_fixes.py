@@ -4,10 +4,8 @@ character offsets in the text they apply to (the open buffer, or another file th
 from __future__ import annotations
 
 import ast
-import io
 import os
 import re
-import tokenize
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,11 +18,11 @@ from mcp_codemod.fix.format_style import FormatStyles
 from mcp_codemod.fix.guard_module import guard_module_change
 from mcp_codemod.fix.importers import Importers
 from mcp_codemod.fix.imports import RUNTIME
+from mcp_codemod.fix.noqa import with_noqa
 from mcp_codemod.lsp.document_check import DocumentCheck
 from mcp_codemod.rules.findings import Finding
 
-# A noqa comment with codes, as the scanner reads it (anywhere on the line, any case).
-_NOQA_CODES = re.compile(r"#\s*noqa:\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*)", re.I)
+_LINE_END = re.compile(r"(?:\r\n|\r|\n)$")
 
 TextEdit = tuple[int, int, str]  # start and end offsets (characters) and the replacement
 
@@ -135,35 +133,23 @@ def _guard_module(check: DocumentCheck) -> list[FileEdits]:
 
 
 def noqa_edit(text: str, line: int, code: str) -> TextEdit | None:
-    """The edit that suppresses `code` on `line` (1-based): `  # noqa: CODE` at its end, or the
-    code added to the line's `# noqa: …`. None where a comment cannot go (the line ends inside a
-    string or with a backslash) or the text does not parse."""
+    """The edit that suppresses `code` on `line` (1-based), as `check --add-noqa` makes it
+    (`fix.noqa.with_noqa`): the line's `noqa` directive gains the code, or one is added. None
+    where a comment cannot go (the line ends inside a string or with a backslash) or the text
+    does not parse."""
     offsets = line_offsets(text)
     if line > len(offsets):
         return None
-    start = offsets[line - 1]
-    end = offsets[line] if line < len(offsets) else len(text)
-    content = text[start:end].rstrip("\r\n")
-    existing = _NOQA_CODES.search(content)
-    if existing:
-        at = start + existing.end()
-        change = (at, at, f", {code}")
-    else:
-        at = start + len(content.rstrip())
-        change = (at, start + len(content), f"  # noqa: {code}")
-    fixed = text[: change[0]] + change[2] + text[change[1] :]
-    return change if _comment_on(fixed, line, code) else None
-
-
-def _comment_on(text: str, line: int, code: str) -> bool:
-    """Whether `text` parses and its line `line` has a comment that names `code` in a noqa."""
     try:
         ast.parse(text)
-        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
-    except (SyntaxError, tokenize.TokenError, RecursionError, MemoryError, ValueError):
-        return False
-    for token in tokens:
-        if token.type == tokenize.COMMENT and token.start[0] == line:
-            match = _NOQA_CODES.search(token.string)
-            return bool(match) and code in match.group("codes").upper().replace(" ", "").split(",")
-    return False
+    except (SyntaxError, RecursionError, MemoryError, ValueError):
+        return None
+    fixed, added, _refused = with_noqa(text, {line: {code}})
+    if not added:
+        return None
+    start = offsets[line - 1]
+    end = offsets[line] if line < len(offsets) else len(text)
+    body = _LINE_END.sub("", text[start:end])
+    # Only this line changed: its new text is what stands between the same neighbours.
+    after = len(text) - start - len(body)
+    return (start, start + len(body), fixed[start : len(fixed) - after])

@@ -39,6 +39,29 @@ class Problem:
 
 
 @dataclass(frozen=True)
+class ClientFormProblem:
+    """A documented client behaviour (`client_behaviours.CLIENT_BEHAVIOURS`) whose argument does
+    not reach the tool as the value the client meant: it is rejected or arrives changed."""
+
+    tool: str
+    parameter: str
+    behaviour: str
+    """The behaviour's name."""
+    sent: Any
+    intended: Any
+    """What the tool should receive: the parameter's own validation of the value meant."""
+    received: Any = None
+    error: str | None = None
+
+    @property
+    def outcome(self) -> str:
+        return "changed" if self.error is None else "rejected"
+
+    def describe(self) -> str:
+        return repr(self.received) if self.error is None else f"rejected: {self.error}"
+
+
+@dataclass(frozen=True)
 class Arrival:
     """What one value sent for one parameter arrives as, problem or not."""
 
@@ -133,6 +156,8 @@ class ProbeReport:
     strict_mode: tuple[StrictModeProblem, ...] = ()
     # Reported by `probe --legacy-clients` only (an opt-in, as MCP201 is): not in `failed`.
     lone_refs: tuple[LoneRef, ...] = ()
+    # Reported by `probe --clients` only: not in `failed`.
+    client_forms: tuple[ClientFormProblem, ...] = ()
 
     @property
     def failed(self) -> bool:

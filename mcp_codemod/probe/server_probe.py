@@ -18,20 +18,24 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
+from mcp_codemod.probe import client_behaviours as forms
 from mcp_codemod.probe.argument_handling import (
     NotProbed,
     ProbedParameter,
     SchemaRefused,
     inspect_server,
 )
+from mcp_codemod.probe.client_behaviours import CLIENT_BEHAVIOURS
 from mcp_codemod.probe.results import (
     JSON_TEXT,
     TEXT,
     WHOLE_FLOAT,
     ArrayWithoutItems,
     Arrival,
+    ClientFormProblem,
     LoneRef,
     ProbeReport,
     Problem,
@@ -64,6 +68,7 @@ def probe_server(server: Any) -> ProbeReport:
     untyped: list[UntypedNode] = []
     strict: list[StrictModeProblem] = []
     lone_refs: list[LoneRef] = []
+    client_forms: list[ClientFormProblem] = []
     for name, tool in tools:
         # The schema is what clients judge, whether or not the arguments can be probed.
         arrays.extend(_arrays_without_items(name, tool.parameters))
@@ -79,6 +84,7 @@ def probe_server(server: Any) -> ProbeReport:
         for parameter in parameters:
             probes = _probes(parameter)
             problems.extend(_probe(name, parameter, probes))
+            client_forms.extend(_replay_clients(name, parameter))
             sent = [*ARRIVAL_PROBES]
             sent += [s for _, s, _ in probes if not any(same(s, a) for a in ARRIVAL_PROBES)]
             arrivals.extend(_arrival(name, parameter, value) for value in sent)
@@ -93,6 +99,7 @@ def probe_server(server: Any) -> ProbeReport:
         tuple(untyped),
         tuple(strict),
         tuple(lone_refs),
+        tuple(client_forms),
     )
 
 
@@ -124,13 +131,17 @@ def _probe(
     # The tool should get what the parameter's own validator makes of the intended value; a
     # value the validator refuses anyway (a string for list[str], text outside a Literal) is
     # not probed.
+    from mcp_codemod.runtime.guards import TEXT_CLASSES  # pydantic: imported when probing
+
     for kind, sent, intended in probes:
         try:
             expected = parameter.validate(intended)
         except Exception:
             continue
-        if kind == TEXT and not isinstance(expected, str):
-            continue  # text the parameter decodes (DecodeJsonText) is not text it takes
+        if kind == TEXT and not isinstance(expected, TEXT_CLASSES):
+            # Text the parameter decodes (DecodeJsonText) is not text it takes; a text the
+            # parameter takes as bytes, a path or a pattern is.
+            continue
         prepared = sent
         try:
             prepared = parameter.prepare(sent)
@@ -143,6 +154,94 @@ def _probe(
             continue
         if not same(received, expected):
             yield Problem(tool, parameter.key, kind, sent, received=received)
+
+
+def _replay_clients(tool: str, parameter: ProbedParameter) -> Iterator[ClientFormProblem]:
+    """Each documented client behaviour that applies to the parameter, sent through the
+    framework's path; a problem where the tool would not get what its own validator makes of
+    the value the client meant."""
+    for behaviour in CLIENT_BEHAVIOURS:
+        for sent, intended in _form_cases(behaviour.form, parameter):
+            try:
+                expected = parameter.validate(intended)
+            except Exception:
+                continue  # the parameter refuses the meant value anyway
+            if behaviour.form == forms.TEXT_AS_SENT and not isinstance(expected, str):
+                continue
+            if _takes_as_another(parameter, sent, expected):
+                continue  # the declared type takes what was sent as a value of its own
+            report = partial(ClientFormProblem, tool, parameter.key, behaviour.name, sent, expected)
+            prepared = sent
+            try:
+                prepared = parameter.prepare(sent)
+                received = parameter.validate(prepared)
+            except Exception as error:
+                message = _error_message(error)
+                if not same(prepared, sent):
+                    message += f" (the validator got {prepared!r})"
+                yield report(error=message)
+                continue
+            if not same(received, expected):
+                yield report(received=received)
+
+
+DIGITS = "12345"
+"""The digit-only text a client sends as the number 12345."""
+
+
+def _form_cases(form: str, parameter: ProbedParameter) -> list[tuple[Any, Any]]:
+    """(sent, meant) for each argument of `form` that applies to the parameter, by its schema
+    and validator: what a client sends, and the value it means."""
+    branches = _branches(parameter)
+    kinds = {kind for branch in branches for kind in types(branch)}
+    if form in (forms.ARRAY_TEXT, forms.OBJECT_TEXT):
+        wanted = "array" if form == forms.ARRAY_TEXT else "object"
+        for branch in branches:
+            if wanted in types(branch):
+                value = _example(branch, parameter.definitions, depth=0)
+                text = json.dumps(value)
+                return [] if _takes_as_text(parameter, text) else [(text, value)]
+        return []
+    if form == forms.NULL_TEXT:
+        applies = "null" in kinds and not _takes_as_text(parameter, "null")
+        return [("null", None)] if applies else []
+    if form in (forms.WHOLE_FLOAT, forms.NUMBER_TEXT):
+        integer = _integer_schema(parameter.schema)
+        if integer is None:
+            return []
+        number = _whole_number(integer)
+        if form == forms.WHOLE_FLOAT:
+            return [(float(number), number)]
+        return [] if "string" in kinds else [(str(number), number)]
+    if form == forms.DIGITS_AS_NUMBER:
+        union = len(branches) > 1 and "string" in kinds
+        return [(int(DIGITS), DIGITS)] if union and not {"integer", "number"} & kinds else []
+    if form == forms.TEXT_AS_SENT:
+        return [(text, text) for text in ("null", "[1]")]
+    raise ValueError(f"unknown client form {form!r}")
+
+
+def _branches(parameter: ProbedParameter) -> list[dict[str, Any]]:
+    """The parameter's schema and its union members, through local `$ref`s."""
+    resolved = _resolve(parameter.schema, parameter.definitions)
+    members = [*resolved.get("anyOf", ()), *resolved.get("oneOf", ())]
+    return [resolved, *(_resolve(member, parameter.definitions) for member in members)]
+
+
+def _takes_as_another(parameter: ProbedParameter, sent: Any, expected: Any) -> bool:
+    """Whether the parameter's own validator takes `sent` as it is, as a value other than the
+    one meant (`str | datetime` takes 12345 as a date): the fix leaves such a value alone."""
+    try:
+        return not same(parameter.validate(sent), expected)
+    except Exception:
+        return False
+
+
+def _takes_as_text(parameter: ProbedParameter, text: str) -> bool:
+    try:
+        return isinstance(parameter.validate(text), str)
+    except Exception:
+        return False
 
 
 def _structured_example(parameter: ProbedParameter) -> Any:

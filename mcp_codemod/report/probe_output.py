@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from mcp_codemod.probe import strict_mode
+from mcp_codemod.probe.client_behaviours import CLIENT_BEHAVIOURS
 from mcp_codemod.probe.results import ProbeReport, StrictModeProblem
 from mcp_codemod.report import plural
 
@@ -29,7 +30,10 @@ def strict_mode_reason(problem: StrictModeProblem) -> str:
 
 
 def probe_json(
-    report: ProbeReport, openai_strict: bool = False, legacy_clients: bool = False
+    report: ProbeReport,
+    openai_strict: bool = False,
+    legacy_clients: bool = False,
+    clients: bool = False,
 ) -> str:
     arguments = [
         {
@@ -96,15 +100,33 @@ def probe_json(
         }
         for ref in (report.lone_refs if legacy_clients else ())
     ]
-    return json.dumps(arguments + arrays + untyped + strict + lone_refs, indent=2)
+    client_forms = [
+        {
+            "tool": problem.tool,
+            "parameter": problem.parameter,
+            "kind": "client-behaviour",
+            "behaviour": problem.behaviour,
+            "sent": problem.sent,
+            "outcome": problem.outcome,
+            "received": None if problem.error is not None else repr(problem.received),
+            "error": problem.error,
+            "schema_path": None,
+        }
+        for problem in (report.client_forms if clients else ())
+    ]
+    return json.dumps(arguments + arrays + untyped + strict + lone_refs + client_forms, indent=2)
 
 
 def probe_text(
-    report: ProbeReport, openai_strict: bool = False, legacy_clients: bool = False
+    report: ProbeReport,
+    openai_strict: bool = False,
+    legacy_clients: bool = False,
+    clients: bool = False,
 ) -> str:
     strict = report.strict_mode if openai_strict else ()
     lone_refs = report.lone_refs if legacy_clients else ()
-    if not report.failed and not strict and not lone_refs:
+    client_forms = report.client_forms if clients else ()
+    if not report.failed and not strict and not lone_refs and not client_forms:
         return f"Every argument arrives as sent ({report.summary()})."
     lines: list[str] = []
     counts: list[str] = []
@@ -134,7 +156,13 @@ def probe_text(
     if report.untyped_nodes:
         if lines:
             lines.append("")
-        rows = [("TOOL", "PARAMETER", "NODE WITHOUT TYPE (Gemini CLI up to 0.7 drops the tool)")]
+        rows = [
+            (
+                "TOOL",
+                "PARAMETER",
+                "NODE WITHOUT TYPE (Codex shows a string, strict OpenAI refuses the tool)",
+            )
+        ]
         rows += [(n.tool, n.parameter, n.path) for n in report.untyped_nodes]
         lines += _probe_table(rows)
         tools = len({n.tool for n in report.untyped_nodes})
@@ -160,8 +188,32 @@ def probe_text(
         lines += _probe_table(rows)
         tools = len({r.tool for r in lone_refs})
         counts.append(f"{plural(len(lone_refs), 'lone `$ref`')} in {plural(tools, 'tool')}")
+    if client_forms:
+        if lines:
+            lines.append("")
+        rows = [("TOOL", "PARAMETER", "CLIENT BEHAVIOUR", "SENT", "RECEIVED")]
+        rows += [
+            (p.tool, p.parameter, p.behaviour, repr(p.sent), p.describe()) for p in client_forms
+        ]
+        lines += _probe_table(rows)
+        lines += client_sources({p.behaviour for p in client_forms})
+        parameters = len({(p.tool, p.parameter) for p in client_forms})
+        counts.append(
+            f"{plural(len(client_forms), 'client argument')} changed or rejected, in "
+            f"{plural(parameters, 'parameter')}"
+        )
     lines.append(f"{'; '.join(counts)} ({report.summary()}).")
     return "\n".join(lines)
+
+
+def client_sources(behaviours: set[str]) -> list[str]:
+    """Who does each behaviour, and where that is shown, for the behaviours named."""
+    return [
+        f"  {behaviour.name}: "
+        + "; ".join(f"{report.client} {report.source}" for report in behaviour.reports)
+        for behaviour in CLIENT_BEHAVIOURS
+        if behaviour.name in behaviours
+    ]
 
 
 def _probe_table(rows: list[tuple[str, ...]]) -> list[str]:

@@ -24,7 +24,9 @@ def rule_documentation(rule: Rule) -> str:
 
 
 def _clients(rule: Rule) -> str:
-    if not rule.clients:
-        return ""
-    lines = "".join(f"- {client.name}: {client.reference}\n" for client in rule.clients)
-    return f"\n## Clients it protects\n{lines}"
+    return f"\n## Clients it protects\n{client_list(rule)}" if rule.clients else ""
+
+
+def client_list(rule: Rule) -> str:
+    """The clients the rule protects, one line each: name (with versions), then source."""
+    return "".join(f"- {client.name}: {client.reference}\n" for client in rule.clients)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from mcp_codemod.report.rule_docs import client_list
 from mcp_codemod.rules import RULES
 from mcp_codemod.rules.model import FixAvailability, Rule
 
@@ -33,10 +34,15 @@ def rule_page(rule: Rule) -> str:
         f"## Use instead\n\n```python\n{rule.use_instead}```\n\n"
         f"## Fix\n\n{rule.fix_title}\n\n"
         f"## Fix safety\n\n{rule.fix_safety}\n\n"
+        f"{_clients(rule)}"
         "## See also\n\n"
         f"`mcp-codemod rule {rule.code}` prints this page in the terminal; "
         "[all rules](index.md); how fixes are applied: [fix.md](../fix.md).\n"
     )
+
+
+def _clients(rule: Rule) -> str:
+    return f"## Clients it protects\n\n{client_list(rule)}\n" if rule.clients else ""
 
 
 def rules_index() -> str:

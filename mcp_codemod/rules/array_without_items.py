@@ -31,7 +31,9 @@ RULE = Rule(
         "inside `list[...]`, a union, or a field of a model, dataclass or TypedDict of the\n"
         "project) as an array with `prefixItems` and no `items`. VS Code's\n"
         'MCP client (Copilot agent mode) refuses such a tool, often the whole server: "tool\n'
-        'parameters array type must have items". `tuple[int, ...]` has `items` and is fine.'
+        'parameters array type must have items" (VS Code 1.115 and later, where Copilot Chat is\n'
+        "part of microsoft/vscode: `extensions/copilot/.../toolSchemaNormalizer.ts`, read at\n"
+        "commit 33be5f5c). `tuple[int, ...]` has `items` and is fine."
     ),
     fix_title=(
         "`mcp-codemod fix --write` adds the `ArrayItemsSchema` marker: every array in the\n"
@@ -182,8 +184,8 @@ def zoom(center: Annotated[tuple[float, float], ArrayItemsSchema]) -> str:
     clients=(
         Client(
             "VS Code Copilot Chat (refuses the tool)",
-            "microsoft/vscode-copilot-chat src/extension/tools/common/toolSchemaNormalizer.ts"
-            " `normalizeToolSchema`",
+            "microsoft/vscode extensions/copilot/src/extension/tools/common/"
+            "toolSchemaNormalizer.ts `normalizeToolSchema` (formerly microsoft/vscode-copilot-chat)",
         ),
     ),
 )

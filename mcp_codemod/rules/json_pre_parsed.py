@@ -276,6 +276,41 @@ def set_meta(value: Annotated[Any, NoPreParse]) -> str:
     return repr(value)
 """,
         ),
+        # Each branch of a decorator expression registers the tool; a path and bytes are text
+        # (a file named `null`, `b"[1]"`).
+        Invalid(
+            """\
+from pathlib import Path
+
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("files")
+READ_WRITE = True
+
+
+@(mcp.tool() if READ_WRITE else mcp.tool(name="read_only"))
+def read(name: Path | None = None, data: bytes | None = None) -> str:
+    return repr((name, data))
+""",
+            lines=(10, 10, 10, 10),
+            fixed="""\
+from pathlib import Path
+from typing import Annotated
+
+from mcp_codemod.runtime import GuardedFastMCP, NoPreParse
+
+mcp = GuardedFastMCP("files")
+READ_WRITE = True
+
+
+@(mcp.tool() if READ_WRITE else mcp.tool(name="read_only"))
+def read(
+    name: Annotated[Path | None, NoPreParse] = None,
+    data: Annotated[bytes | None, NoPreParse] = None,
+) -> str:
+    return repr((name, data))
+""",
+        ),
         Valid(
             """\
 from typing import Annotated, Any

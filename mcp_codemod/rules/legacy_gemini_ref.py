@@ -55,9 +55,10 @@ RULE = Rule(
         "definition, without a `type` of its own. Gemini CLI's MCP client up to 0.7.0 skips\n"
         'such a tool ("it has missing types in its parameter schema"), as it skips `{}`\n'
         "(MCP007). Current Gemini CLI (0.8.2 and later, measured with 0.61.0) and every other\n"
-        "client measured accept it, which is why the rule is opt-in (`--select MCP2`): it\n"
-        "would report every model parameter of every mcp SDK server, for a client version\n"
-        "over a year old. Select it where users still run Gemini CLI 0.7 or older. A model\n"
+        "client measured accept it (Codex resolves the `$ref` to its definition:\n"
+        "openai/codex `codex-rs/tools/src/json_schema.rs`), which is why the rule is opt-in\n"
+        "(`--select MCP2`): it would report every model parameter of every mcp SDK server, for\n"
+        "a client version over a year old. Select it where users still run Gemini CLI 0.7 or older. A model\n"
         "parameter with a description, a title or a default beside its `$ref` is not\n"
         "reported: see docs/client-schemas.md."
     ),

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from mcp_codemod.analysis.frameworks import Framework
-from mcp_codemod.analysis.shape_questions import Integer, integer_validation, markers
+from mcp_codemod.analysis.shape_questions import (
+    Integer,
+    Text,
+    integer_validation,
+    markers,
+    text_treatment,
+)
 from mcp_codemod.analysis.subjects import ToolParameter
 from mcp_codemod.rules.fixes import describe, marker_fix
 from mcp_codemod.rules.model import FixAvailability, Invalid, Report, Rule, Valid
@@ -23,11 +29,17 @@ def check(parameter: ToolParameter) -> Report | None:
         reason = "the server's strict_input_validation"
     else:
         return None
+    # A parameter that takes text keeps "5" as text (the marker leaves it alone).
+    as_text = " and integers sent as text such as '5'" if _takes_no_text(parameter) else ""
     message = (
         f"Tool `{parameter.tool}`: integer {describe(parameter)} rejects whole-number floats "
-        f"such as 5.0 ({reason}), which float64-serializing clients send"
+        f"such as 5.0{as_text} ({reason}), which current clients send"
     )
     return Report(message, marker_fix(parameter, MARKER))
+
+
+def _takes_no_text(parameter: ToolParameter) -> bool:
+    return text_treatment(parameter.shape) is Text.NO_STR
 
 
 RULE = Rule(
@@ -35,17 +47,24 @@ RULE = Rule(
     name="strict-integer-rejects-whole-float",
     summary="A strictly validated integer parameter that rejects 5.0",
     why=(
-        "Some clients pass tool arguments through a protobuf `Struct`, whose numbers are all\n"
-        "float64: the integer 5 arrives as 5.0. Lax pydantic turns 5.0 into 5, but strict\n"
-        "validation (`StrictInt`, `Annotated[int, Strict()]`, `Field(strict=True)`,\n"
-        "`conint(strict=True)`, a fastmcp 3+ server with `strict_input_validation=True`) rejects\n"
-        "it, so the tool fails for those clients."
+        "Current clients send integers in forms strict validation rejects. Warp sends every\n"
+        "number as a float: 8650 arrives as 8650.0 (warpdotdev/warp#12333, Warp\n"
+        "v0.2026.06.03, 2026-06, open; #10596 for nested integers). Claude Code sends numbers\n"
+        'as their text: 330 arrives as "330" (anthropics/claude-code#32524, 2.1.71, 2026-03;\n'
+        "again in the desktop app 1.20186.0, #76228, 2026-07). Lax pydantic takes both as the\n"
+        "integer, but strict validation (`StrictInt`, `Annotated[int, Strict()]`,\n"
+        "`Field(strict=True)`, `conint(strict=True)`, a fastmcp 3+ server with\n"
+        "`strict_input_validation=True`) rejects them, so the tool fails for those clients."
     ),
     fix_title=(
-        "`mcp-codemod fix --write` adds the `AcceptWholeFloat` marker: 5.0 becomes 5 before\n"
-        "validation, 5.5, nan, inf and booleans are still rejected, the JSON schema is unchanged."
+        '`mcp-codemod fix --write` adds the `AcceptWholeFloat` marker: 5.0, and "5" where the\n'
+        "parameter takes no text, become 5 before validation; 5.5, nan, inf and booleans are\n"
+        "still rejected, the JSON schema is unchanged."
     ),
-    fix_safety="Safe: only whole-number floats, which strict validation rejected, change fate.",
+    fix_safety=(
+        "Safe: only whole-number floats and integers sent as text, which strict validation\n"
+        "rejected, change fate; a parameter that takes text keeps the text."
+    ),
     subject=ToolParameter,
     check=check,
     availability=FixAvailability.SOMETIMES,

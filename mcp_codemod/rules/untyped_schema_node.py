@@ -61,8 +61,8 @@ def check(parameter: ToolParameter) -> Report | None:
     where = ", ".join(dict.fromkeys(nodes))
     message = (
         f"Tool `{parameter.tool}`: {describe(parameter)} gives a JSON schema node without `type` "
-        f"({where}): Gemini CLI up to 0.7 drops the tool, and the OpenAI API refuses it in "
-        "strict mode"
+        f"({where}): Codex shows the model a string, Claude Code sends the value as text, and "
+        "the OpenAI API refuses it in strict mode"
     )
     if unannotated:
         edits = annotate_with_marker(parameter, MARKER)
@@ -81,10 +81,14 @@ RULE = Rule(
     summary="A parameter whose JSON schema has a node without `type`",
     why=(
         "`Any`, `object`, a bare `list` or `list[Any]` (and, with standalone fastmcp, no\n"
-        "annotation) give JSON schema nodes without `type` (`{}`). Gemini CLI's MCP client up to\n"
-        '0.7.0 skips such a tool ("it has missing types in its parameter schema"); the Gemini\n'
-        "API refuses function declarations with untyped properties; the OpenAI Agents SDK marks\n"
-        "the tool strict and the OpenAI API then refuses it (\"schema must have a 'type' key\")."
+        "annotation) give JSON schema nodes without `type` (`{}`), which current clients\n"
+        'mishandle. Codex turns such a node into `{"type": "string"}` before the model sees\n'
+        "it (openai/codex `codex-rs/tools/src/json_schema.rs` `sanitize_json_schema`), so the\n"
+        "model sends text; Claude Code 2.1.233 sends any value for such a parameter as its text,\n"
+        '8 as "8" (anthropics/claude-code#82652, reproduced by its maintainers, open); the\n'
+        "OpenAI Agents SDK 0.24.0 marks the tool strict and the OpenAI API then refuses it\n"
+        "(\"schema must have a 'type' key\"). Gemini CLI up to 0.7.0 (2025, no longer current)\n"
+        'skipped such a tool ("it has missing types in its parameter schema").'
     ),
     fix_title=(
         "`mcp-codemod fix --write` adds the `TypedSchema` marker: each untyped node of the\n"
@@ -219,12 +223,22 @@ def put(value: Annotated[Any, TypedSchema], rows: Annotated[list[Any], TypedSche
     ),
     clients=(
         Client(
-            "Gemini CLI up to 0.7.0 (drops the tool)",
-            "google-gemini/gemini-cli v0.7.0 packages/core/src/tools/mcp-client.ts `hasValidTypes`",
+            "Codex CLI (tells the model the parameter is a string)",
+            "openai/codex codex-rs/tools/src/json_schema.rs `sanitize_json_schema` (main at "
+            "commit 1048c68e, read 2026-12; the current release is 0.171.0)",
         ),
         Client(
-            "OpenAI API, strict function calling (refuses the tool)",
+            "Claude Code 2.1.233 (sends the argument as text)",
+            "https://github.com/anthropics/claude-code/issues/82652",
+        ),
+        Client(
+            "OpenAI API, strict function calling through the OpenAI Agents SDK 0.24.0 (refuses "
+            "the tool)",
             "\"schema must have a 'type' key\": https://github.com/FlowiseAI/Flowise/issues/5109",
+        ),
+        Client(
+            "Gemini CLI up to 0.7.0, no longer current (dropped the tool)",
+            "google-gemini/gemini-cli v0.7.0 packages/core/src/tools/mcp-client.ts `hasValidTypes`",
         ),
     ),
 )

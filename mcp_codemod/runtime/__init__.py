@@ -11,6 +11,7 @@ from typing import Any
 from .coerce import IntegerCoercingSession, coerce_integer_arguments
 from .guards import (
     AcceptDigitText,
+    AcceptNumberAsText,
     AcceptWholeFloat,
     ArrayItemsSchema,
     DecodeJsonText,
@@ -24,6 +25,7 @@ _SERVER_NAMES = ("guard", "install", "uninstall", "GuardedFastMCP", "GuardedMCPS
 # The guarded classes are left out: only one of them can be imported in a given environment.
 __all__ = [
     "AcceptDigitText",
+    "AcceptNumberAsText",
     "AcceptWholeFloat",
     "ArrayItemsSchema",
     "DecodeJsonText",

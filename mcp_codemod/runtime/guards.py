@@ -8,12 +8,13 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from enum import Enum
+from pathlib import PurePath
 from types import UnionType
 from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
-from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler, SecretBytes, SecretStr
 from pydantic.json_schema import JsonSchemaValue
-from pydantic_core import CoreSchema, PydanticCustomError, core_schema
+from pydantic_core import CoreSchema, PydanticCustomError, ValidationError, core_schema
 
 
 def admits_str(annotation: Any) -> bool:
@@ -23,8 +24,10 @@ def admits_str(annotation: Any) -> bool:
 
 
 def declares_text(annotation: Any) -> bool:
-    """Whether the annotation names a text type: `str` or a subclass (a `str` enum), a `Literal`
-    with a string, or a union with one of them, through `Annotated`, aliases and `NewType`.
+    """Whether the annotation names a text type: `str` or a subclass (a `str` enum), a class
+    that takes any text (`bytes`, `bytearray`, a `pathlib` path, `re.Pattern`, pydantic's
+    secrets), a `Literal` with a string, or a union with one of them, through `Annotated`,
+    aliases and `NewType`.
 
     A union with `Any` in it does not: it takes anything, and only its author can say whether a
     string that looks like JSON is meant as text.
@@ -79,12 +82,18 @@ def _admits(annotation: Any) -> _Admits:
         text = any(isinstance(arg, str) for arg in get_args(annotation))
         return _Admits.TEXT if text else _Admits.OTHER
     if origin is not None:
-        return _Admits.OTHER
+        # `re.Pattern[str]`: a pattern, whatever its parameter.
+        return _Admits.TEXT if origin in TEXT_CLASSES else _Admits.OTHER
     if annotation is Any or annotation is object:
         return _Admits.ANYTHING
-    if isinstance(annotation, type) and issubclass(annotation, str):
+    if isinstance(annotation, type) and issubclass(annotation, TEXT_CLASSES):
         return _Admits.TEXT
     return _Admits.OTHER
+
+
+# Classes whose values may be any text: `b"null"`, a file named `null` or `[1]`, the pattern
+# `[1]`, a secret `null` are valid values, which the SDK's pre-parse turns into None or a list.
+TEXT_CLASSES = (str, bytes, bytearray, PurePath, re.Pattern, SecretStr, SecretBytes)
 
 
 class NoPreParse:
@@ -101,17 +110,21 @@ class NoPreParse:
 
 
 class AcceptWholeFloat:
-    """Marks an integer parameter that also accepts a whole float: `5.0` arrives as `5`.
+    """Marks an integer parameter that also accepts a whole float (`5.0`) and, unless it takes
+    text, the integer's decimal text (`"5"`): both arrive as `5`.
 
-    Clients that hold every JSON number as a float send `5.0`, which strict validation
-    (`StrictInt`, `Field(strict=True)`, fastmcp `strict_input_validation=True`) rejects. The
-    conversion runs before the parameter's own validation, so it works in lax and strict mode and
-    leaves the JSON schema as it was. A fractional float, `nan`, `inf` and booleans are rejected.
+    Clients that hold every JSON number as a float send `5.0`; others send numbers as text.
+    Strict validation (`StrictInt`, `Field(strict=True)`, fastmcp `strict_input_validation=True`)
+    rejects both. The conversion runs before the parameter's own validation, so it works in lax
+    and strict mode and leaves the JSON schema as it was. A fractional float, `nan`, `inf` and
+    booleans are rejected. On a parameter that takes text (`StrictInt | str`) a string is left
+    as it is: it is text the parameter takes.
     """
 
     @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
-        return core_schema.no_info_before_validator_function(_whole_float_to_int, handler(source))
+        convert = _whole_float_to_int if admits_str(source) else _integer_form_to_int
+        return core_schema.no_info_before_validator_function(convert, handler(source))
 
 
 def _whole_float_to_int(value: Any) -> Any:
@@ -129,6 +142,11 @@ def _whole_float_to_int(value: Any) -> Any:
             {"value": repr(value)},
         )
     return value
+
+
+def _integer_form_to_int(value: Any) -> Any:
+    # Lax validation takes the text as its integer anyway; strict validation refuses it.
+    return _digits_to_int(_whole_float_to_int(value))
 
 
 DIGITS_PATTERN = "^-?[0-9]+$"
@@ -369,14 +387,15 @@ class OpenAIStrictFormats(_JsonSchemaMarker):
 
 
 class DecodeJsonText:
-    """Marks a structured parameter that also accepts its value sent as JSON text.
+    """Marks a structured or nullable parameter that also accepts its value sent as JSON text.
 
     Some clients send an array or object argument as its JSON text (`'[1271, 2106]'` for
-    `list[int]`). The mcp SDK decodes such text itself, but the standalone fastmcp rejects it.
-    With the marker, a string that is the JSON text of an array or object is decoded and then
+    `list[int]`), and JSON null as the text `"null"`. The mcp SDK decodes such text itself, but
+    the standalone fastmcp rejects it. With the marker, a string that the parameter rejects as
+    it is and that is the JSON text of an array, an object or null is decoded and then
     validated as the parameter's value; any other string, and every other value, is validated
-    as it is. A parameter that admits a string (`str | list[int]`) is left alone, since its text
-    is text. The JSON schema is unchanged.
+    as it is. A parameter that admits a string (`str | list[int]`) is left alone, since its
+    text is text. The JSON schema is unchanged.
     """
 
     @classmethod
@@ -385,14 +404,21 @@ class DecodeJsonText:
         if admits_str(source):
             return schema
         return core_schema.lax_or_strict_schema(
-            # Lax: decoding into Python values loses nothing.
-            lax_schema=core_schema.no_info_before_validator_function(_decode_json_text, schema),
+            # Lax: a value the parameter takes as it is stays as it is; decoding into Python
+            # values loses nothing.
+            lax_schema=core_schema.no_info_wrap_validator_function(_decode_json_text, schema),
             # Strict: a function validator would hand the parameter Python values, and strict
             # Python validation refuses a list for a tuple, also for an argument that is not
             # text at all. Choosing the branch instead keeps non-text input as it arrived, and
-            # parses text as JSON, where an array is a valid tuple.
+            # parses JSON text as JSON, where an array is a valid tuple, once the parameter
+            # has refused the text as it is (a `Path` takes "null").
             strict_schema=core_schema.tagged_union_schema(
-                {"text": core_schema.json_schema(schema), "value": schema},
+                {
+                    "text": core_schema.union_schema(
+                        [schema, core_schema.json_schema(schema)], mode="left_to_right"
+                    ),
+                    "value": schema,
+                },
                 discriminator=_json_text_or_value,
             ),
         )
@@ -407,20 +433,59 @@ class DecodeJsonText:
         return handler(schema)
 
 
-def _json_container(value: Any) -> list[Any] | dict[str, Any] | None:
+_NOT_JSON_TEXT = object()
+
+
+def _json_value(value: Any) -> Any:
+    """The array, object or null that `value` is the JSON text of, else `_NOT_JSON_TEXT`."""
     if not isinstance(value, str):
-        return None
+        return _NOT_JSON_TEXT
     try:
         decoded = json.loads(value)
     except (ValueError, RecursionError):
-        return None
-    return decoded if isinstance(decoded, list | dict) else None
+        return _NOT_JSON_TEXT
+    return decoded if decoded is None or isinstance(decoded, list | dict) else _NOT_JSON_TEXT
 
 
-def _decode_json_text(value: Any) -> Any:
-    decoded = _json_container(value)
-    return value if decoded is None else decoded
+def _decode_json_text(value: Any, handler: core_schema.ValidatorFunctionWrapHandler) -> Any:
+    decoded = _json_value(value)
+    if decoded is _NOT_JSON_TEXT:
+        return handler(value)
+    try:
+        return handler(value)
+    except ValidationError:
+        return handler(decoded)
 
 
 def _json_text_or_value(value: Any) -> str:
-    return "value" if _json_container(value) is None else "text"
+    return "value" if _json_value(value) is _NOT_JSON_TEXT else "text"
+
+
+class AcceptNumberAsText:
+    """Marks a text parameter that also accepts an integer sent in place of its digits: `12345`
+    arrives as `"12345"`.
+
+    A client whose model sees no type for the parameter (Claude Code shows it an `Optional[str]`
+    schema, an `anyOf` of string and null, as `{}`) sends digit-only text as a JSON number,
+    which text validation rejects. With the marker, an integer the parameter rejects as it is
+    is validated as its decimal text; every value the parameter takes as it is (`str | int`
+    takes the integer) is left alone, booleans and floats included. The JSON schema is
+    unchanged.
+    """
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        return core_schema.no_info_wrap_validator_function(_number_as_text, handler(source))
+
+
+def _number_as_text(value: Any, handler: core_schema.ValidatorFunctionWrapHandler) -> Any:
+    try:
+        return handler(value)
+    except ValidationError as error:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise
+        refused = error
+    try:
+        return handler(str(value))
+    except ValidationError:
+        raise refused from None

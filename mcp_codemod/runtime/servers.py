@@ -16,6 +16,8 @@ from importlib.metadata import version
 from types import MethodType
 from typing import Any, TypeVar
 
+from pydantic_core import ValidationError
+
 from .guards import declares_text, marked_no_pre_parse
 
 try:
@@ -43,16 +45,36 @@ def _pre_parse_json(self: Any, data: dict[str, Any]) -> dict[str, Any]:
     # pre-parse, so its behaviour for those parameters stays whatever the installed SDK does.
     fields = {}
     for name, info in self.arg_model.model_fields.items():
-        fields[name] = info
+        fields[name] = (name, info)
         if info.alias:
-            fields[info.alias] = info
+            fields[info.alias] = (name, info)
     kept = {
         key: value
         for key, value in data.items()
-        if isinstance(value, str) and key in fields and keeps_text(fields[key])
+        if isinstance(value, str) and key in fields and keeps_text(fields[key][1])
     }
+    # An integer sent in place of digit-only text, to a text parameter that refuses it as it
+    # is (docs/runtime.md, "What clients send"), arrives as its text.
+    for key, value in data.items():
+        if type(value) is int and key in fields and keeps_text(fields[key][1]):
+            kept[key] = _number_as_text(self.arg_model, fields[key][0], value)
     parsed = _upstream_pre_parse_json(self, {k: v for k, v in data.items() if k not in kept})
     return {key: kept[key] if key in kept else parsed[key] for key in data}
+
+
+def _number_as_text(model: Any, name: str, number: int) -> int | str:
+    """`number` as its decimal text when the field refuses the number and takes the text."""
+
+    def takes(value: Any) -> bool:
+        # Assigning to an unvalidated instance runs that one field's validator.
+        try:
+            model.__pydantic_validator__.validate_assignment(model.model_construct(), name, value)
+        except ValidationError:
+            return False
+        return True
+
+    text = str(number)
+    return text if not takes(number) and takes(text) else number
 
 
 def install() -> None:

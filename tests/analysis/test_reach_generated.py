@@ -125,8 +125,12 @@ def test_another_text_compiled_under_the_files_name_leaves_its_tools_unseen(tmp_
 def test_an_exec_the_analysis_cannot_place_leaves_the_file_alone(tmp_path, statement, also_unseen):
     result = check(tmp_path, {"server.py": SERVER + statement + "\n", "tools.py": TOOLS})
     assert found(result) == set()
-    # Its server is unknown, but the tree builds one pre-parsing server: it counts against it.
-    assert unseen(result) == [*also_unseen, ("tools.py", 1, Unseen.UNTIED)]
+    # The text it runs, not known to be the file's, is an unseen use of the server its
+    # namespace holds; and the file's registration's server is unknown, but the tree builds one
+    # pre-parsing server: it counts against it.
+    exec_line = SERVER.count("\n") + statement.count("\n") + 1
+    exec_text = ("server.py", exec_line, Unseen.UNKNOWN_USE)
+    assert unseen(result) == [*also_unseen, exec_text, ("tools.py", 1, Unseen.UNTIED)]
     assert [f.code for f in result.findings] == ["MCP004"]
 
 

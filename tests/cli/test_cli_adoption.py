@@ -4,7 +4,9 @@ report in a file), per-file ignores, a baseline (`--add-noqa`), rules added to t
 
 from __future__ import annotations
 
+import ast
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -201,3 +203,103 @@ def test_add_noqa_refuses_a_line_that_ends_inside_a_string(project):
     assert result.exit_code == 1
     assert "server.py:7: error: cannot add `# noqa`" in result.output
     assert (project / "server.py").read_text() == before
+
+
+def test_add_noqa_does_not_write_through_a_link_out_of_the_given_paths(tmp_path, monkeypatch):
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "server.py").write_text(EXPOSED)
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "pyproject.toml").write_text("[tool.mcp-codemod]\n")
+    (tmp_path / "project" / "linked.py").symlink_to(tmp_path / "outside" / "server.py")
+    monkeypatch.chdir(tmp_path / "project")
+
+    result = run("check", "--no-cache", "--add-noqa", ".")
+
+    assert result.exit_code == 1, result.output
+    refused = [line for line in result.output.splitlines() if "linked.py" in line]
+    assert refused == [
+        "linked.py: error: outside the given paths (a module an import leads to, or a link "
+        "out of them): pass its path; left unchanged"
+    ]
+    assert (tmp_path / "outside" / "server.py").read_text() == EXPOSED
+    # `fix --write` refuses the same file.
+    assert run("fix", "--no-cache", "--write", ".").exit_code == 1
+    assert (tmp_path / "outside" / "server.py").read_text() == EXPOSED
+
+
+def test_add_noqa_keeps_the_mode_and_refuses_a_file_changed_since_it_was_checked(
+    project, monkeypatch
+):
+    from mcp_codemod.fix import noqa
+
+    (project / "server.py").chmod(0o640)
+    assert run("check", "--no-cache", "--add-noqa").exit_code == 0
+    assert (project / "server.py").stat().st_mode & 0o777 == 0o640
+    assert "# noqa: MCP001" in (project / "server.py").read_text()
+
+    (project / "server.py").write_text(EXPOSED)
+    read = noqa.read_for_rewrite
+
+    def edited_meanwhile(path, data=None):
+        path.write_text(EXPOSED + "# edited\n")  # an editor saves between check and write
+        return read(path, data)
+
+    monkeypatch.setattr(noqa, "read_for_rewrite", edited_meanwhile)
+    result = run("check", "--no-cache", "--add-noqa")
+    assert result.exit_code == 1
+    assert "server.py: error: changed while fixing" in result.output
+    assert (project / "server.py").read_text() == EXPOSED + "# edited\n"
+
+
+def test_add_noqa_keeps_every_directive_working_for_its_own_tool(project):
+    source = EXPOSED.replace(
+        "def search(query: str | None = None) -> str:",
+        "def search(query: str | None = None) -> str:  # hello  # noqa: E501",
+    ) + (
+        "\n\n@mcp.tool()\n"
+        "def fetch(url: str | None = None) -> str:  # type: ignore[misc]\n"
+        "    return url or ''\n"
+    )
+    (project / "server.py").write_text(source)
+    ruff = [sys.executable, "-m", "ruff", "check", "--isolated", "--select", "E501"]
+    lint = [*ruff, "--line-length", "60", "server.py"]
+    assert subprocess.run(lint, capture_output=True).returncode == 0
+
+    result = run("check", "--no-cache", "--add-noqa")
+
+    assert result.exit_code == 0, result.output
+    text = (project / "server.py").read_text()
+    assert "-> str:  # hello  # noqa: E501, MCP001\n" in text
+    assert "-> str:  # type: ignore[misc]  # noqa: MCP001\n" in text
+    # ruff still reads its E501 (a second directive in front hid it), Python's parser (what
+    # mypy reads) still sees the type ignore.
+    assert subprocess.run(lint, capture_output=True).returncode == 0
+    ignores = ast.parse(text, type_comments=True).type_ignores
+    assert [i.lineno for i in ignores] == [12]
+    # mypy's reading of the tag (`fastparse.parse_type_ignore_tag`): codes, then any comment.
+    assert re.match(r"\s*\[([^]#]*)\]\s*(#.*)?$", ignores[0].tag).group(1) == "misc"
+    assert run("check", "--no-cache").exit_code == 0
+
+
+@pytest.mark.parametrize("ending", ["\r", "\r\n"])
+def test_add_noqa_in_a_file_of_any_line_ending(project, ending):
+    source = EXPOSED.replace("\n", ending).encode()
+    (project / "server.py").write_bytes(source)
+
+    result = run("check", "--no-cache", "--add-noqa")
+
+    assert result.exit_code == 0, result.output
+    assert (project / "server.py").read_bytes() == source.replace(
+        f"-> str:{ending}".encode(), f"-> str:  # noqa: MCP001{ending}".encode()
+    )
+    assert run("check", "--no-cache").exit_code == 0
+
+
+def test_noqa_inside_a_string_literal_suppresses_nothing(project):
+    (project / "server.py").write_text(
+        EXPOSED.replace("= None)", '= None, note: str = "# noqa")')
+        + '\n\nTEXT = """\n@mcp.tool()  # noqa\n"""\n'
+    )
+    result = run("check", "--no-cache")
+    assert result.exit_code == 1, result.output
+    assert "server.py:7:12: MCP001" in result.output

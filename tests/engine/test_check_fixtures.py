@@ -39,10 +39,14 @@ def test_every_expected_finding_and_no_other():
 def test_negatives_produce_nothing():
     negatives = ["fastmcp_server.py", "guarded_server.py"]
     result = run([FIXTURES / name for name in negatives])
-    # Only the strict fastmcp server's integers; `str | None` on fastmcp is fine.
+    # Only the strict fastmcp server's integers, and fastmcp's `str | None`, which rejects
+    # digits sent as a number (MCP008); no text parameter is pre-parsed on either.
     assert {(f.tool, f.parameter, f.code) for f in result.findings} == {
         ("paginate", "page", "MCP002"),
         ("count_words", "limit", "MCP002"),
+        ("search", "query", "MCP008"),
+        ("paginate", "cursor", "MCP008"),
+        ("count_words", "text", "MCP008"),
     }
 
 

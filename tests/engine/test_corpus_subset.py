@@ -181,3 +181,15 @@ def test_generated_signatures_are_not_unseen():
     assert result.unseen == [result.unresolved[0]]
     assert run.unseen_share([result]) == (1, 50)
     assert "1 of 50 (2.0%; target < 2%): FAILED" in run.share_line([result])
+
+
+@pytest.mark.corpus
+def test_a_published_server_check_once_did_not_finish_on_costs_what_its_size_does():
+    """notebooklm-mcp-cli 0.15.8: a client method that stores its parameter and retries by
+    calling itself with it. `check` ran for minutes; it now takes a few steps a file, and what
+    it cannot see is listed (a loop over a registry built at run time, on standalone fastmcp)."""
+    package = {p.name: p for p in run.load_packages()}["notebooklm-mcp-cli"]
+    files = discover([_pristine(package)], DEFAULT_EXCLUDE, respect_gitignore=True)
+    result = check_files(files, select_rules(None, []), jobs=1)
+    assert result.work < 10 * len(files), (result.work, len(files))
+    assert [tool.kind.value for tool in result.unresolved] == ["loop-variable"]

@@ -28,6 +28,10 @@ from mcp_codemod.cli import main
         ("[tool.mcp-codemod]\nmax-file-size = true", "`max-file-size` must be a positive"),
         ("[tool.mcp-codemod.sub]\nx = 1", "unknown option(s) in [tool.mcp-codemod]: sub"),
         ("[tool", "cannot read"),
+        # tomllib recurses into nested arrays: the run ended in "internal error (RecursionError)".
+        ("x = " + "[" * 1000 + "]" * 1000, "cannot read: nested too deeply"),
+        ("[tool.mcp-codemod]\nselect = " + "[" * 1000 + "]" * 1000, "nested too deeply"),
+        ("x = " + "{a = " * 1000 + "1" + "}" * 1000, "nested too deeply"),
     ],
 )
 @pytest.mark.parametrize("command", ["check", "fix"])

@@ -259,7 +259,7 @@ def test_strict_integers_get_the_whole_float_marker(tmp_path):
         from typing import Annotated
 
         from fastmcp import FastMCP
-        from mcp_codemod.runtime import AcceptWholeFloat
+        from mcp_codemod.runtime import AcceptNumberAsText, AcceptWholeFloat
         from pydantic import Field, StrictInt
 
         mcp = FastMCP("demo", strict_input_validation=True)
@@ -270,7 +270,7 @@ def test_strict_integers_get_the_whole_float_marker(tmp_path):
             number: Annotated[StrictInt, AcceptWholeFloat],
             size: Annotated[int, AcceptWholeFloat] = Field(default=10, strict=True),
             offset: Annotated[int, Field(ge=0), AcceptWholeFloat] = 0,
-            query: str | None = None,
+            query: Annotated[str | None, AcceptNumberAsText] = None,
         ) -> str:
             return str((number, size, offset, query))
         """,

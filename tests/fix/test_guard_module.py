@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from importlib.metadata import version
 from pathlib import Path
 from textwrap import dedent
 
@@ -265,3 +266,51 @@ def test_a_file_of_another_project_gets_no_guard_module_of_this_one(tmp_path):
     assert "server.py is outside the project" in result.output
     assert not (a / "app" / "_mcp_guards.py").exists()
     assert (b / "server.py").read_text() == dedent(SERVER)
+
+
+def test_a_buffer_fixed_on_save_gets_its_guard_module_written(tmp_path):
+    # `check --fix -` (format on save) used to print the fixed buffer, which imports the guard
+    # module, and write no module: the saved server raised ModuleNotFoundError.
+    project(tmp_path)
+    buffer = (tmp_path / "app" / "server.py").read_bytes()
+    if int(version("mcp").split(".")[0]) >= 2:  # the server as the installed SDK spells it
+        buffer = buffer.replace(b"fastmcp import FastMCP", b"mcpserver import MCPServer")
+        buffer = buffer.replace(b"FastMCP(", b"MCPServer(")
+    args = ["check", "--fix", "--stdin-filename", "app/server.py", "-"]
+    result = subprocess.run(
+        [sys.executable, "-m", "mcp_codemod", *args],
+        input=buffer,
+        cwd=tmp_path,
+        capture_output=True,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "from app._mcp_guards import " in result.stdout.decode()
+    if int(version("mcp").split(".")[0]) < 2:
+        assert result.stdout.decode() == dedent(FIXED)
+    assert "Wrote the guard module app/_mcp_guards.py." in result.stderr.decode()
+    assert (tmp_path / "app" / "_mcp_guards.py").read_text() == guard_module_text()
+    (tmp_path / "app" / "server.py").write_bytes(result.stdout)  # the editor saves it
+    imported = subprocess.run(
+        [sys.executable, "-c", "import app.server"], cwd=tmp_path, capture_output=True
+    )
+    assert imported.returncode == 0, imported.stderr
+
+
+def test_check_fails_while_the_imported_guard_module_is_missing_until_fix_writes_it(tmp_path):
+    project(tmp_path)
+    (tmp_path / "app" / "server.py").write_text(dedent(FIXED))
+
+    checked = run_cli("check", "--no-cache", ".", cwd=tmp_path)
+
+    assert checked.exit_code == 1, checked.output
+    assert "All checks passed!" not in checked.output
+    missing = [line for line in checked.output.splitlines() if "error:" in line]
+    assert missing == [
+        f"app/server.py: error: imports the guard module `app._mcp_guards` (`runtime-module`), "
+        f"which does not exist at {tmp_path / 'app' / '_mcp_guards.py'}: "
+        "`mcp-codemod fix --write` writes it"
+    ]
+    fixed = run_cli("fix", "--no-cache", "--write", ".", cwd=tmp_path)
+    assert fixed.exit_code == 0, fixed.output
+    assert (tmp_path / "app" / "_mcp_guards.py").read_text() == guard_module_text()
+    assert "All checks passed!" in run_cli("check", "--no-cache", ".", cwd=tmp_path).output

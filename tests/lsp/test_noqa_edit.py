@@ -26,9 +26,33 @@ def test_a_line_with_a_noqa_gets_the_code_added_to_it():
     assert edited(text, 1, "MCP001").splitlines()[0].endswith("# noqa: MCP002, MCP001")
 
 
-def test_a_line_with_another_comment_keeps_it_and_gets_the_noqa_after_it():
+def test_a_line_with_another_comment_gets_the_noqa_first_as_check_add_noqa_puts_it():
+    # The comment then starts with a pragma: ruff's formatter does not count it in the width.
     text = SOURCE.replace("-> str:", "-> str:  # the search")
-    assert edited(text, 1, "MCP001").splitlines()[0].endswith("# the search  # noqa: MCP001")
+    assert edited(text, 1, "MCP001").splitlines()[0].endswith("# noqa: MCP001  # the search")
+
+
+def test_a_type_ignore_stays_first_and_a_directive_after_a_comment_gains_the_code():
+    ignored = SOURCE.replace("-> str:", "-> str:  # type: ignore[misc]")
+    assert (
+        edited(ignored, 1, "MCP001")
+        .splitlines()[0]
+        .endswith("# type: ignore[misc]  # noqa: MCP001")
+    )
+    later = SOURCE.replace("-> str:", "-> str:  # hello  # noqa: E501")
+    assert edited(later, 1, "MCP001").splitlines()[0].endswith("# hello  # noqa: E501, MCP001")
+
+
+def test_a_noqa_inside_a_string_is_no_directive_to_add_to():
+    text = SOURCE.replace("= None)", '= "# noqa: E501")')
+    assert edited(text, 1, "MCP001").splitlines()[0] == (
+        'def search(query: str | None = "# noqa: E501") -> str:  # noqa: MCP001'
+    )
+
+
+def test_a_file_whose_lines_end_in_cr_only_gets_the_edit_on_its_line():
+    text = ("import os\n\n\n" + SOURCE).replace("\n", "\r")
+    assert edited(text, 4, "MCP001") == text.replace("-> str:\r", "-> str:  # noqa: MCP001\r")
 
 
 def test_trailing_spaces_are_replaced_and_the_line_ending_kept():

@@ -5,6 +5,7 @@ alone."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated
 
 import fastmcp
@@ -104,13 +105,14 @@ async def test_text_that_is_not_an_array_or_object_is_validated_as_sent(
         assert (await client.call("numbers", {"loc": '["a"]'})).startswith("error:")
 
 
-async def test_json_null_text_is_not_decoded(framework: Callable) -> None:
+async def test_json_null_text_arrives_as_none(framework: Callable) -> None:
+    # Some clients send JSON null as the text "null" (docs/runtime.md, "What clients send").
     async with framework(MARKED) as client:
         result = await client.call("numbers", {"loc": "null"})
-    if framework is mcp_sdk_client:
-        assert result == "None"  # the SDK's own pre-parse, not the marker
-    else:
+    if checks_schema_first(framework):
         assert result.startswith("error:")
+    else:
+        assert result == "None"
 
 
 async def test_without_the_marker_fastmcp_rejects_json_text() -> None:
@@ -174,3 +176,19 @@ def test_marker_on_a_text_annotation_changes_nothing() -> None:
     assert adapter.json_schema() == plain.json_schema()
     assert adapter.validate_python("[1]") == "[1]"
     assert adapter.validate_python([1]) == [1]
+
+
+def path_or_none(value: Annotated[Path | None, DecodeJsonText] = None) -> str:
+    return repr(value)
+
+
+async def test_text_the_parameter_takes_as_it_is_is_not_decoded(framework: Callable) -> None:
+    # A `Path` takes "null" and '["a"]' as paths: the marker decodes only what it rejects.
+    async with framework([path_or_none]) as client:
+        null = await client.call("path_or_none", {"value": "null"})
+        array = await client.call("path_or_none", {"value": '["a"]'})
+    if framework is mcp_sdk_client:
+        assert null == "None"  # the SDK's own pre-parse, before any validator
+        assert array.startswith("error:")
+    elif not checks_schema_first(framework):
+        assert (null, array) == (repr(Path("null")), repr(Path('["a"]')))
