@@ -108,7 +108,7 @@ def fixed(tmp_path_factory) -> tuple[dict, dict, dict, dict, Path]:
     before, before_fastmcp = describe(root), describe(root, FASTMCP_ASKED)
     result = run_cli("fix", "--write", "--no-cache", ".", cwd=root)
     assert result.exit_code == 0, result.output
-    assert "Fixed 20 issues in 10 files." in result.output, result.output
+    assert "Fixed 28 issues in 10 files." in result.output, result.output
     return before, describe(root), before_fastmcp, describe(root, FASTMCP_ASKED), root
 
 
