@@ -230,14 +230,15 @@ class ProjectNames:
         name = called_name(function)
         calls = self.calls_by_name.get(name, ())
         by_callee = self.calls_by_callee.setdefault(name, {})
-        for caller, call in calls[self.sorted_calls.get(name, 0) :]:
-            self.work.step()
-            callee = self.callee(caller, call)
-            if callee is not None:
-                owner, target, bound = callee
-                by_callee.setdefault((owner.path, target.qualname), []).append(
-                    (caller, call, bound)
-                )
+        with self.work.shared():  # once per call for the run, whichever question asks first
+            for caller, call in calls[self.sorted_calls.get(name, 0) :]:
+                self.work.step()
+                callee = self.callee(caller, call)
+                if callee is not None:
+                    owner, target, bound = callee
+                    by_callee.setdefault((owner.path, target.qualname), []).append(
+                        (caller, call, bound)
+                    )
         self.sorted_calls[name] = len(calls)
         return by_callee.get((module.path, function), [])
 
@@ -248,7 +249,8 @@ class ProjectNames:
         for caller in callers:
             if caller.path not in indexed:
                 indexed.add(caller.path)
-                self.work.step(len(caller.calls))
+                with self.work.shared():
+                    self.work.step(len(caller.calls))
                 for call in caller.calls:
                     # The name the call spells, `register` in `tools.register(mcp)`, `Handler`
                     # in `Handler(mcp)`: worked out here, where every loaded module's calls pass.

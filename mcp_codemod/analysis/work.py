@@ -6,9 +6,9 @@ grows with the tree, and a question that needs more than its budget of steps is 
 
 from __future__ import annotations
 
-# What one question (what a stored value is, which servers reach a parameter, the tools a
-# registration reaches) may spend: well above what the corpus's largest answer needs, far
-# below what a wait would be noticed at. docs/analysis.md says what an answer over it is.
+# What one question (what a stored value is, the tools a registration reaches) may spend: well
+# above what the corpus's largest answer needs, far below what a wait would be noticed at.
+# docs/analysis.md says what an answer over it is.
 QUESTION_BUDGET = 20_000
 
 
@@ -18,38 +18,64 @@ class OverBudget(Exception):
 
 
 class Work:
-    """The steps of the whole run, and the budget of the question being answered."""
+    """The steps of the whole run, those charged to the questions, and the budget of the
+    question being answered."""
 
-    __slots__ = ("budget", "limit", "steps")
+    __slots__ = ("budget", "charged", "limit", "sharing", "steps")
 
     def __init__(self) -> None:
         self.budget = QUESTION_BUDGET
         self.steps = 0
-        self.limit: int | None = None  # the step at which the current question is over budget
+        self.charged = 0  # the steps not done for the whole run (`shared`)
+        self.sharing = 0
+        self.limit: int | None = None  # the charged step at which the question is over budget
 
     def step(self, count: int = 1) -> None:
         self.steps += count
-        if self.limit is not None and self.steps > self.limit:
+        if self.sharing:
+            return
+        self.charged += count
+        if self.limit is not None and self.charged > self.limit:
             raise OverBudget
+
+    def shared(self) -> Shared:
+        """Work done once for the whole run (the project's calls sorted by the function they
+        run), whichever question happens to need it first: counted, in no question's budget.
+        Its own cost is linear in the tree."""
+        return Shared(self)
 
     def question(self) -> Question:
         """A budget for one question (`with work.question(): ...`); a question asked inside
         another spends from the outer one's budget too."""
-        return Question(self, self.budget)
+        return Question(self)
+
+
+class Shared:
+    __slots__ = ("work",)
+
+    def __init__(self, work: Work) -> None:
+        self.work = work
+
+    def __enter__(self) -> Shared:
+        self.work.sharing += 1
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.work.sharing -= 1
 
 
 class Question:
-    __slots__ = ("budget", "outer", "work")
+    __slots__ = ("outer", "work")
 
-    def __init__(self, work: Work, budget: int) -> None:
+    def __init__(self, work: Work) -> None:
         self.work = work
-        self.budget = budget
         self.outer: int | None = None
 
     def __enter__(self) -> Question:
-        self.outer = self.work.limit
-        limit = self.work.steps + self.budget
-        self.work.limit = limit if self.outer is None else min(limit, self.outer)
+        work = self.work
+        self.outer = work.limit
+        limit = work.charged + work.budget
+        work.limit = limit if self.outer is None else min(limit, self.outer)
         return self
 
     def __exit__(self, *exc: object) -> None:

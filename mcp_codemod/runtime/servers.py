@@ -24,6 +24,8 @@ from pydantic_core import ValidationError
 
 from .guards import declares_text, marked_no_pre_parse
 
+# `guard` returns the server it is given: `mcp = guard(MCPServer("x"))` keeps its type for the
+# project's type checker, whichever class the project's imports chose.
 ServerT = TypeVar("ServerT")
 
 # One mcp major is installed. To a type checker the other major's modules are missing (and in

@@ -55,9 +55,10 @@ EXPECTED = {
     # the OpenAI API refuses in strict mode (MCP104, posit-dev/chatlas#255 reports this very
     # server), and three defaults strict mode never gives (MCP103).
     "mcp-server-fetch": (1, 0, {"MCP002": 2, "MCP103": 3, "MCP104": 1}, 1),
-    # standalone fastmcp: no pre-parse, no strict validation; one default strict mode never
-    # gives (MCP103).
-    "mcp-server-motherduck": (5, 0, {"MCP103": 1}, 0),
+    # standalone fastmcp: no pre-parse, no strict validation; four `str | None` parameters that
+    # reject digits a client sends as a number (MCP008); one default strict mode never gives
+    # (MCP103).
+    "mcp-server-motherduck": (5, 0, {"MCP008": 4, "MCP103": 1}, 1),
 }
 
 
