@@ -397,8 +397,8 @@ def _edit(
         for line, before in edited.items()
         if before is None or before >= len(original_lines) or style.fits(original_lines[before])
     }
-    # A line that would be split while it ends in a pragma comment (`# noqa: B006`, `# type:
-    # ignore[...]`) is not edited: the comment covers the code of its own line, and no split
+    # A line that would be split while it ends in a pragma comment (ruff's or mypy's: a code
+    # suppressed, an error ignored) is not edited: the comment covers the code of its own line, and no split
     # keeps all of that code on one line (ruff's formatter itself moves the comment to the last
     # one, off the code it covers). Its findings are left to the author, and reported.
     spliced_lines = spliced.splitlines()
