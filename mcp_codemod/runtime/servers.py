@@ -40,8 +40,13 @@ except ImportError:
     from mcp.server.fastmcp.utilities.func_metadata import FuncMetadata  # type: ignore[import-not-found, no-redef, unused-ignore]
 
     _SdkServer = cast("type[Any]", FastMCP)
+    # FastMCP is generic from mcp 1.12; servers written for an older mcp run on its plain class.
+    if TYPE_CHECKING or hasattr(FastMCP, "__class_getitem__"):
+        _FastMCPBase = FastMCP[LifespanResultT]
+    else:
+        _FastMCPBase = FastMCP
 
-    class GuardedFastMCP(FastMCP[LifespanResultT]):  # type: ignore[misc, unused-ignore]
+    class GuardedFastMCP(_FastMCPBase):  # type: ignore[misc, valid-type, unused-ignore]
         """`mcp.server.fastmcp.FastMCP` whose text parameters get string arguments as sent."""
 
         # A type checker sees the SDK's own `__init__`, to which these arguments all go.
