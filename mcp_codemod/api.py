@@ -301,6 +301,9 @@ class FixOutcome:
     check: CheckResult
     fixes: FixResult  # the changed files (not written yet), per-file failures, advice
     writable: frozenset[Path] = frozenset()  # the files (resolved) the fixes may edit
+    # The modules the fixed code imports the runtime from: `mcp_codemod.runtime`, and each
+    # configuration's `runtime-module`.
+    runtime_modules: frozenset[str] = frozenset()
 
 
 def fix_paths(
@@ -327,12 +330,14 @@ def fix_paths(
         given = [stdin[0]]
     parts: list[FixResult] = []
     all_writable: set[Path] = set()
+    runtimes = {RUNTIME}
     for group in groups:
         settings, result = group.settings, group.result
         writable = writable_files(group.files, given)
         all_writable |= writable
         applicable = tuple(f for f in result.findings if f.applies(unsafe_fixes))
         runtime = settings.runtime_module or RUNTIME
+        runtimes.add(runtime)
         importers = Importers(settings.excludes, settings.respect_gitignore)
         fixes = fix_findings(
             applicable,
@@ -367,7 +372,7 @@ def fix_paths(
             outside=(*fixes.outside, *part.outside),
             incomplete=fixes.incomplete + part.incomplete,
         )
-    return FixOutcome(merged(groups), fixes, frozenset(all_writable))
+    return FixOutcome(merged(groups), fixes, frozenset(all_writable), frozenset(runtimes))
 
 
 def add_noqa_paths(

@@ -614,12 +614,19 @@ def _fix_stdin(
         )
     from mcp_codemod.report import plural
 
-    out.note(f"Fixed {plural(fixed, 'issue')}; {len(left)} left.")
+    broken = _unimportable([change] if change is not None else [], outcome)
+    for line in broken:
+        out.finding_note(line)
+    if broken:
+        out.note("The fixed module would not import with the installed mcp (see the errors above).")
+    else:
+        out.note(f"Fixed {plural(fixed, 'issue')}; {len(left)} left.")
     if result.unchecked:
         out.finding_note(report.unresolved_note(result))
     # As `fix --diff`, a diff that is not empty fails the run.
     failed = bool(
-        left
+        broken
+        or left
         or failures
         or (diff and (change is not None or guards is not None))
         or _exit_code(replace(result, findings=()))
@@ -710,6 +717,9 @@ def _run_fix(
     except Exception as error:
         _internal_error(error)
     _echo_remaining(after, outcome, paths, unsafe_fixes, out)
+    broken = _unimportable(changed, outcome)
+    for line in broken:
+        out.finding_note(line)
     fixed = sum(change.fixes for change in changed)
     changed_files = {change.path for change in changed}
     left = sum(not finding.applies(unsafe_fixes) for finding in result.findings)
@@ -718,6 +728,12 @@ def _run_fix(
     message = f"{verb} {plural(fixed, 'issue')} in {plural(len(changed_files), 'file')}"
     if not changed:
         message = "Nothing to fix"
+    elif broken:
+        # Never "Fixed" over a server that no longer imports.
+        message = (
+            f"{'Changed' if write else 'Would change'} {plural(len(changed_files), 'file')}, "
+            "but the fixed code would not import with the installed mcp (see the errors above)"
+        )
     for module in generated:
         wrote = "wrote" if write else "would write"
         message += f"; {wrote} the guard module {display_path(Path(module.path))}"
@@ -735,9 +751,26 @@ def _run_fix(
         out.finding_note(report.unresolved_note(after))
     if exit_zero:
         sys.exit(0)
-    if failed or _exit_code(after):
+    if failed or broken or _exit_code(after):
         sys.exit(1)
     sys.exit(1 if fixes.files and not write else 0)
+
+
+def _unimportable(changed: list, outcome: api.FixOutcome) -> list[str]:
+    """A line per runtime name the fixed files import that the installed mcp lacks."""
+    from mcp_codemod.fix import runtime_names
+
+    first: dict[str, str] = {}
+    final: dict[str, str] = {}
+    for change in changed:  # a later round's text wins; the first round's original is the user's
+        first.setdefault(change.path, change.original)
+        final[change.path] = change.fixed
+    return runtime_names.missing_names(
+        [(path, first[path], text) for path, text in final.items()],
+        outcome.runtime_modules,
+        runtime_names.runtime_exports(),
+        runtime_names.installed_mcp(),
+    )
 
 
 def _echo_remaining(

@@ -78,6 +78,12 @@ class ServerRef:
     # CONSTRUCT: the constructions the same name was bound to before, in other branches
     # (`if ...: mcp = FastMCP("a") else: mcp = FastMCP("b")`): each may be the server.
     alternatives: tuple[ServerRef, ...] = ()
+    # CONSTRUCT and ANNOTATED: the other classes `qualified`'s name may be bound to at run
+    # time, qualified (`try: from mcp.server.mcpserver import MCPServer` / `except ImportError:
+    # from mcp.server.fastmcp import FastMCP as MCPServer`), `?` for a binding that is no
+    # import; the server may be an instance of any of them.
+    class_choices: tuple[str, ...] = ()
+    call_span: Span | None = None  # CONSTRUCT: the whole call, which a fix may wrap in `guard()`
 
 
 @dataclass(frozen=True)
@@ -197,16 +203,21 @@ class Alias:
 class ClassBase:
     qualified: str
     span: Span
+    # What else the base's name may be bound to at run time (`Symbol.alternatives`).
+    choices: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class ServerSwap:
     """Where a fix makes a server guarded: rename the server class at `span` in `path` to the
-    guarded class of `framework` (a construction, or the base of a project subclass)."""
+    guarded class of `framework` (a construction, or the base of a project subclass); or, with
+    `wrap`, pass the construction at `span` through `guard(...)`, which guards it whichever
+    framework the class chosen at run time is (docs/fix.md)."""
 
     path: str
     span: Span
     framework: Framework
+    wrap: bool = False
 
 
 class ExecText(str, Enum):
@@ -271,3 +282,6 @@ class ModuleFacts:
     # `self.servers[name] = mcp`, `state.server = mcp`: code that reads it back may register
     # tools on it.
     stores: tuple[tuple[int, ServerRef, str], ...] = ()
+    # Module-level imported names that other branches bind to something else too: the other
+    # qualified names (`?` for a binding that is no import), as `Symbol.alternatives`.
+    import_alternatives: dict[str, tuple[str, ...]] = field(default_factory=dict)

@@ -727,6 +727,7 @@ def _served(
             server.description,
             server.strict_input_validation,
             facade=server.facade,
+            frameworks=tuple(dict.fromkeys(f.guarded for f in server.frameworks)),
         )
     return server
 
@@ -826,7 +827,7 @@ def _swappable(
     swaps: tuple[ServerSwap, ...] = tuple(
         swap
         for built in constructed.values()
-        if built.framework is server.framework
+        if built.runs_on(server.framework)
         for swap in (built.swap, *built.also_swaps)
         if swap is not None
     )

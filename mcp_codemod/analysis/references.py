@@ -44,6 +44,7 @@ class References:
                         class_span=inner.class_span,
                         line=inner.line,
                         facade=inner.facade,
+                        class_choices=inner.class_choices,
                     )
                 return None
             if function is None or function.startswith("?"):
@@ -72,6 +73,8 @@ class References:
                 strict_input_validation=strict,
                 class_span=self.text.span(value.func),
                 line=value.lineno,
+                class_choices=self.names.alternatives(value.func, scope),
+                call_span=self.text.span(value),
             )
         if type(value) is ast.Name:
             symbol = scope.lookup(value.id)

@@ -413,6 +413,10 @@ class Registrations:
     ) -> None:
         func = node.func
         kind = type(func)  # parsed nodes are of the exact classes
+        if node.keywords:
+            given = keyword(node, "tools")
+            if given is not None and self.is_server_class(func, scope):
+                self.constructor_tools(node, given, scope, cls)
         # `server.tool(name=...)(fn)`: the call form used for methods and late registration.
         if (
             kind is ast.Call
@@ -459,6 +463,56 @@ class Registrations:
                 self.install_calls.append(qualified)
             if qualified not in GUARD_FUNCTIONS and qualified not in INSTALL_FUNCTIONS:
                 self.call_site(node, scope, cls, returned_by)
+
+    def is_server_class(self, func: ast.expr, scope: Scope) -> bool:
+        """Whether a called name may be a framework's server class, under any of its names."""
+        qualified = self.names.qualify(func, scope) or ""
+        return any(
+            name.rpartition(".")[2] in SERVER_CLASS_NAMES
+            for name in (qualified, *self.names.alternatives(func, scope))
+        )
+
+    def constructor_tools(
+        self, call: ast.Call, given: ast.expr, scope: Scope, cls: ClassContext | None
+    ) -> None:
+        """`FastMCP("t", tools=[Tool.from_function(search), lookup])`: each tool given to the
+        server's constructor is a registration on it. What is not a function, or
+        `Tool.from_function` of one, in a literal list (here or bound to the name given) is
+        registered where the analysis cannot see."""
+        server = self.references.server_from_value(call, scope)
+        if server is None:
+            return
+        elements: list[ast.expr] = [given]
+        listed = given
+        if type(listed) is ast.Name:
+            symbol = scope.lookup(listed.id)
+            if symbol is not None and symbol.kind is SymbolKind.COLLECTION:
+                listed = symbol.node  # type: ignore[assignment]
+        if type(listed) in (ast.List, ast.Tuple):
+            elements = listed.elts  # type: ignore[attr-defined]
+        server_text = self.text.text(call.func)
+        for element in elements:
+            name = None
+            target: ast.expr | None = element
+            if isinstance(element, ast.Call) and _is_from_function(element):
+                name = constant_keyword(element, "name")
+                target = element.args[0] if element.args else keyword(element, "fn")
+            if target is None or type(target) not in (ast.Name, ast.Attribute):
+                function = FunctionRef(
+                    FunctionKind.UNKNOWN,
+                    text=self.text.label(element),
+                )
+            else:
+                function = self.references.function_ref(target, scope, cls)
+            self.registrations.append(
+                Registration(
+                    server=server,
+                    server_text=server_text,
+                    function=function,
+                    tool_name=name,
+                    position=self.text.start(element),
+                )
+            )
 
     def call_site(
         self, node: ast.Call, scope: Scope, cls: ClassContext | None, returned_by: str = ""

@@ -35,7 +35,14 @@ from mcp_codemod.analysis.frameworks import REGISTRATION_ATTRIBUTES, SERVER_CLAS
 from mcp_codemod.analysis.loops import Loops
 from mcp_codemod.analysis.references import References
 from mcp_codemod.analysis.registrations import Registrations
-from mcp_codemod.analysis.scope import ClassContext, Names, Scope, Symbol, SymbolKind
+from mcp_codemod.analysis.scope import (
+    OTHER_BINDING,
+    ClassContext,
+    Names,
+    Scope,
+    Symbol,
+    SymbolKind,
+)
 from mcp_codemod.analysis.signed_returns import returns_signed_functions
 from mcp_codemod.analysis.source_text import SourceText, any_line_within
 from mcp_codemod.analysis.syntax import (
@@ -170,6 +177,8 @@ class _Scanner:
         self.bound_methods: dict[ast.FunctionDef | ast.AsyncFunctionDef, Scope] = {}
         # Every construction a name or attribute is bound to, or a function returns.
         self.made: list[ServerRef] = []
+        # How many compound statements the binding pass is in: a binding there may not run.
+        self.branch_depth = 0
 
     @property
     def module(self) -> str:
@@ -191,6 +200,11 @@ class _Scanner:
             module=self.module,
             path=self.path,
             imports={n: s.qualified for n, s in names.items() if s.kind is SymbolKind.IMPORT},
+            import_alternatives={
+                n: s.alternatives
+                for n, s in names.items()
+                if s.kind is SymbolKind.IMPORT and s.alternatives
+            },
             servers={n: s.server for n, s in names.items() if s.server is not None},
             functions=self.functions,
             classes=self.classes,
@@ -244,22 +258,23 @@ class _Scanner:
         elif kind is ast.Import:
             for alias in node.names:
                 if alias.asname:
-                    names[alias.asname] = Symbol(SymbolKind.IMPORT, qualified=alias.name)
+                    self.bind_import(alias.asname, alias.name, scope)
                 else:
                     top = alias.name.split(".")[0]
-                    names[top] = Symbol(SymbolKind.IMPORT, qualified=top)
+                    self.bind_import(top, top, scope)
         elif kind is ast.ImportFrom:
             base = self.names.absolute_module(node)
             for alias in node.names:
                 if alias.name != "*":
-                    names[alias.asname or alias.name] = Symbol(
-                        SymbolKind.IMPORT, qualified=f"{base}.{alias.name}"
-                    )
+                    self.bind_import(alias.asname or alias.name, f"{base}.{alias.name}", scope)
         elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
             qualname = f"{scope.qualname}.{node.name}" if scope.qualname else node.name
             names[node.name] = Symbol(SymbolKind.FUNCTION, qualname=qualname)
         elif kind is ast.ClassDef:
-            names[node.name] = Symbol(SymbolKind.CLASS, qualified=f"{self.module}.{node.name}")
+            qualified = f"{self.module}.{node.name}"
+            # `except ImportError: class FastMCP: ...` (a stand-in): the import may be it too.
+            others = self.other_bindings(names.get(node.name), qualified)
+            names[node.name] = Symbol(SymbolKind.CLASS, qualified=qualified, alternatives=others)
         elif kind is ast.AnnAssign and type(node.target) is ast.Name:
             self.bind_value(node.target.id, node.value, node.annotation, scope, module_level)
         elif module_level and kind.__name__ == "TypeAlias":  # `type X = ...`, Python 3.12+
@@ -270,8 +285,35 @@ class _Scanner:
         else:
             if kind is ast.With or kind is ast.AsyncWith:
                 self.bind_running_facades(node, scope)
+            self.branch_depth += 1
             for child in nested_bodies(node):
                 self.bind_statements(child, scope, module_level)
+            self.branch_depth -= 1
+
+    def bind_import(self, name: str, qualified: str, scope: Scope) -> None:
+        """Bind an imported name. In a branch (`try`/`except ImportError`, `if sys.version_info
+        ...`, `with suppress(...)`), what the name was bound to before may be what it is at run
+        time too: kept as the symbol's alternatives."""
+        scope.names[name] = Symbol(
+            SymbolKind.IMPORT,
+            qualified=qualified,
+            alternatives=self.other_bindings(scope.names.get(name), qualified),
+        )
+
+    def other_bindings(self, previous: Symbol | None, qualified: str) -> tuple[str, ...]:
+        """What a name bound in a branch may still be from its earlier bindings (none outside a
+        branch: a later statement of the same body replaces the binding); for a name no
+        earlier statement binds, `OTHER_BINDING`: where the branch does not run, the name is
+        not that (`try: from mcp.server.mcpserver import MCPServer` and nothing in `except`)."""
+        if not self.branch_depth:
+            return ()
+        if previous is None:
+            return (OTHER_BINDING,)
+        if previous.kind in (SymbolKind.IMPORT, SymbolKind.CLASS):
+            earlier = (*previous.alternatives, previous.qualified)
+        else:
+            earlier = (OTHER_BINDING,)
+        return tuple(dict.fromkeys(e for e in earlier if e != qualified))
 
     def bind_running_facades(self, node: ast.With | ast.AsyncWith, scope: Scope) -> None:
         """`async with app.run() as agent_app:` on an application object built here, such as
@@ -301,6 +343,31 @@ class _Scanner:
         scope: Scope,
         module_level: bool,
     ) -> None:
+        previous = scope.names.get(name)
+        if annotation is None and self.copies_server_class(value, scope):
+            copied = self.names.qualify(value, scope)  # type: ignore[arg-type]
+            others = self.names.alternatives(value, scope)  # type: ignore[arg-type]
+            if copied is not None:
+                # `MCPServer = FastMCP`, `Server = fastmcp.FastMCP`: a branch's spelling of
+                # another framework's class. The name is that class, or whatever the name it
+                # copies may be.
+                earlier = self.other_bindings(previous, copied)
+                scope.names[name] = Symbol(
+                    SymbolKind.IMPORT,
+                    qualified=copied,
+                    alternatives=tuple(dict.fromkeys((*earlier, *others))),
+                )
+                return
+        if (
+            self.branch_depth
+            and previous is not None
+            and previous.kind is SymbolKind.IMPORT
+            and (value is None or type(value) is ast.Constant)
+        ):
+            # `except ImportError: FastMCP = None`: the import may be what the name is.
+            if OTHER_BINDING not in previous.alternatives:
+                previous.alternatives = (*previous.alternatives, OTHER_BINDING)
+            return
         qualify = self.names.qualify
         annotation_name = qualify(annotation, scope) if annotation is not None else None
         if annotation_name in ("typing.TypeAlias", "typing_extensions.TypeAlias") and value:
@@ -310,7 +377,11 @@ class _Scanner:
         references = self.references
         server = references.server_from_value(value, scope) if value is not None else None
         if server is None and annotation is not None and annotation_name:
-            server = ServerRef(ServerKind.ANNOTATED, qualified=annotation_name)
+            server = ServerRef(
+                ServerKind.ANNOTATED,
+                qualified=annotation_name,
+                class_choices=self.names.alternatives(annotation, scope),
+            )
         method = references.bound_method(value, scope) if value is not None else None
         # `tool = factory(...)`: the call is kept, unless the name is bound to anything else too.
         made = value if isinstance(value, ast.Call) and _same_call(scope, name, value) else None
@@ -342,6 +413,24 @@ class _Scanner:
         else:
             scope.names[name] = Symbol(SymbolKind.OTHER, node=made, scope=made_scope)
 
+    def copies_server_class(self, value: ast.expr | None, scope: Scope) -> bool:
+        """`Server = FastMCP` (an imported name that may be a server class, under any of its
+        bindings) or `Server = fastmcp.FastMCP`: asked of every assignment, so by name first."""
+        kind = type(value)
+        if kind is ast.Attribute:
+            return value.attr in SERVER_CLASS_NAMES  # type: ignore[union-attr]
+        if kind is not ast.Name:
+            return False
+        symbol = scope.lookup(value.id)  # type: ignore[union-attr]
+        return (
+            symbol is not None
+            and symbol.kind is SymbolKind.IMPORT
+            and any(
+                q.rpartition(".")[2] in SERVER_CLASS_NAMES
+                for q in (symbol.qualified, *symbol.alternatives)
+            )
+        )
+
     def bind_parameters(self, node: ast.FunctionDef | ast.AsyncFunctionDef, local: Scope) -> None:
         arguments = node.args
         positional = [*arguments.posonlyargs, *arguments.args]
@@ -360,6 +449,7 @@ class _Scanner:
                     qualified=annotation,
                     function=local.qualname,
                     argument=where,
+                    class_choices=self.names.alternatives(arg.annotation, local.parent),  # type: ignore[arg-type]
                 )
             else:
                 server = ServerRef(ServerKind.PARAMETER, function=local.qualname, argument=where)
@@ -508,7 +598,7 @@ class _Scanner:
         # `FastMCP[LifespanT]`: the class is the subscripted value, and that is what a fix renames.
         bases = [base.value if isinstance(base, ast.Subscript) else base for base in node.bases]
         self.classes[node.name] = tuple(
-            ClassBase(name, self.text.span(base))
+            ClassBase(name, self.text.span(base), self.names.alternatives(base, scope))
             for base in bases
             if (name := self.names.qualify(base, scope)) is not None
         )

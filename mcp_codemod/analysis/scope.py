@@ -12,6 +12,7 @@ from mcp_codemod.analysis.facts import FunctionRef, ServerRef
 # Each builtin's qualified name, one string for all its uses.
 _BUILTIN_NAMES = {name: f"builtins.{name}" for name in dir(builtins)}
 STAR = "*"  # prefix of a name that no statement of the module binds, but a star import may
+OTHER_BINDING = "?"  # an alternative binding of an imported name that is no import (`X = None`)
 
 
 class SymbolKind(Enum):
@@ -44,6 +45,11 @@ class Symbol:
     # scope a call of the same function), read in `scope`.
     node: ast.expr | None = None
     scope: Scope | None = None
+    # An import: what other branches bind the name to (`try: from mcp.server.mcpserver import
+    # MCPServer` / `except ImportError: from mcp.server.fastmcp import FastMCP as MCPServer`),
+    # qualified, in the order they are bound; `OTHER_BINDING` for a binding that is no import.
+    # The name may be any of them at run time, and `qualified` (the last) as well.
+    alternatives: tuple[str, ...] = ()
 
 
 @dataclass
@@ -124,6 +130,23 @@ class Names:
             base = self.qualify(node.value, scope)
             return None if base is None else f"{base}.{node.attr}"
         return None
+
+    def alternatives(self, node: ast.expr, scope: Scope) -> tuple[str, ...]:
+        """The other qualified names a Name (or a dotted Attribute on one) may refer to at run
+        time, bound in other branches (`Symbol.alternatives`); `qualify` gives the last."""
+        root = node
+        suffix = ""
+        while type(root) is ast.Attribute:
+            suffix = f".{root.attr}{suffix}"
+            root = root.value
+        if type(root) is not ast.Name:
+            return ()
+        symbol = scope.lookup(root.id)
+        if symbol is None or not symbol.alternatives:
+            return ()
+        return tuple(
+            other if other == OTHER_BINDING else f"{other}{suffix}" for other in symbol.alternatives
+        )
 
     def absolute_module(self, node: ast.ImportFrom) -> str:
         if not node.level:

@@ -25,6 +25,26 @@ class ResolvedServer:
     # construction is out of sight, each pre-parsing server the checked tree builds): the fix
     # guards them all.
     also_swaps: tuple[ServerSwap, ...] = ()
+    # Every framework the server can be at run time, when its class is chosen between branches
+    # (`try`/`except ImportError`, `if sys.version_info ...`), in source order; `framework` is
+    # the first that pre-parses, the one the rules judge by. Empty: `framework` alone.
+    frameworks: tuple[Framework, ...] = ()
+
+    def runs_on(self, framework: Framework) -> bool:
+        """Whether the server can be of `framework` in some environment its source supports."""
+        return framework in self.frameworks or self.framework is framework
+
+    @property
+    def title(self) -> str:
+        """The frameworks it can run on, for messages: "mcp 2.x MCPServer or mcp 1.x FastMCP"."""
+        if not self.frameworks or self.framework is None:
+            return self.framework.title if self.framework is not None else "unknown framework"
+        judged = self.framework.pre_parses_json
+        alike = [f.title for f in self.frameworks if f.pre_parses_json is judged]
+        if len(alike) == len(self.frameworks):
+            return " or ".join(alike)
+        every = " or ".join(framework.title for framework in self.frameworks)
+        return f"{' or '.join(alike)} (the server runs on {every})"
 
 
 @dataclass(frozen=True)
@@ -56,11 +76,7 @@ class ToolParameter:
         if self.library is not None or self.generated_by is not None:
             return self.path, None
         site = self.parameter.site
-        if (
-            site is not None
-            and site.sole_description
-            and self.server.framework is Framework.FASTMCP
-        ):
+        if site is not None and site.sole_description and self.server.runs_on(Framework.FASTMCP):
             return self.path, None
         return self.path, site
 

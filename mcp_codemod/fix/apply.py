@@ -33,7 +33,14 @@ from mcp_codemod.engine.source_files import (
 )
 from mcp_codemod.fix.format_style import FormatStyles
 from mcp_codemod.fix.importers import Importers
-from mcp_codemod.fix.imports import ANNOTATED, ANY, RUNTIME, first_party_names, plan_imports
+from mcp_codemod.fix.imports import (
+    ANNOTATED,
+    ANY,
+    GUARD,
+    RUNTIME,
+    first_party_names,
+    plan_imports,
+)
 from mcp_codemod.fix.line_wrap import LineStyle, wrap_edited_lines
 from mcp_codemod.fix.textdiff import unified_diff
 from mcp_codemod.rules.findings import Finding
@@ -49,6 +56,8 @@ class FilePlan:
 
     markers: dict[Span, tuple[AnnotationSite, set[str]]] = field(default_factory=dict)
     swaps: dict[Span, str] = field(default_factory=dict)  # span → guarded class name
+    # Constructions passed through `guard()`: their class is chosen at run time (docs/fix.md).
+    guards: set[Span] = field(default_factory=set)
     # The end of an unannotated parameter's name → the markers of its new annotation.
     annotations: dict[Position, set[str]] = field(default_factory=dict)
     fixes: int = 0
@@ -130,7 +139,10 @@ def plan(findings: tuple[Finding, ...], writable: Callable[[str], bool]) -> Plan
                 outside[_outside_note(swap.path, swap.span.start.line, where)] = None
                 complete = False
                 continue
-            plans[swap.path].swaps[swap.span] = GUARDED_CLASS_NAME[swap.framework]
+            if swap.wrap:
+                plans[swap.path].guards.add(swap.span)
+            else:
+                plans[swap.path].swaps[swap.span] = GUARDED_CLASS_NAME[swap.framework]
         if complete:
             # Counted where its first edit lands: a server built in another module is guarded
             # there, and the finding's own file may not change at all.
@@ -305,6 +317,9 @@ def _edit(
             use(name, offset(after))
     for start, _, guarded in swaps:
         use(guarded, start)
+    guarded_calls = sorted((offset(span.start), offset(span.end)) for span in file_plan.guards)
+    for start, _ in guarded_calls:
+        use(GUARD, start)
     imports = plan_imports(
         text,
         tree,
@@ -331,6 +346,8 @@ def _edit(
         names = ", ".join(spell[marker] for marker in sorted(markers))
         edits.append(_annotate(text, offset(after), f"{spell[ANNOTATED]}[{spell[ANY]}, {names}]"))
     edits += [(start, end, spell[guarded]) for start, end, guarded in swaps]
+    for start, end in guarded_calls:
+        edits += [(start, start, f"{spell[GUARD]}("), (end, end, ")")]
     edits.sort(key=lambda edit: (edit[0], edit[1]))  # stable: insertions keep their order
     original = text
     starts = [*offsets, len(text)]

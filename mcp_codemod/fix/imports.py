@@ -33,6 +33,7 @@ from mcp_codemod.fix.line_wrap import LineStyle
 RUNTIME = "mcp_codemod.runtime"
 ANNOTATED = "Annotated"
 ANY = "Any"  # for the annotation an unannotated parameter gets
+GUARD = "guard"  # for a server whose class is chosen at run time
 _TYPING_MODULES = ("typing", "typing_extensions")
 
 

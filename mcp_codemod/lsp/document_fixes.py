@@ -68,7 +68,7 @@ def fix_edits(
     for display, file_plan in sorted(planned.files.items()):
         target = Path(os.path.normpath(os.path.join(os.getcwd(), display)))
         line = min(
-            [span.start.line for span in file_plan.swaps]
+            [span.start.line for span in (*file_plan.swaps, *file_plan.guards)]
             + [span.start.line for span in file_plan.markers]
             + [position.line for position in file_plan.annotations]
         )

@@ -7,6 +7,7 @@ from __future__ import annotations
 from mcp_codemod.analysis.frameworks import Framework
 from mcp_codemod.analysis.subjects import UnresolvedTool
 from mcp_codemod.engine.checker import CheckResult
+from mcp_codemod.rules.unguarded_server import RULE as UNGUARDED_SERVER
 
 RECORD_TYPE = "unchecked-registration"
 
@@ -25,7 +26,7 @@ def remedy(tool: UnresolvedTool) -> str:
                 "are still JSON-pre-parsed)"
             )
         return f"protected: {framework.title} does not pre-parse"
-    return "unprotected: guard the server (MCP004)"
+    return f"unprotected: guard the server ({UNGUARDED_SERVER.code})"
 
 
 def sets_exit_code(tool: UnresolvedTool) -> bool:

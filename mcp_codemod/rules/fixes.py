@@ -49,8 +49,18 @@ def guard_server(server: ResolvedServer) -> tuple[tuple[ServerSwap, ...], str | 
     )
 
 
-def guarded_class(server: ResolvedServer) -> str:
-    return GUARDED_CLASS_NAME.get(server.framework, "the guarded server class")
+def guarding(server: ResolvedServer) -> str:
+    """What the fix does to the server, for fix titles: "make the server a `GuardedFastMCP`", or
+    where its class is chosen at run time, "pass the server through `guard()`"."""
+    swaps = (server.swap, *server.also_swaps)
+    if any(swap is not None and swap.wrap for swap in swaps):
+        return "pass the server through `guard()`"
+    guarded = GUARDED_CLASS_NAME.get(server.framework, "the guarded server class")
+    return f"make the server a `{guarded}`"
+
+
+def capitalized(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def describe(parameter: ToolParameter) -> str:

@@ -10,9 +10,10 @@ from mcp_codemod.rules.findings import Fix, Safety
 from mcp_codemod.rules.fixes import (
     add_marker,
     annotate_with_marker,
+    capitalized,
     describe,
     guard_server,
-    guarded_class,
+    guarding,
 )
 from mcp_codemod.rules.model import FixAvailability, Invalid, Report, Rule, Valid
 
@@ -38,17 +39,17 @@ def check(parameter: ToolParameter) -> Report | None:
             return None
         message = (
             f"Tool `{parameter.tool}`: {describe(parameter)} is marked NoPreParse, but its "
-            f"server ({server.description}) is not guarded: {server.framework.title} still "
+            f"server ({server.description}) is not guarded: {server.title} still "
             "JSON-pre-parses it"
         )
         if server.facade is not None:
             message = f"{message}; {server.facade.how_to_guard}"
         swaps, _ = guard_server(server)
-        fix = Fix(f"Make the server a `{guarded_class(server)}`", Safety.SAFE, swaps=swaps)
+        fix = Fix(capitalized(guarding(server)), Safety.SAFE, swaps=swaps)
         return Report(message, fix if swaps else None)
     message = (
         f"Tool `{parameter.tool}`: {describe(parameter)} is JSON-pre-parsed by "
-        f'{server.framework.title}: the string "null" arrives as None and "[1, 2]" as a list'
+        f'{server.title}: the string "null" arrives as None and "[1, 2]" as a list'
     )
     swaps, advice = guard_server(server)
     if text is Text.ANY:
@@ -56,12 +57,15 @@ def check(parameter: ToolParameter) -> Report | None:
     if parameter.library is not None or parameter.generated_by is not None:
         # A library's function cannot be marked here, nor a file generated at each start; the
         # guarded server protects them all the same.
-        title = f"Make the server a `{guarded_class(server)}`"
+        title = capitalized(guarding(server))
         return Report(message, Fix(title, Safety.SAFE, swaps=swaps) if swaps else None)
     edits = add_marker(parameter, MARKER)
     if not edits:
-        return Report(message)
-    title = f"Mark it `{MARKER}` and make the server a `{guarded_class(server)}`"
+        # No marker fits (beside the description fastmcp reads from `Annotated[T, "text"]`, on
+        # a server that may run on fastmcp): the guarded server keeps declared text alone.
+        title = capitalized(guarding(server))
+        return Report(message, Fix(title, Safety.SAFE, swaps=swaps) if swaps else None)
+    title = f"Mark it `{MARKER}` and {guarding(server)}"
     return Report(message, Fix(title, Safety.SAFE, edits, swaps, advice))
 
 
@@ -75,7 +79,7 @@ def _on_guarded_server(parameter: ToolParameter) -> Report | None:
         return None
     message = (
         f"Tool `{parameter.tool}`: {describe(parameter)} takes anything, and "
-        f"{parameter.server.framework.title} keeps the SDK's JSON pre-parse for it: the string "
+        f"{parameter.server.title} keeps the SDK's JSON pre-parse for it: the string "
         '"null" arrives as None and "[1, 2]" as a list'
     )
     return _mark_anything(parameter, message, (), None)
@@ -94,7 +98,7 @@ def _mark_anything(
         return Report(f"{message}; give it a type, or mark it `NoPreParse` where it is defined")
     title = f"Mark it `{MARKER}`"
     if swaps:
-        title += f" and make the server a `{guarded_class(parameter.server)}`"
+        title += f" and {guarding(parameter.server)}"
     fix = Fix(title, Safety.UNSAFE, edits, swaps, advice, annotations)
     return Report(message, fix)
 
@@ -320,6 +324,74 @@ server = GuardedMCPServer("meta")
 def set_meta(value: Annotated[Any, NoPreParse], body: str | None = None) -> str:
     return repr(value) + repr(body)
 """
+        ),
+        # One source for both majors: the server is either class, and `guard()` takes both.
+        Invalid(
+            """\
+try:
+    from mcp.server.mcpserver import MCPServer
+except ImportError:
+    from mcp.server.fastmcp import FastMCP as MCPServer
+
+mcp = MCPServer("search")
+
+
+@mcp.tool()
+def search(query: str | None = None) -> str:
+    return query or ""
+""",
+            lines=(10,),
+            fixed="""\
+from typing import Annotated
+
+from mcp_codemod.runtime import NoPreParse, guard
+
+try:
+    from mcp.server.mcpserver import MCPServer
+except ImportError:
+    from mcp.server.fastmcp import FastMCP as MCPServer
+
+mcp = guard(MCPServer("search"))
+
+
+@mcp.tool()
+def search(query: Annotated[str | None, NoPreParse] = None) -> str:
+    return query or ""
+""",
+        ),
+        # fastmcp where it is installed, the SDK where it is not: pre-parsed there.
+        Invalid(
+            """\
+try:
+    from fastmcp import FastMCP
+except ImportError:
+    from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("search")
+
+
+@mcp.tool()
+def search(query: str | None = None) -> str:
+    return query or ""
+""",
+            lines=(10,),
+            fixed="""\
+from typing import Annotated
+
+from mcp_codemod.runtime import NoPreParse, guard
+
+try:
+    from fastmcp import FastMCP
+except ImportError:
+    from mcp.server.fastmcp import FastMCP
+
+mcp = guard(FastMCP("search"))
+
+
+@mcp.tool()
+def search(query: Annotated[str | None, NoPreParse] = None) -> str:
+    return query or ""
+""",
         ),
     ),
 )

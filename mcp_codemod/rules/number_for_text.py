@@ -28,7 +28,7 @@ def _text_union(shape: Shape) -> bool:
 def check(parameter: ToolParameter) -> Report | None:
     # On the mcp SDK the guarded servers take the number as its text (docs/runtime.md), and an
     # unguarded server's text union is MCP001's.
-    if parameter.server.framework is not Framework.FASTMCP:
+    if not parameter.server.runs_on(Framework.FASTMCP):
         return None
     if not _text_union(parameter.shape) or MARKER in markers(parameter.shape):
         return None

@@ -25,7 +25,7 @@ def check(parameter: ToolParameter) -> Report | None:
     server = parameter.server
     if integer is Integer.STRICT or parameter.parameter.default_is_strict:
         reason = "strict validation"
-    elif server.strict_input_validation and server.framework is Framework.FASTMCP:
+    elif server.strict_input_validation and server.runs_on(Framework.FASTMCP):
         reason = "the server's strict_input_validation"
     else:
         return None

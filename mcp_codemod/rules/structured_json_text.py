@@ -31,7 +31,7 @@ def _nullable(shape: Shape) -> bool:
 def check(parameter: ToolParameter) -> Report | None:
     # The mcp SDK decodes such text itself (its pre-parse, kept by the guarded servers for
     # parameters that cannot take a string); only the standalone fastmcp does not.
-    if parameter.server.framework is not Framework.FASTMCP:
+    if not parameter.server.runs_on(Framework.FASTMCP):
         return None
     shape = parameter.shape
     if text_treatment(shape) is not Text.NO_STR or MARKER in markers(shape):

@@ -7,7 +7,7 @@ from collections import Counter
 from mcp_codemod.analysis.subjects import ServerTools
 from mcp_codemod.analysis.unseen import Unseen
 from mcp_codemod.rules.findings import Fix, Safety
-from mcp_codemod.rules.fixes import guard_server, guarded_class
+from mcp_codemod.rules.fixes import capitalized, guard_server, guarding
 from mcp_codemod.rules.model import FixAvailability, Invalid, Report, Rule, Valid
 
 # What each kind of unseen registration is, counted: "2 helper parameters".
@@ -59,7 +59,7 @@ def check(subject: ServerTools) -> Report | None:
         description = f"{description} (built at {server.origin[0]}:{server.origin[1]})"
     message = (
         f"Server {description} is not guarded and has {total} tool {registrations} the "
-        f"analysis cannot see ({kinds}): {server.framework.title} JSON-pre-parses their text "
+        f"analysis cannot see ({kinds}): {server.title} JSON-pre-parses their text "
         "arguments unchecked"
     )
     swaps, _ = guard_server(server)
@@ -70,7 +70,7 @@ def check(subject: ServerTools) -> Report | None:
             message + "; pass the server through `mcp_codemod.runtime.guard(server)` where it "
             "is built"
         )
-    title = f"Make the server a `{guarded_class(server)}`"
+    title = capitalized(guarding(server))
     # The guarded server changes what a tool receives only where the SDK's pre-parse would
     # mangle text a declared type admits (docs/runtime.md): safe on tools nobody has seen.
     return Report(message, Fix(title, Safety.SAFE, swaps=swaps))

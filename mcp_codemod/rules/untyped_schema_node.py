@@ -53,7 +53,7 @@ def typed_by_marker(shape: Shape, marked: bool = False) -> bool:
 def check(parameter: ToolParameter) -> Report | None:
     unannotated = parameter.parameter.annotation is None
     # The mcp SDK describes an unannotated parameter as a string; standalone fastmcp gives it {}.
-    if unannotated and parameter.server.framework is not Framework.FASTMCP:
+    if unannotated and not parameter.server.runs_on(Framework.FASTMCP):
         return None
     nodes = untyped_nodes(parameter.shape)
     if not nodes:

@@ -28,6 +28,9 @@ except ImportError:
     from mcp.server.fastmcp.utilities.func_metadata import FuncMetadata
 
 LifespanResultT = TypeVar("LifespanResultT")
+# `guard` returns the server it is given: `mcp = guard(MCPServer("x"))` keeps its type for the
+# project's type checker, whichever class the project's imports chose.
+ServerT = TypeVar("ServerT")
 
 _upstream_pre_parse_json = FuncMetadata.pre_parse_json
 
@@ -84,7 +87,7 @@ def uninstall() -> None:
     FuncMetadata.pre_parse_json = _upstream_pre_parse_json
 
 
-def guard(server: Any) -> Any:
+def guard(server: ServerT) -> ServerT:
     """Apply the policy to one server: its tools registered so far and any added later.
 
     Takes an mcp `FastMCP` (1.x) or `MCPServer` (2.x) and returns it. A standalone

@@ -1,0 +1,149 @@
+"""Whether the names fixed code imports from the runtime exist where `fix` runs.
+
+`fix` never says "Fixed" over a module that would not import: after its changes it reads every
+name the fixed files import from `mcp_codemod.runtime` (or the project's generated copy of it,
+the `runtime-module` setting), and each guarded class needs its own mcp major: `GuardedFastMCP`
+exists only with mcp 1.x, `GuardedMCPServer` only with mcp 2.x. The installed mcp is read from
+its distribution's metadata and file list, never by importing it, and never the user's code.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+
+from mcp_codemod.analysis.frameworks import RUNTIME_MODULES
+
+# Each guarded class: the mcp major it needs, and the SDK module its base class comes from.
+_GUARDED_CLASSES = {
+    "GuardedFastMCP": (1, "mcp/server/fastmcp/__init__.py"),
+    "GuardedMCPServer": (2, "mcp/server/mcpserver/__init__.py"),
+}
+# The server package each mcp major has, and the other lacks.
+_SDK_PACKAGES = {1: "mcp.server.fastmcp", 2: "mcp.server.mcpserver"}
+# The runtime's names that load the mcp SDK when they are imported.
+_NEEDS_MCP = frozenset(("guard", "install", "uninstall", *_GUARDED_CLASSES))
+
+
+@dataclass(frozen=True)
+class InstalledMcp:
+    """The mcp distribution where `fix` runs: its version and the files it installed."""
+
+    version: str | None  # None: not installed
+    files: frozenset[str] = frozenset()
+
+    @property
+    def major(self) -> int | None:
+        if self.version is None:
+            return None
+        head = self.version.split(".")[0]
+        return int(head) if head.isdigit() else None
+
+
+def installed_mcp() -> InstalledMcp:
+    try:
+        distribution = metadata.distribution("mcp")
+    except metadata.PackageNotFoundError:
+        return InstalledMcp(None)
+    files = frozenset(str(path).replace("\\", "/") for path in distribution.files or ())
+    return InstalledMcp(distribution.version, files)
+
+
+def runtime_exports() -> frozenset[str]:
+    """The names `mcp_codemod.runtime` offers, read from its source (importing it would need
+    pydantic, which `fix` does not)."""
+    path = Path(__file__).resolve().parent.parent / "runtime" / "__init__.py"
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.List | ast.Tuple):
+            targets = {t.id for t in node.targets if isinstance(t, ast.Name)}
+            if targets & {"__all__", "_SERVER_NAMES"}:
+                names.update(e.value for e in node.value.elts if isinstance(e, ast.Constant))
+    return frozenset(names)
+
+
+def runtime_imports(tree: ast.Module, runtime_modules: Collection[str]) -> list[tuple[int, str]]:
+    """The names a module imports from the runtime, each with its line: `from
+    mcp_codemod.runtime import X`, anywhere in the module."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module in runtime_modules:
+            found.extend((node.lineno, alias.name) for alias in node.names)
+    return found
+
+
+def written_for(tree: ast.Module) -> int | None:
+    """The one mcp major a module runs on, when a module-level import outside any branch names
+    that major's server package (`from mcp.server.mcpserver import MCPServer`): the guarded
+    class of that major is right for it, whichever mcp is installed where `fix` runs."""
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            modules = [node.module]
+        elif isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        else:
+            continue
+        for module in modules:
+            for major, package in _SDK_PACKAGES.items():
+                if module == package or module.startswith(f"{package}."):
+                    return major
+    return None
+
+
+def missing_names(
+    fixed: Iterable[tuple[str, str, str]],
+    runtime_modules: Collection[str],
+    exported: Collection[str],
+    mcp: InstalledMcp,
+) -> list[str]:
+    """One line per name a fixed file (path, text before the fix, text after) imports from the
+    runtime that does not exist with the mcp installed here (for a module written for one major
+    only, as its text before the fix says: with that major)."""
+    modules = {*RUNTIME_MODULES, *runtime_modules}
+    lines = []
+    for path, original, text in fixed:
+        tree, before = _parsed(text), _parsed(original)
+        if tree is None:
+            continue  # never written: the fixer refuses a result that does not parse
+        major = written_for(before) if before is not None else None
+        for line, name in runtime_imports(tree, modules):
+            if major is not None and _GUARDED_CLASSES.get(name, (None,))[0] == major:
+                continue
+            why = _why_missing(name, exported, mcp)
+            if why is not None:
+                lines.append(f"{path}:{line}: error: the fixed code imports `{name}`, {why}")
+    return lines
+
+
+def _parsed(text: str) -> ast.Module | None:
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _why_missing(name: str, exported: Collection[str], mcp: InstalledMcp) -> str | None:
+    if name == "*":
+        return None
+    if name not in exported and name not in _NEEDS_MCP:
+        return "which this mcp-codemod's runtime does not define"
+    if name not in _NEEDS_MCP:
+        return None
+    if mcp.major is None:
+        return (
+            "which needs the mcp SDK, and mcp is not installed where mcp-codemod runs: "
+            "cannot confirm that the fixed server imports (run `fix` in the server's environment)"
+        )
+    if name not in _GUARDED_CLASSES:
+        return None
+    major, module = _GUARDED_CLASSES[name]
+    if (mcp.major >= 2) != (major >= 2) or (mcp.files and module not in mcp.files):
+        needs = "mcp<2" if major < 2 else "mcp>=2"
+        return (
+            f"which needs {needs}; the installed mcp is {mcp.version}: the server will not import"
+        )
+    return None
