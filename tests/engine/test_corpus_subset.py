@@ -117,7 +117,14 @@ def test_prefilter_loses_nothing_on_the_ecosystem_corpus(request):
     rules = select_rules(["ALL"], [])
     filtered = check_files(files, rules, cache_dir=cache_dir)
     parsed = check_files(files, rules, prefilter=False, cache_dir=cache_dir)
-    assert (filtered.findings, filtered.errors) == (parsed.findings, parsed.errors)
+    assert filtered.findings == parsed.findings
+    # A file the prefilter rules out is not parsed, so a syntax this Python cannot read in it
+    # (mcp-client-console's 3.12 f-strings, before 3.12) is no error of the check.
+    assert set(filtered.errors) <= set(parsed.errors)
+    assert not any(
+        is_candidate(Path(error.path).read_bytes())
+        for error in set(parsed.errors) - set(filtered.errors)
+    )
     assert (filtered.tools, filtered.unresolved) == (parsed.tools, parsed.unresolved)
     assert [f.fix for f in filtered.findings] == [f.fix for f in parsed.findings]
     # What `fix` may write was read the same way: a file the prefilter rules out has no digest.
