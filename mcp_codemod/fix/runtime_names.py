@@ -76,12 +76,17 @@ def runtime_imports(tree: ast.Module, runtime_modules: Collection[str]) -> list[
     return found
 
 
-def written_for(tree: ast.Module) -> int | None:
+def written_for(tree: ast.Module, runtime_modules: Collection[str]) -> int | None:
     """The one mcp major a module runs on, when a module-level import outside any branch names
-    that major's server package (`from mcp.server.mcpserver import MCPServer`): the guarded
-    class of that major is right for it, whichever mcp is installed where `fix` runs."""
+    that major's server package (`from mcp.server.mcpserver import MCPServer`), or that major's
+    guarded class (a module a fix made guarded before): the guarded class of that major is right
+    for it, whichever mcp is installed where `fix` runs."""
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            if node.module in runtime_modules:
+                for alias in node.names:
+                    if alias.name in _GUARDED_CLASSES:
+                        return _GUARDED_CLASSES[alias.name][0]
             modules = [node.module]
         elif isinstance(node, ast.Import):
             modules = [alias.name for alias in node.names]
@@ -109,7 +114,7 @@ def missing_names(
         tree, before = _parsed(text), _parsed(original)
         if tree is None:
             continue  # never written: the fixer refuses a result that does not parse
-        major = written_for(before) if before is not None else None
+        major = written_for(before, modules) if before is not None else None
         for line, name in runtime_imports(tree, modules):
             if major is not None and _GUARDED_CLASSES.get(name, (None,))[0] == major:
                 continue

@@ -54,6 +54,14 @@ def test_a_module_written_for_one_major_takes_that_majors_class_wherever_fix_run
     assert len(missing(wrong, MCP2, original=original)) == 1
 
 
+def test_a_module_a_fix_made_guarded_is_written_for_that_classes_major():
+    # A second round (`fix --unsafe-fixes` after `fix`) starts from the guarded class, outside
+    # any branch: the module is for mcp 1.x as much as its `mcp.server.fastmcp` import said.
+    original = "from mcp_codemod.runtime import GuardedFastMCP\n"
+    text = "from mcp_codemod.runtime import GuardedFastMCP, NoPreParse\n"
+    assert missing(text, MCP2, original=original) == []
+
+
 def test_guard_and_the_markers_import_under_either_major():
     text = "from mcp_codemod.runtime import AcceptWholeFloat, NoPreParse, guard, install\n"
     assert missing(text, MCP1) == [] and missing(text, MCP2) == []
