@@ -142,18 +142,25 @@ def _probe(
             # Text the parameter decodes (DecodeJsonText) is not text it takes; a text the
             # parameter takes as bytes, a path or a pattern is.
             continue
-        prepared = sent
-        try:
-            prepared = parameter.prepare(sent)
-            received = parameter.validate(prepared)
-        except Exception as error:
-            message = _error_message(error)
-            if not same(prepared, sent):
-                message += f" (the validator got {prepared!r})"
-            yield Problem(tool, parameter.key, kind, sent, error=message)
-            continue
-        if not same(received, expected):
+        received, error = _received(parameter, sent)
+        if error is not None:
+            yield Problem(tool, parameter.key, kind, sent, error=error)
+        elif not same(received, expected):
             yield Problem(tool, parameter.key, kind, sent, received=received)
+
+
+def _received(parameter: ProbedParameter, sent: object) -> tuple[object, str | None]:
+    """What the framework's path makes of a value sent: what the tool receives, or why it is
+    rejected (with what the validator got where the pre-parse changed it)."""
+    prepared = sent
+    try:
+        prepared = parameter.prepare(sent)
+        return parameter.validate(prepared), None
+    except Exception as error:
+        message = _error_message(error)
+        if not same(prepared, sent):
+            message += f" (the validator got {prepared!r})"
+        return None, message
 
 
 def _replay_clients(tool: str, parameter: ProbedParameter) -> Iterator[ClientFormProblem]:
@@ -171,17 +178,10 @@ def _replay_clients(tool: str, parameter: ProbedParameter) -> Iterator[ClientFor
             if _takes_as_another(parameter, sent, expected):
                 continue  # the declared type takes what was sent as a value of its own
             report = partial(ClientFormProblem, tool, parameter.key, behaviour.name, sent, expected)
-            prepared = sent
-            try:
-                prepared = parameter.prepare(sent)
-                received = parameter.validate(prepared)
-            except Exception as error:
-                message = _error_message(error)
-                if not same(prepared, sent):
-                    message += f" (the validator got {prepared!r})"
-                yield report(error=message)
-                continue
-            if not same(received, expected):
+            received, error = _received(parameter, sent)
+            if error is not None:
+                yield report(error=error)
+            elif not same(received, expected):
                 yield report(received=received)
 
 
