@@ -42,7 +42,7 @@ except ImportError:
     _SdkServer = cast("type[Any]", FastMCP)
     # FastMCP is generic from mcp 1.12; servers written for an older mcp run on its plain class.
     if TYPE_CHECKING or hasattr(FastMCP, "__class_getitem__"):
-        _FastMCPBase = FastMCP[LifespanResultT]
+        _FastMCPBase = FastMCP[LifespanResultT]  # type: ignore[misc, unused-ignore]
     else:
         _FastMCPBase = FastMCP
 
