@@ -15,8 +15,22 @@ JSON_TEXT = "json-text"
 """A structured value sent as its JSON text is rejected or changed."""
 
 
+class _Outcome:
+    """What an argument that does not reach the tool as meant came to: changed or rejected."""
+
+    received: Any
+    error: str | None
+
+    @property
+    def outcome(self) -> str:
+        return "changed" if self.error is None else "rejected"
+
+    def describe(self) -> str:
+        return repr(self.received) if self.error is None else f"rejected: {self.error}"
+
+
 @dataclass(frozen=True)
-class Problem:
+class Problem(_Outcome):
     """One argument that does not reach the tool as sent."""
 
     tool: str
@@ -30,16 +44,9 @@ class Problem:
     error: str | None = None
     """Why validation rejected the argument; None when it was accepted but changed."""
 
-    @property
-    def outcome(self) -> str:
-        return "changed" if self.error is None else "rejected"
-
-    def describe(self) -> str:
-        return repr(self.received) if self.error is None else f"rejected: {self.error}"
-
 
 @dataclass(frozen=True)
-class ClientFormProblem:
+class ClientFormProblem(_Outcome):
     """A documented client behaviour (`client_behaviours.CLIENT_BEHAVIOURS`) whose argument does
     not reach the tool as the value the client meant: it is rejected or arrives changed."""
 
@@ -52,13 +59,6 @@ class ClientFormProblem:
     """What the tool should receive: the parameter's own validation of the value meant."""
     received: Any = None
     error: str | None = None
-
-    @property
-    def outcome(self) -> str:
-        return "changed" if self.error is None else "rejected"
-
-    def describe(self) -> str:
-        return repr(self.received) if self.error is None else f"rejected: {self.error}"
 
 
 @dataclass(frozen=True)
