@@ -240,9 +240,9 @@ class Linker:
                 # An application object (`MCPApp`) is no server: its framework's own tools
                 # are counted where it is built (analysis/framework_tools.py). What could not
                 # be followed within its budget may be any server.
-                if server is not None and server.framework is None and key in self.over_budget:
-                    pass
-                elif server is None or server.framework not in _SDK_SERVERS or server.facade:
+                if key not in self.over_budget and (
+                    server is None or server.framework not in _SDK_SERVERS or server.facade
+                ):
                     server = None
                 known[key] = server
             return known[key]
