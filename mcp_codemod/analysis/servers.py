@@ -28,7 +28,9 @@ class ServerResolver:
         self.runtime_copy = runtime_copy  # the `runtime-module` setting
         self.passed_servers: dict[tuple[str, str, tuple[int, str]], ResolvedServer] = {}
         # The frameworks of each class name as a module refers to it (`class_frameworks`).
-        self.classes_of: dict[tuple[str, str], list[tuple[Framework, ServerSwap | None]]] = {}
+        self.classes_of: dict[
+            tuple[str, str], list[tuple[Framework | None, ServerSwap | None]]
+        ] = {}
         self.resolved: dict[tuple[str, ServerRef], ResolvedServer] = {}
 
     def passed_server(
@@ -149,8 +151,8 @@ class ServerResolver:
                 origin=(module.module, ref.line),
                 facade=facade,
             )
-        classes = self.server_classes(ref, module)
-        if not classes and ref.kind is ServerKind.CONSTRUCT:
+        classes, unknown = self.server_classes(ref, module)
+        if not classes and not unknown and ref.kind is ServerKind.CONSTRUCT:
             factory = self.names.follow(ref.qualified, module, lambda m, name: name in m.functions)
             if factory is not None:
                 owner, name = factory
@@ -158,13 +160,18 @@ class ServerResolver:
                     server = self.server(owner, returned, hops + 1)
                     if server.framework is not None:
                         return server
+        kind = "made by" if ref.kind is ServerKind.CONSTRUCT else "annotated as"
         if not classes:
-            kind = "made by" if ref.kind is ServerKind.CONSTRUCT else "annotated as"
-            return ResolvedServer(None, f"{kind} {ref.qualified}")
+            return ResolvedServer(None, f"{kind} {_classes_named(ref, unknown)}")
         alternatives = (
             [self.server(module, other, hops + 1) for other in ref.alternatives]
             if ref.kind is ServerKind.CONSTRUCT
             else []
+        )
+        unknown.extend(
+            other.qualified
+            for other, resolved in zip(ref.alternatives, alternatives, strict=True)
+            if resolved.framework is None
         )
         frameworks = [framework for framework, _ in classes]
         for other in alternatives:
@@ -173,6 +180,20 @@ class ServerResolver:
             frameworks = [framework.guarded for framework in frameworks]
         frameworks = list(dict.fromkeys(frameworks))
         framework = _judged_by(frameworks)
+        if unknown:
+            # A branch binds a class of no known framework (`except ImportError: from lib import
+            # Server`): there the server may pre-parse. It is judged by its other classes only
+            # when one of them pre-parses (or is guarded), else its framework is unknown; and
+            # the fix leaves it alone, as `guard()` refuses a class it does not know.
+            if framework is Framework.FASTMCP:
+                return ResolvedServer(None, f"{kind} {_classes_named(ref, unknown)}")
+            return ResolvedServer(
+                framework,
+                f"{kind} {_classes_named(ref, unknown)}",
+                ref.strict_input_validation,
+                (module.module, ref.line),
+                frameworks=tuple(frameworks) if len(frameworks) > 1 else (),
+            )
         # One class, bound once, and no other branch's construction: the guarded class can
         # take its place. Otherwise the class is chosen at run time, and the guarded class of
         # one major would not import under the other: the construction is wrapped in `guard()`.
@@ -238,18 +259,26 @@ class ServerResolver:
 
     def server_classes(
         self, ref: ServerRef, near: ModuleFacts
-    ) -> list[tuple[Framework, ServerSwap | None]]:
+    ) -> tuple[list[tuple[Framework, ServerSwap | None]], list[str]]:
         """Each framework an instance of the reference's class can be of, with the base to
-        rename for a project subclass: every class its name is bound to in some branch."""
+        rename for a project subclass: every class its name is bound to in some branch; and the
+        classes of other branches whose framework is not known."""
         found: dict[Framework, ServerSwap | None] = {}
+        unknown = []
         for qualified in (*ref.class_choices, ref.qualified):
-            for framework, base in self.class_frameworks(qualified, near, 0):
-                found.setdefault(framework, base)
-        return list(found.items())
+            classes = self.class_frameworks(qualified, near, 0)
+            if (ref.class_choices and qualified != OTHER_BINDING and not classes) or any(
+                framework is None for framework, _ in classes
+            ):
+                unknown.append(qualified)
+            for framework, base in classes:
+                if framework is not None:
+                    found.setdefault(framework, base)
+        return list(found.items()), unknown
 
     def class_frameworks(
         self, qualified: str, near: ModuleFacts, hops: int
-    ) -> list[tuple[Framework, ServerSwap | None]]:
+    ) -> list[tuple[Framework | None, ServerSwap | None]]:
         """The frameworks of a class by qualified name: a framework's server class (unless a
         module of the project has that name: then what it binds there too, as it shadows the
         framework where it runs), a project subclass of one, or a name another module re-exports,
@@ -270,12 +299,12 @@ class ServerResolver:
 
     def find_class_frameworks(
         self, qualified: str, near: ModuleFacts, hops: int
-    ) -> list[tuple[Framework, ServerSwap | None]]:
+    ) -> list[tuple[Framework | None, ServerSwap | None]]:
         qualified = self.names.unstarred(qualified, near) or qualified
         known = SERVER_CLASSES.get(runtime_name(qualified, self.runtime_copy))
         module_name, _, name = qualified.rpartition(".")
         module = self.names.load(module_name, near) if module_name else None
-        found: list[tuple[Framework, ServerSwap | None]] = []
+        found: list[tuple[Framework | None, ServerSwap | None]] = []
         if known is not None:
             found.append((known, None))
             if (
@@ -291,15 +320,22 @@ class ServerResolver:
         if name in module.classes:
             for base in module.classes[name]:
                 for choice in (*base.choices, base.qualified):
-                    for framework, swap in self.class_frameworks(choice, module, hops + 1):
+                    classes = self.class_frameworks(choice, module, hops + 1)
+                    if base.choices and choice != OTHER_BINDING and not classes:
+                        found.append(_UNKNOWN)
+                    for framework, swap in classes:
                         direct = SERVER_CLASSES.get(runtime_name(choice, self.runtime_copy))
-                        if swap is None and direct is framework and not base.choices:
+                        if swap is None and direct is framework is not None and not base.choices:
                             swap = ServerSwap(module.path, base.span, framework)
                         found.append((framework, swap))
             return found
         if name in module.imports:
-            for choice in (*module.import_alternatives.get(name, ()), module.imports[name]):
-                found.extend(self.class_frameworks(choice, module, hops + 1))
+            alternatives = module.import_alternatives.get(name, ())
+            for choice in (*alternatives, module.imports[name]):
+                classes = self.class_frameworks(choice, module, hops + 1)
+                if alternatives and choice != OTHER_BINDING and not classes:
+                    found.append(_UNKNOWN)
+                found.extend(classes)
         elif module.star_imports and not module_name.startswith(STAR):
             found.extend(self.class_frameworks(f"{STAR}{name}", module, hops + 1))
         return found
@@ -321,6 +357,22 @@ class ServerResolver:
 
 
 _UNGUARDED = (Framework.MCP1, Framework.MCP2)
+# What a branch binding a class of no known framework adds to the frameworks of a class chosen
+# between branches (a re-export, a project subclass's base).
+_UNKNOWN: tuple[Framework | None, ServerSwap | None] = (None, None)
+
+
+def _classes_named(ref: ServerRef, unknown: Sequence[str]) -> str:
+    """The classes a server can be made by, for messages, saying which are of no known
+    framework: "fastmcp.FastMCP or lib.Server (lib.Server: of unknown framework)"."""
+    if not unknown:
+        return ref.qualified
+    choices = [c for c in (*ref.class_choices, ref.qualified) if c != OTHER_BINDING]
+    choices.extend(other.qualified for other in ref.alternatives)
+    named = " or ".join(dict.fromkeys(choices))
+    return f"{named} ({', '.join(dict.fromkeys(unknown))}: of unknown framework)"
+
+
 # The packages whose server classes a module of the project can shadow (a `fastmcp.py` of its own).
 _FRAMEWORK_PACKAGES = frozenset(("mcp", "fastmcp"))
 

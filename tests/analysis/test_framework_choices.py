@@ -315,3 +315,55 @@ def test_a_stand_in_class_in_the_fallback_keeps_the_import(project):
     write(project, {"server.py": served(header)})
     result = run("check", ".")
     assert "is JSON-pre-parsed by mcp 1.x FastMCP: " in result.output, result.output
+
+
+LIBRARY_FALLBACK = """\
+try:
+    from fastmcp import FastMCP as Server
+except ImportError:
+    from notes_compat import Server
+"""
+
+
+def test_a_fallback_to_a_library_class_is_never_clean(project):
+    # Where fastmcp is missing the server is a class of no known framework, which may pre-parse.
+    write(project, {"server.py": served(LIBRARY_FALLBACK)})
+    result = run("check", ".")
+    assert result.exit_code == 1, result.output
+    assert "All checks passed!" not in result.output
+    assert (
+        "server `mcp` (made by fastmcp.FastMCP or notes_compat.Server "
+        "(notes_compat.Server: of unknown framework)): framework unknown"
+    ) in result.output, result.output
+
+
+def test_a_library_fallback_re_exported_by_a_module_of_the_project_is_never_clean(project):
+    write(
+        project,
+        {
+            "app/__init__.py": "",
+            "app/compat.py": LIBRARY_FALLBACK,
+            "app/server.py": served("from .compat import Server\n"),
+        },
+    )
+    result = run("check", ".")
+    assert result.exit_code == 1, result.output
+    assert "framework unknown" in result.output, result.output
+
+
+def test_a_library_fallback_beside_the_sdk_is_judged_by_the_sdk_and_not_wrapped(project):
+    header = """\
+    try:
+        from mcp.server.fastmcp import FastMCP as Server
+    except ImportError:
+        from notes_compat import Server
+    """
+    write(project, {"server.py": served(header)})
+    assert "is JSON-pre-parsed by mcp 1.x FastMCP: " in run("check", ".").output
+    result = run("fix", "--write", ".")
+    text = (project / "server.py").read_text(encoding="utf-8")
+    # guard() refuses a class it does not know: wrapping would break the import where the
+    # library's class is chosen. The server is left to its author, and fix says so.
+    assert 'mcp = Server("t")' in text, text
+    assert result.exit_code == 1
+    assert "pass it through `mcp_codemod.runtime.guard(server)`" in result.output
