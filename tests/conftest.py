@@ -56,7 +56,12 @@ def candidate_by_definition(data: bytes) -> bool:
     """What `prefilter.is_candidate` answers, from the prefilter's words and patterns each searched
     over the whole file: in its bytes, then, when it is not ASCII and not in NFKC form, in its
     normalized text (Python reads identifiers so). Raises SourceError as the prefilter does."""
-    patterns = (prefilter.TOOL_ATTRIBUTE, prefilter.EXEC_FILE, prefilter.SERVER_MADE)
+    patterns = (
+        prefilter.TOOL_ATTRIBUTE,
+        prefilter.TOOLS_KEYWORD,
+        prefilter.EXEC_FILE,
+        prefilter.SERVER_MADE,
+    )
     if any(word.encode() in data for word in prefilter.CANDIDATE_WORDS) or any(
         re.search(pattern.encode(), data) for pattern in patterns
     ):

@@ -147,6 +147,10 @@ class Registration:
     # The tool's name is this parameter (position counting `self`, name) of the enclosing helper:
     # `def _register(name, fn): mcp.tool(name=name)(fn)` takes it from each call.
     tool_name_argument: tuple[int, str] | None = None
+    # Given to the constructor of a class that is no framework's (`Notes("t", tools=[...])`):
+    # a registration only where the linker finds that class to be a server class (a project
+    # subclass); most classes taking `tools=` are no server (an agent library's).
+    if_server_class: bool = False
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,9 @@ EXEC_FILE = r"exec[\s\\]*\([\s\\(]*(?:compile|open|Path|pathlib)\b"
 # `.tool` as Python reads an attribute: blanks, line continuations and (inside brackets) comments
 # may stand between the dot and the name. The alternatives cannot overlap: no backtracking.
 TOOL_ATTRIBUTE = r"\.(?:[\s\\]|#[^\r\n]*[\r\n])*(?:async_)?tool\b"
+# A keyword argument `tools=` (`Notes("t", tools=[...])`): tools given to the constructor of a
+# class that may be a project subclass of a server class, which the file need not name.
+TOOLS_KEYWORD = r"[(,][\s\\]*tools[\s\\]*=(?!=)"
 
 # On the bytes (every source encoding Python accepts is ASCII-compatible), each search costs a
 # pass over them, and a pattern that starts with no literal is tried at every byte. So each of the
@@ -57,9 +60,10 @@ _BLANKS = frozenset(b" \t\n\r\f\v\\")  # `[\s\\]` on bytes
 _WORD = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz")  # `\w`
 _NAME = _WORD | frozenset(range(0x80, 0x100))  # `(?:\w|[^\x00-\x7f])`
 _OPENERS = frozenset(b"(,=")  # before a server made from a (dotted) name
+_ARGUMENT_OPENERS = frozenset(b"(,")  # before a keyword argument
 _DOT = ord(".")
 
-_TOOL_IN_TEXT = re.compile(TOOL_ATTRIBUTE)
+_TOOL_IN_TEXT = re.compile(f"{TOOL_ATTRIBUTE}|{TOOLS_KEYWORD}")
 _EXEC_IN_TEXT = re.compile(EXEC_FILE)
 _SERVER_MADE_IN_TEXT = re.compile(SERVER_MADE)
 
@@ -106,6 +110,8 @@ def _says_tool(data: bytes) -> bool:
         if any(start >= at and data.startswith(word, start - at) for word, at in _TOOL_WORDS):
             return True
         if end < len(data) and data[end] in _WORD:  # `tools`: not the attribute
+            if data.startswith(b"s", end) and _is_tools_keyword(data, start, end + 1):
+                return True
             continue
         if data.endswith(b"async_", 0, start):  # `@app.async_tool` (mcp-agent)
             start -= len(b"async_")
@@ -123,6 +129,21 @@ def _says_tool(data: bytes) -> bool:
                 word in data for word, _ in _TOOL_WORDS
             )
     return False
+
+
+def _is_tools_keyword(data: bytes, start: int, end: int) -> bool:
+    """Whether the `tools` at `start:end` is a keyword argument (`TOOLS_KEYWORD`)."""
+    if start > 0 and data[start - 1] in _NAME:  # `my_tools=`
+        return False
+    before = start - 1
+    while before >= 0 and data[before] in _BLANKS:
+        before -= 1
+    if before < 0 or data[before] not in _ARGUMENT_OPENERS:
+        return False
+    after = end
+    while after < len(data) and data[after] in _BLANKS:
+        after += 1
+    return data.startswith(b"=", after) and not data.startswith(b"==", after)
 
 
 def _makes_server(data: bytes) -> bool:

@@ -87,3 +87,49 @@ def test_the_fix_guards_a_server_given_its_tools(project):
     text = (project / "server.py").read_text(encoding="utf-8")
     assert 'mcp = GuardedFastMCP("t", tools=[Tool.from_function(search)])' in text
     assert "def search(query: Annotated[str | None, NoPreParse] = None) -> str:" in text
+
+
+SUBCLASS = """\
+from mcp.server.fastmcp import FastMCP
+
+
+class Notes(FastMCP):
+    pass
+"""
+
+
+def test_tools_given_to_a_project_subclass_in_another_module_are_checked(project):
+    (project / "app").mkdir()
+    (project / "app" / "__init__.py").write_text("")
+    (project / "app" / "base.py").write_text(SUBCLASS)
+    # The module names no server class and says no `.tool`: only `tools=`.
+    source = (
+        "from mcp.server.fastmcp.tools import Tool\n\nfrom .base import Notes\n\n\n"
+        + FUNCTIONS
+        + '\n\nmcp = Notes("t", tools=[Tool.from_function(search)])\n'
+    )
+    (project / "app" / "server.py").write_text(source)
+    result = CliRunner().invoke(main, ["check", "--no-cache", "--select", "MCP001,MCP004", "."])
+    assert result.exit_code == 1, result.output
+    assert "app/server.py:6:12: MCP001 [*] Tool `search`" in result.output, result.output
+
+
+def test_tools_given_to_a_project_subclass_the_analysis_cannot_read_are_unseen(project):
+    result = check(
+        project,
+        SUBCLASS + '\n\nfrom .catalog import make_tools\n\nmcp = Notes("t", tools=make_tools())\n',
+    )
+    assert result.exit_code == 1
+    assert "tool function `make_tools()` not found" in result.output, result.output
+
+
+def test_tools_given_to_a_class_that_is_no_server_are_no_registration(project):
+    result = check(
+        project,
+        "from agents import Agent\n\n\n"
+        + FUNCTIONS
+        + "\n\nclass Crew:\n    def __init__(self, tools):\n        self.tools = tools\n\n\n"
+        + 'agent = Agent("a", tools=[search])\ncrew = Crew(tools=[lookup])\n',
+    )
+    assert result.exit_code == 0, result.output
+    assert "not checked" not in result.output

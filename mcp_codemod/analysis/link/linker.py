@@ -102,6 +102,8 @@ class Linker:
             (module, registration, self.server(module, registration.server))
             for module in modules
             for registration in module.registrations
+            if not registration.if_server_class
+            or self.servers.server_classes(registration.server, module)[0]
         ]
         unseen_framework_tools = framework_tools(modules, self.servers.server)
         # Resolving servers loaded the modules that create them: their `guard()` calls count too.

@@ -417,6 +417,9 @@ class Registrations:
             given = keyword(node, "tools")
             if given is not None and self.is_server_class(func, scope):
                 self.constructor_tools(node, given, scope, cls)
+            elif given is not None and not self.is_library_call(func, scope):
+                # A subclass of a server class, perhaps (the linker knows).
+                self.constructor_tools(node, given, scope, cls, if_server_class=True)
         # `server.tool(name=...)(fn)`: the call form used for methods and late registration.
         if (
             kind is ast.Call
@@ -473,7 +476,12 @@ class Registrations:
         )
 
     def constructor_tools(
-        self, call: ast.Call, given: ast.expr, scope: Scope, cls: ClassContext | None
+        self,
+        call: ast.Call,
+        given: ast.expr,
+        scope: Scope,
+        cls: ClassContext | None,
+        if_server_class: bool = False,
     ) -> None:
         """`FastMCP("t", tools=[Tool.from_function(search), lookup])`: each tool given to the
         server's constructor is a registration on it. What is not a function, or
@@ -511,6 +519,7 @@ class Registrations:
                     function=function,
                     tool_name=name,
                     position=self.text.start(element),
+                    if_server_class=if_server_class,
                 )
             )
 
