@@ -798,14 +798,17 @@ def _unimportable(changed: list, outcome: api.FixOutcome) -> list[str]:
 
     first: dict[str, str] = {}
     final: dict[str, str] = {}
+    swapped: dict[str, frozenset[str]] = {}
     for change in changed:  # a later round's text wins; the first round's original is the user's
         first.setdefault(change.path, change.original)
         final[change.path] = change.fixed
+        swapped[change.path] = swapped.get(change.path, frozenset()) | change.swapped
     return runtime_names.missing_names(
         [(path, first[path], text) for path, text in final.items()],
         outcome.runtime_modules,
         runtime_names.runtime_exports(),
         runtime_names.installed_mcp(),
+        swapped,
     )
 
 

@@ -81,6 +81,9 @@ class FileFix:
     generated: bool = False  # the guard module (`runtime-module`), not a file of the user's
     created: bool = False  # a file that does not exist yet (the generated guard module)
     partly_fixed: int = 0  # findings this change fixes in part (an edit is outside the paths)
+    # The guarded classes swapped in for a server class bound once, outside any branch (also
+    # through re-exports): the analysis found the module's server to be of that class's major.
+    swapped: frozenset[str] = frozenset()
 
     def diff(self) -> str:
         """The change as `git diff` prints it, so `git apply` and `patch -p1` take it: paths
@@ -255,6 +258,7 @@ def fix_findings(
                     file_plan.fixed(edited.held),
                     data,
                     partly_fixed=file_plan.partly_fixed,
+                    swapped=frozenset(file_plan.swaps.values()),
                 )
             )
     return FixResult(

@@ -10,7 +10,7 @@ its distribution's metadata and file list, never by importing it, and never the 
 from __future__ import annotations
 
 import ast
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -104,10 +104,13 @@ def missing_names(
     runtime_modules: Collection[str],
     exported: Collection[str],
     mcp: InstalledMcp,
+    swapped: Mapping[str, Collection[str]] | None = None,
 ) -> list[str]:
     """One line per name a fixed file (path, text before the fix, text after) imports from the
     runtime that does not exist with the mcp installed here (for a module written for one major
-    only, as its text before the fix says: with that major)."""
+    only, as its text before the fix says: with that major). `swapped`: per file, the guarded
+    classes the fix swapped in for a server class bound once, which the analysis followed to
+    its major's package (through a re-export too): right for the module wherever `fix` runs."""
     modules = {*RUNTIME_MODULES, *runtime_modules}
     lines = []
     for path, original, text in fixed:
@@ -115,8 +118,11 @@ def missing_names(
         if tree is None:
             continue  # never written: the fixer refuses a result that does not parse
         major = written_for(before, modules) if before is not None else None
+        proven = (swapped or {}).get(path, ())
         for line, name in runtime_imports(tree, modules):
             if major is not None and _GUARDED_CLASSES.get(name, (None,))[0] == major:
+                continue
+            if name in proven:
                 continue
             why = _why_missing(name, exported, mcp)
             if why is not None:

@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from mcp_codemod.cli import main
+from mcp_codemod.fix import runtime_names
 from mcp_codemod.fix.runtime_names import (
     InstalledMcp,
     installed_mcp,
@@ -117,19 +118,43 @@ def fix(root: Path):
 
 
 @pytest.mark.parametrize("major", [1, 2])
-def test_fix_exits_1_instead_of_fixed_when_its_output_cannot_import_here(tmp_path, major):
+def test_a_class_re_exported_by_another_module_takes_its_majors_guarded_class(tmp_path, major):
+    # The re-export imports that major's package outside any branch: the project runs on that
+    # major only, and its guarded class is right for it wherever `fix` runs (it said "would not
+    # import", exit 1, with the other major installed, and "cannot confirm" without mcp).
     compat, guarded = OTHER_MAJOR[major]
     (tmp_path / "compat.py").write_text(compat, encoding="utf-8")
     server = "from compat import Server\n\nmcp = Server('t')\n"
     (tmp_path / "server.py").write_text(server + TOOL, encoding="utf-8")
     result = fix(tmp_path)
-    mcp = installed_mcp()
-    if mcp.major is not None and (mcp.major >= 2) == (major >= 2):
-        assert result.exit_code == 0, result.output
-        assert "Fixed 1 issue in 1 file." in result.output
-        return
+    assert result.exit_code == 0, result.output
+    assert "Fixed 1 issue in 1 file." in result.output
+    assert f"mcp = {guarded}('t')" in (tmp_path / "server.py").read_text(encoding="utf-8")
+
+
+def test_a_swapped_class_is_confirmed_by_the_analysis_not_by_the_installed_mcp():
+    text = "from mcp_codemod.runtime import GuardedFastMCP, NoPreParse\n"
+    fixed = [("server.py", "from compat import FastMCP\n", text)]
+    assert len(missing_names(fixed, (), runtime_exports(), MCP2)) == 1
+    swapped = {"server.py": {"GuardedFastMCP"}}
+    assert missing_names(fixed, (), runtime_exports(), MCP2, swapped) == []
+    assert missing_names(fixed, (), runtime_exports(), NO_MCP, swapped) == []
+
+
+def test_fix_exits_1_instead_of_fixed_when_its_output_cannot_import_here(tmp_path, monkeypatch):
+    # A class chosen between the majors: the fix passes the server through `guard()`, which
+    # needs the mcp SDK, and no mcp is installed where `fix` runs.
+    monkeypatch.setattr(runtime_names, "installed_mcp", lambda: NO_MCP)
+    header = (
+        "try:\n    from mcp.server.mcpserver import MCPServer as Server\n"
+        "except ImportError:\n    from mcp.server.fastmcp import FastMCP as Server\n"
+    )
+    (tmp_path / "server.py").write_text(header + "\nmcp = Server('t')\n" + TOOL, encoding="utf-8")
+    result = fix(tmp_path)
     assert result.exit_code == 1, result.output
-    assert f"server.py:3: error: the fixed code imports `{guarded}`, which needs" in result.output
+    assert "server.py:3: error: the fixed code imports `guard`, which needs the mcp SDK" in (
+        result.output
+    )
     assert "Fixed" not in result.output
     assert (
         "Changed 1 file, but the fixed code would not import with the installed mcp "
