@@ -66,6 +66,9 @@ class ToolParameter:
     # The module that rewrites the tool's file before it execs it, at each start: a marker
     # there would not last, so only the server can be fixed (`analysis/scan/exec_files.py`).
     generated_by: str | None = None
+    # The project's mcp requirement when every release it allows is older than 1.12, whose
+    # pre-parse decodes exact `str` too (`engine/declared_sdk.py`).
+    old_sdk: str | None = None
 
     @property
     def fix_site(self) -> tuple[str, AnnotationSite | None]:

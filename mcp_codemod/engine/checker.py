@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import NamedTuple
 
@@ -25,6 +25,7 @@ from mcp_codemod.analysis.subjects import (
 )
 from mcp_codemod.analysis.unseen import Unseen
 from mcp_codemod.engine.cycle_collection import without_cycle_collection
+from mcp_codemod.engine.declared_sdk import DeclaredSdk
 from mcp_codemod.engine.facts_cache import FactsCache
 from mcp_codemod.engine.parallel import Workers
 from mcp_codemod.engine.project import Discovery, Project
@@ -171,6 +172,9 @@ def _check(
             project.load_parsed,
         )
         linked = linker.link(candidates, framework)
+        linked = _with_declared_sdk(
+            linked, DeclaredSdk(project.project_roots, witness.saw if witness is not None else None)
+        )
     if sources.cache is not None:
         sources.cache.save()
     given = _given(files, set(keys), cwd, sources.resolve)
@@ -276,6 +280,18 @@ def _parameter_site(parameter: ToolParameter) -> _Site:
         parameter.parameter.name,
         parameter.parameter.annotation_text,
     )
+
+
+def _with_declared_sdk(linked: LinkResult, declared: DeclaredSdk) -> LinkResult:
+    """The parameters of mcp 1.x servers whose project allows only releases older than 1.12,
+    marked with that requirement: there the pre-parse decodes exact `str` too."""
+    parameters = tuple(
+        replace(p, old_sdk=declared.old_requirement(p.path))
+        if p.server.runs_on(Framework.MCP1)
+        else p
+        for p in linked.parameters
+    )
+    return replace(linked, parameters=parameters)
 
 
 def _tool_site(tool: RegisteredTool) -> _Site:

@@ -30,6 +30,8 @@ def check(parameter: ToolParameter) -> Report | None:
     if not server.framework.pre_parses_json:
         return None
     text = text_treatment(parameter.shape)
+    if text is Text.EXACT_STR and parameter.old_sdk is not None:
+        return _exact_str_on_older_sdk(parameter, parameter.old_sdk)
     if text not in (Text.ADMITS_STR, Text.ANY):
         return None
     if MARKER in markers(parameter.shape):
@@ -70,6 +72,20 @@ def check(parameter: ToolParameter) -> Report | None:
 
 
 GUARDED = (Framework.GUARDED_MCP1, Framework.GUARDED_MCP2)
+
+
+def _exact_str_on_older_sdk(parameter: ToolParameter, requirement: str) -> Report:
+    # mcp before 1.12 decodes exact `str` too (docs/analysis.md, "Which SDK release"). The
+    # guarded server keeps declared text, `str` included: no marker is needed.
+    server = parameter.server
+    message = (
+        f"Tool `{parameter.tool}`: {describe(parameter)} is JSON-pre-parsed by mcp 1.x FastMCP "
+        f"before 1.12, the only releases the project's `{requirement}` allows: the string "
+        '"null" arrives as None and "[1, 2]" as a list, which `str` refuses'
+    )
+    swaps, _ = guard_server(server)
+    fix = Fix(capitalized(guarding(server)), Safety.SAFE, swaps=swaps) if swaps else None
+    return Report(message, fix)
 
 
 def _on_guarded_server(parameter: ToolParameter) -> Report | None:
