@@ -130,7 +130,9 @@ class RestrictedUnpickler(pickle.Unpickler):
 def analysis_sources() -> list[Path]:
     """The code that computes the facts and defines their classes."""
     package = Path(mcp_codemod.__file__).parent
-    sources = sorted((package / "analysis").glob("*.py"))
+    analysis = package / "analysis"
+    # The data both stages share, and the scan stage that computes the facts.
+    sources = sorted([*analysis.glob("*.py"), *(analysis / "scan").glob("*.py")])
     sources += [
         package / "engine" / name
         for name in (
