@@ -269,7 +269,7 @@ def test_the_loaded_modules_and_their_calls_follow_every_module_loaded(tmp_path:
     server = sources.facts(files[0])
     assert server is not None
     project.add(files[0], server)
-    names = ProjectNames(project.load, project.loaded, project.load_callers)
+    names = ProjectNames(project)
 
     def fresh() -> tuple[ModuleFacts, ...]:
         return tuple(facts for facts in project.by_path.values() if facts is not None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
@@ -27,15 +27,9 @@ from mcp_codemod.analysis.facts import (
 )
 from mcp_codemod.analysis.frameworks import SERVER_CLASSES, Framework, runtime_name
 from mcp_codemod.analysis.link.framework_tools import framework_tools
-from mcp_codemod.analysis.link.names import (
-    MAX_HOPS,
-    CallerLoader,
-    ModuleLoader,
-    ModulePreloader,
-    NotParsed,
-    ProjectNames,
-)
-from mcp_codemod.analysis.link.reach import LibraryLoader, Reached, ToolReach, Unreached
+from mcp_codemod.analysis.link.module_source import ModuleSource, ParsedOnly
+from mcp_codemod.analysis.link.names import MAX_HOPS, ProjectNames
+from mcp_codemod.analysis.link.reach import Reached, ToolReach, Unreached
 from mcp_codemod.analysis.link.server_resolution import ServerResolver
 from mcp_codemod.analysis.link.work import OverBudget
 from mcp_codemod.analysis.scan.scope import STAR
@@ -60,20 +54,10 @@ from mcp_codemod.analysis.unseen import Unseen
 
 
 class Linker:
-    def __init__(
-        self,
-        load: ModuleLoader,
-        loaded: Callable[[], Sequence[ModuleFacts]],
-        load_callers: CallerLoader,
-        load_library: LibraryLoader | None = None,
-        runtime_copy: str | None = None,
-        preload: ModulePreloader | None = None,
-        parse_ahead: ModulePreloader | None = None,
-        load_parsed: ModuleLoader | None = None,
-    ) -> None:
-        self.load_library = load_library
+    def __init__(self, source: ModuleSource, runtime_copy: str | None = None) -> None:
+        self.source = source
         self.runtime_copy = runtime_copy  # the `runtime-module` setting
-        self.names = ProjectNames(load, loaded, load_callers, preload, parse_ahead, load_parsed)
+        self.names = ProjectNames(source)
         self.servers = ServerResolver(self.names, runtime_copy)
         # The files the checked modules exec, by normalised path (`analysis/scan/exec_files.py`).
         self.executing: dict[str, tuple[ModuleFacts, ExecFile]] = {}
@@ -115,7 +99,7 @@ class Linker:
         for tool in unseen_framework_tools:
             unresolved.append(replace(tool, server=_served(tool.server, default, guarded)))
         # Made per run, not kept: it refers to this linker (no reference cycle, see checker).
-        reach = ToolReach(self.names, self.load_library)
+        reach = ToolReach(self.names)
         # What each registration registers first, then the modules its tools' annotations name,
         # loaded together (over the workers), then the tools' parameters.
         planned = [
@@ -297,19 +281,7 @@ class Linker:
     def reader(self) -> ServerResolver:
         """A server resolution over the modules read (or parsed ahead) only: a module it would
         have to read is taken for one outside the project, and no caller is searched for."""
-        load_parsed = self.names.load_parsed
-        if load_parsed is None:
-            return self.servers
-
-        def read_only(name: str, near: ModuleFacts) -> ModuleFacts | None:
-            try:
-                return load_parsed(name, near)
-            except NotParsed:
-                return None
-
-        names = ProjectNames(
-            read_only, self.names.loaded, lambda name, near: [], work=self.names.work
-        )
+        names = ProjectNames(ParsedOnly(self.source), work=self.names.work)
         return ServerResolver(names, self.runtime_copy)
 
     def stored_server(
@@ -623,14 +595,14 @@ class Linker:
     ) -> tuple[ModuleFacts, str] | None:
         """The module on `sys.path`, outside the project, that defines a class or an alias,
         following re-exports; its source is read, never imported."""
-        if self.load_library is None or qualified.startswith("?"):
+        if qualified.startswith("?"):
             return None
         qualified = self.names.unstarred(qualified, near) or qualified
         for _ in range(MAX_HOPS):
             module_name, _, name = qualified.rpartition(".")
             if not module_name or self.names.load(module_name, near) is not None:
                 return None  # a module of the project: what it defines was asked already
-            library = self.load_library(module_name)
+            library = self.source.load_library(module_name)
             if library is None:
                 return None
             if name in library.classes or name in library.aliases:
