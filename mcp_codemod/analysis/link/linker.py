@@ -363,7 +363,13 @@ class Linker:
             if call.decorates is not None or call.function.kind is not FunctionKind.IMPORT:
                 continue
             called = call.function.qualified
-            servers = self.servers_given(call)
+            # Asked first: most of what is given is no pre-parsing server (a request's context),
+            # and finding the callee reads its module.
+            servers = [
+                ref
+                for ref in self.servers_given(call)
+                if self.server(module, ref).framework in _SDK_SERVERS
+            ]
             if not servers or self.names.callee(module, call) is not None:
                 continue
             if self.in_project(called, module):
