@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from mcp_codemod.analysis.facts import ModuleFacts
-from mcp_codemod.analysis.link import linker
+from mcp_codemod.analysis.link import tool_parameters
 from mcp_codemod.analysis.link.names import ProjectNames
 from mcp_codemod.analysis.shapes import KNOWN_NAMES, shape_of
 from mcp_codemod.analysis.type_exprs import TConst, TName, TSubscript, TUnion, type_names
@@ -200,25 +200,25 @@ def test_an_annotation_is_shaped_once_per_module_and_as_its_module_sees_it(
     files = discover([tmp_path], DEFAULT_EXCLUDE, respect_gitignore=True)
     rules = select_rules(["ALL"], [])
     shaped: list[object] = []
-    counted = linker.shape_of
+    counted = tool_parameters.shape_of
 
     def counting(annotation, *args):
         shaped.append(annotation)
         return counted(annotation, *args)
 
-    monkeypatch.setattr(linker, "shape_of", counting)
+    monkeypatch.setattr(tool_parameters, "shape_of", counting)
     memoized = check_files(files, rules, jobs=1)
     assert len(shaped) == 2  # once per module, not once per tool
     flagged = {(Path(f.path).parent.name, f.tool) for f in memoized.findings}
     assert flagged == {("loose", "first"), ("loose", "second")}
 
-    original_init = linker.Linker.__init__
+    original_init = tool_parameters.ToolParameters.__init__
 
     def forgetful_init(self, *args, **kwargs):
         original_init(self, *args, **kwargs)
         self.shaped = _Forgetful()
 
-    monkeypatch.setattr(linker.Linker, "__init__", forgetful_init)
+    monkeypatch.setattr(tool_parameters.ToolParameters, "__init__", forgetful_init)
     fresh = check_files(files, rules, jobs=1)
     assert len(shaped) == 2 + 4
     assert fresh.findings == memoized.findings
