@@ -85,8 +85,20 @@ def modules_added_by(script: str) -> set[str]:
     return loaded(script) - loaded("")
 
 
-# The folders whose tests run a real server: without an SDK they are skipped, with the reason.
+# The folders whose tests run a real server, and the modules elsewhere that do: without an SDK
+# they are skipped, with the reason.
 _NEEDS_AN_SDK = ("probe", "runtime")
+_NEEDS_AN_SDK_ELSEWHERE = (
+    "analysis/link/test_imported_names_as_types.py",
+    "analysis/link/test_unseen_tools.py",
+    "analysis/scan/test_exec_files.py",
+    "analysis/scan/test_variadic_parameters.py",
+    "fix/test_client_forms.py",
+    "fix/test_fix_invariant.py",
+    "fix/test_fixed_modules_import.py",
+    "fix/test_one_source.py",
+    "fix/test_safe_fix_oracle.py",
+)
 _MISSING_SDK = [
     name for name in ("mcp", "fastmcp", "pydantic") if importlib.util.find_spec(name) is None
 ]
@@ -108,7 +120,12 @@ class _SkippedModule(pytest.Module):
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_pycollect_makemodule(module_path: Path, parent):
-    if _MISSING_SDK and module_path.parent.name in _NEEDS_AN_SDK:
+    if _MISSING_SDK and (
+        module_path.parent.name in _NEEDS_AN_SDK
+        or module_path.as_posix().endswith(
+            tuple(f"/tests/{name}" for name in _NEEDS_AN_SDK_ELSEWHERE)
+        )
+    ):
         return _SkippedModule.from_parent(parent, path=module_path)
     return None
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import fastmcp
 import pytest
+import sdk
 from click.testing import CliRunner
 
 from mcp_codemod.cli import main
@@ -27,8 +28,6 @@ from mcp_codemod.engine.settings import DEFAULT_EXCLUDE
 from mcp_codemod.rules import select_rules
 from mcp_codemod.runtime import guard
 from mcp_codemod.runtime.guards import JSON_TYPES
-
-from . import sdk
 
 pytestmark = pytest.mark.anyio
 

@@ -16,8 +16,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
-from . import sdk
+import sdk
 
 PLAIN_IMPORT = (
     "from mcp.server.mcpserver import MCPServer as PlainServer"

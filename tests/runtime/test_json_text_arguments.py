@@ -10,11 +10,11 @@ from typing import Annotated
 
 import fastmcp
 import pytest
+import sdk
 from pydantic import BaseModel, TypeAdapter
 
 from mcp_codemod.runtime import DecodeJsonText
 
-from . import sdk
 from .clients import fastmcp_client, fastmcp_strict_client, mcp_sdk_client
 
 pytestmark = pytest.mark.anyio

@@ -12,14 +12,13 @@ from types import ModuleType
 from typing import Annotated, Any
 
 import pytest
+import sdk
 from click.testing import CliRunner
 from pydantic import StrictInt
 
 import mcp_codemod.runtime
 from mcp_codemod.cli import main
 from mcp_codemod.fix.guard_module import guard_module_text
-
-from . import sdk
 
 pytestmark = pytest.mark.anyio
 

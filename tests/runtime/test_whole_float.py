@@ -8,11 +8,11 @@ from typing import Annotated, Any
 
 import fastmcp
 import pytest
+import sdk
 from pydantic import Field, StrictInt, TypeAdapter, ValidationError
 
 from mcp_codemod.runtime import AcceptWholeFloat
 
-from . import sdk
 from .clients import fastmcp_strict_client, mcp_sdk_client
 
 pytestmark = pytest.mark.anyio

@@ -14,14 +14,13 @@ from typing import Any
 
 import fastmcp
 import pytest
+import sdk
 from conftest import run_cli
 from demo_servers import import_server
 
 from mcp_codemod.engine.checker import check_files
 from mcp_codemod.probe.server_probe import probe_server
 from mcp_codemod.rules import select_rules
-
-from . import sdk
 
 FASTMCP_MAJOR = int(fastmcp.__version__.split(".")[0])
 
