@@ -22,6 +22,8 @@ from mcp_codemod.engine.checker import check_files
 from mcp_codemod.probe.server_probe import probe_server
 from mcp_codemod.rules import select_rules
 
+pytestmark = pytest.mark.sdk
+
 FASTMCP_MAJOR = int(fastmcp.__version__.split(".")[0])
 
 TOOL = """\

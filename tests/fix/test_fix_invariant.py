@@ -29,6 +29,8 @@ from mcp_codemod.engine.settings import DEFAULT_EXCLUDE
 from mcp_codemod.rules import RULES, select_rules
 from mcp_codemod.rules.model import FixAvailability, Invalid, Report, Rule
 
+pytestmark = pytest.mark.sdk
+
 # A rule that reports every parameter the analysis sees: which tools `check` could follow.
 SEEN = Rule(
     code="SEEN",

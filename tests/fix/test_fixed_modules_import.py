@@ -21,6 +21,8 @@ from conftest import run_cli
 
 from mcp_codemod.fix.import_placement import KEPT_FOR_OTHERS
 
+pytestmark = pytest.mark.sdk
+
 TOOL = """\
 @mcp.tool()
 def search(query: str | None = None) -> str:

@@ -22,6 +22,8 @@ from click.testing import CliRunner
 
 from mcp_codemod.cli import main
 
+pytestmark = pytest.mark.sdk
+
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 RECORDER = Path(__file__).resolve().parent / "record_arrivals.py"
 THIRD_PARTY = Path(__file__).resolve().parents[1] / "third_party"

@@ -12,6 +12,8 @@ from mcp_codemod.cli import main
 
 from .servers import FASTMCP_MAJOR, MCP_FRAMEWORK, MCP_MAJOR, NOTES, NOTES_FASTMCP, server_source
 
+pytestmark = pytest.mark.sdk
+
 needs_mcp = pytest.mark.skipif(MCP_MAJOR is None, reason="mcp is not installed")
 
 

@@ -15,6 +15,8 @@ import sdk
 from mcp_codemod.probe.server_probe import probe_server
 from mcp_codemod.runtime import AcceptDigitText
 
+pytestmark = pytest.mark.sdk
+
 BIG = "9007199254740993"  # 2**53 + 1: a float64 holds 9007199254740992
 
 

@@ -16,7 +16,7 @@ from mcp_codemod.runtime import ArrayItemsSchema
 
 from .clients import fastmcp_client, fastmcp_strict_client, mcp_sdk_client
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.sdk]
 
 
 class Inner(BaseModel):

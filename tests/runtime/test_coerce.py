@@ -12,6 +12,8 @@ from pydantic import StrictInt
 
 from mcp_codemod.runtime import IntegerCoercingSession, coerce_integer_arguments
 
+pytestmark = pytest.mark.sdk
+
 
 def schema(**properties: Any) -> dict[str, Any]:
     return {"type": "object", "properties": properties}

@@ -29,7 +29,7 @@ from mcp_codemod.rules import select_rules
 from mcp_codemod.runtime import guard
 from mcp_codemod.runtime.guards import JSON_TYPES
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.sdk]
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 

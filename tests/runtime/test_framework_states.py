@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 import sdk
 
+pytestmark = pytest.mark.sdk
+
 PLAIN_IMPORT = (
     "from mcp.server.mcpserver import MCPServer as PlainServer"
     if sdk.MCP_MAJOR >= 2

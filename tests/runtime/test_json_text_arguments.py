@@ -17,7 +17,7 @@ from mcp_codemod.runtime import DecodeJsonText
 
 from .clients import fastmcp_client, fastmcp_strict_client, mcp_sdk_client
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.sdk]
 
 FASTMCP_MAJOR = int(fastmcp.__version__.split(".")[0])
 

@@ -17,7 +17,7 @@ from mcp_codemod.runtime import AcceptNumberAsText, guard, install, uninstall
 
 from .clients import fastmcp_client, fastmcp_strict_client, mcp_sdk_client
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.sdk]
 
 
 def account(account: str | None = None) -> str:

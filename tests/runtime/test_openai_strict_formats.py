@@ -19,6 +19,8 @@ from mcp_codemod.probe.server_probe import probe_server
 from mcp_codemod.runtime import OpenAIStrictFormats
 from mcp_codemod.runtime.guards import OPENAI_STRICT_FORMATS
 
+pytestmark = pytest.mark.sdk
+
 
 class Link(BaseModel):
     href: AnyUrl

@@ -15,7 +15,7 @@ import mcp_codemod.runtime as runtime
 from mcp_codemod.runtime import NoPreParse, guard, install, uninstall
 from mcp_codemod.runtime.guards import admits_str, declares_text, marked_no_pre_parse
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.sdk]
 
 
 def str_or_none(x: str | None = None) -> str:

@@ -18,7 +18,7 @@ from sdk import GuardedServer, PlainServer, call, connect, for_installed_sdk
 
 from mcp_codemod.runtime.guards import declares_text
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.sdk]
 
 
 def raw(x: bytes | None = None) -> str:

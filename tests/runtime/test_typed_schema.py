@@ -18,6 +18,8 @@ from mcp_codemod.probe.server_probe import ARRIVAL_PROBES, probe_server
 from mcp_codemod.runtime import TypedSchema
 from mcp_codemod.runtime.guards import JSON_TYPES
 
+pytestmark = pytest.mark.sdk
+
 
 def servers(marked: bool) -> list:
     if marked:

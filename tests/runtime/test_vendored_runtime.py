@@ -20,7 +20,7 @@ import mcp_codemod.runtime
 from mcp_codemod.cli import main
 from mcp_codemod.fix.guard_module import guard_module_text
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.sdk]
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from mcp_codemod.runtime import AcceptWholeFloat
 
 from .clients import fastmcp_strict_client, mcp_sdk_client
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.sdk]
 
 
 def strict_int(x: Annotated[StrictInt, AcceptWholeFloat]) -> str:

@@ -15,6 +15,8 @@ from conftest import run_cli
 
 from mcp_codemod.probe.server_probe import WHOLE_FLOAT
 
+pytestmark = pytest.mark.sdk
+
 PACKAGE = {
     "__init__.py": "",
     "types.py": "Text = str | None\n",

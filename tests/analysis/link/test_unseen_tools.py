@@ -16,6 +16,8 @@ from click.testing import CliRunner
 
 from mcp_codemod.cli import main
 
+pytestmark = pytest.mark.sdk
+
 UNSEEN = Path(__file__).resolve().parents[3] / "fixtures" / "unseen"
 # An installed library's tool functions: on sys.path, outside the checked project.
 SITE = Path(__file__).resolve().parents[2] / "data" / "site"

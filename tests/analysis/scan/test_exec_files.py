@@ -14,6 +14,8 @@ import pytest
 import sdk
 from conftest import run_cli
 
+pytestmark = pytest.mark.sdk
+
 EXEC_APP = Path(__file__).resolve().parents[3] / "fixtures" / "exec_app"
 # The server modules, each with the file it execs.
 SERVERS = {

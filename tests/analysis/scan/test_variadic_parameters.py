@@ -15,6 +15,8 @@ from mcp_codemod.cli import main
 from mcp_codemod.engine.checker import check_files
 from mcp_codemod.rules import select_rules
 
+pytestmark = pytest.mark.sdk
+
 FIXTURE = Path(__file__).resolve().parents[3] / "fixtures" / "variadic_server.py"
 
 
