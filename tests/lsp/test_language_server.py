@@ -20,6 +20,7 @@ pytest_lsp = pytest.importorskip(
     "pytest_lsp", reason="the tests drive it with pytest-lsp (the test extra)"
 )
 
+from demo_servers import EXPOSED, tools_module  # noqa: E402
 from lsprotocol import types  # noqa: E402
 from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features  # noqa: E402
@@ -34,16 +35,7 @@ SERVER = [str(Path(sys.executable).parent / COMMAND[0]), *COMMAND[1:]]
 TIMEOUT = 60  # seconds: CI machines are shared
 CONFIG = "[tool.mcp-codemod]\n"
 
-ONE_SAFE_FIX = """\
-from mcp.server.fastmcp import FastMCP
-
-mcp = FastMCP("search")
-
-
-@mcp.tool()
-def search(query: str | None = None) -> str:
-    return query or ""
-"""
+ONE_SAFE_FIX = EXPOSED
 
 SAFE_AND_UNSAFE = """\
 from typing import Any
@@ -393,7 +385,7 @@ async def test_a_syntax_error_is_a_diagnostic_and_the_server_goes_on(client, tmp
 
 @pytest.mark.asyncio
 async def test_a_server_module_changed_on_disk_changes_the_open_tools_module(client, tmp_path):
-    tools = 'from app.server import mcp\n\n\n@mcp.tool()\ndef search(query: str | None = None) -> str:\n    return query or ""\n'
+    tools = tools_module(server="app.server")
     root = project(
         tmp_path / "repo",
         {
@@ -450,7 +442,7 @@ async def test_each_document_follows_its_own_projects_configuration(client, tmp_
 
 @pytest.mark.asyncio
 async def test_a_fix_that_guards_a_server_elsewhere_edits_that_file_too(client, tmp_path):
-    tools = 'from app.server import mcp\n\n\n@mcp.tool()\ndef search(query: str | None = None) -> str:\n    return query or ""\n'
+    tools = tools_module(server="app.server")
     server_text = 'from mcp.server.fastmcp import FastMCP\n\nmcp = FastMCP("x")\n'
     root = project(
         tmp_path / "repo",
@@ -561,7 +553,7 @@ async def test_positions_are_in_utf16_code_units(client, tmp_path):
 
 @pytest.mark.asyncio
 async def test_a_fix_reaching_a_file_with_unsaved_changes_says_where_instead(client, tmp_path):
-    tools = 'from app.server import mcp\n\n\n@mcp.tool()\ndef search(query: str | None = None) -> str:\n    return query or ""\n'
+    tools = tools_module(server="app.server")
     server_text = 'from mcp.server.fastmcp import FastMCP\n\nmcp = FastMCP("x")\n'
     root = project(
         tmp_path / "repo",
@@ -580,7 +572,7 @@ async def test_a_fix_reaching_a_file_with_unsaved_changes_says_where_instead(cli
 async def test_a_client_without_document_changes_gets_plain_edits_and_no_disabled_actions(
     client, tmp_path
 ):
-    tools = 'from app.server import mcp\n\n\n@mcp.tool()\ndef search(query: str | None = None) -> str:\n    return query or ""\n'
+    tools = tools_module(server="app.server")
     server_text = 'from mcp.server.fastmcp import FastMCP\n\nmcp = FastMCP("x")\n'
     root = project(
         tmp_path / "repo",

@@ -7,6 +7,7 @@ import sys
 
 import pytest
 from click.testing import CliRunner
+from demo_servers import tools_module
 
 from mcp_codemod.cli import main
 
@@ -334,14 +335,7 @@ from mcp.server.fastmcp import FastMCP
 
 mcp = FastMCP("split")
 """
-SPLIT_ADMIN = """\
-from split_pkg.server import mcp
-
-
-@mcp.tool()
-def search(query: str | None = None) -> str:
-    return query or ""
-"""
+SPLIT_ADMIN = tools_module(server="split_pkg.server")
 SPLIT_TOOLS = """\
 from .server import mcp
 
