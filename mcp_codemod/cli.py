@@ -617,7 +617,7 @@ def _fix_stdin(
     # does not exist would break the saved server).
     guards = next((f for f in fixes.files if f.generated), None)
     if guards is not None and not diff:
-        from mcp_codemod.engine.source_files import SourceError
+        from mcp_codemod.engine.file_io import SourceError
         from mcp_codemod.fix.apply import FixFailure, write
 
         try:
@@ -698,8 +698,8 @@ def _run_fix(
     exit_zero: bool = False,
 ) -> NoReturn:
     from mcp_codemod import api
-    from mcp_codemod.engine.scanned_files import display_path
-    from mcp_codemod.engine.source_files import SourceError
+    from mcp_codemod.engine.file_facts import display_path
+    from mcp_codemod.engine.file_io import SourceError
     from mcp_codemod.fix import apply as fixer  # fixer: only when fixing, `check` does without it
     from mcp_codemod.report import check_output as report
     from mcp_codemod.report import plural
@@ -871,7 +871,7 @@ def list_rules() -> None:
 @click.argument("code")
 def explain_rule(code: str) -> None:
     """Explain one rule: what it finds, why it matters, an example and the fix."""
-    from mcp_codemod.report.rule_docs import rule_documentation
+    from mcp_codemod.report.rule_help import rule_documentation
     from mcp_codemod.rules import RULES_BY_CODE
 
     rule = RULES_BY_CODE.get(code.strip().upper())

@@ -143,7 +143,7 @@ def _check(
             return stored
     # Imported here: a run answered by the run cache reads, prefilters, parses and links nothing.
     from mcp_codemod.analysis.linker import Linker
-    from mcp_codemod.engine.scanned_files import Sources, display_path
+    from mcp_codemod.engine.file_facts import Sources, display_path
 
     witness = Witness(cache_dir) if runs is not None and cache_dir is not None else None
     with Workers(jobs) as workers:

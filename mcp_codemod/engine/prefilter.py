@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from mcp_codemod.engine.source_files import decode
+from mcp_codemod.engine.file_io import decode
 
 # A file can register a tool, guard a server, or create one (whose callers pass it on to
 # `register_tools(mcp)` functions elsewhere), or run a file of tools in its namespace with an

@@ -22,7 +22,7 @@ from mcp_codemod.engine.module_paths import (
 from mcp_codemod.engine.settings import DEFAULT_EXCLUDE
 
 if TYPE_CHECKING:
-    from mcp_codemod.engine.scanned_files import Sources
+    from mcp_codemod.engine.file_facts import Sources
 
 
 @dataclass(frozen=True)

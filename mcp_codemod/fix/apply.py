@@ -24,7 +24,7 @@ from mcp_codemod.analysis.frameworks import GUARDED_CLASS_NAME
 from mcp_codemod.analysis.source_text import line_offsets
 from mcp_codemod.engine.cycle_collection import without_cycle_collection
 from mcp_codemod.engine.facts_cache import digest
-from mcp_codemod.engine.source_files import (
+from mcp_codemod.engine.file_io import (
     CHANGED,
     SourceError,
     create_new,
@@ -32,8 +32,8 @@ from mcp_codemod.engine.source_files import (
     write_source,
 )
 from mcp_codemod.fix.format_style import FormatStyles
-from mcp_codemod.fix.importers import Importers
-from mcp_codemod.fix.imports import (
+from mcp_codemod.fix.imports.dependents import Importers
+from mcp_codemod.fix.imports.plan import (
     ANNOTATED,
     ANY,
     GUARD,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from mcp_codemod.report.rule_docs import client_list
+from mcp_codemod.report.rule_help import client_list
 from mcp_codemod.rules import RULES
 from mcp_codemod.rules.model import FixAvailability, Rule
 

@@ -15,14 +15,14 @@ from mcp_codemod.analysis.facts import ModuleFacts
 from mcp_codemod.analysis.names import ProjectNames
 from mcp_codemod.analysis.shapes import KNOWN_NAMES, shape_of
 from mcp_codemod.analysis.type_exprs import TConst, TName, TSubscript, TUnion, type_names
-from mcp_codemod.engine import scanned_files as module_facts
+from mcp_codemod.engine import file_facts as module_facts
 from mcp_codemod.engine.checker import check_files
 from mcp_codemod.engine.discovery import discover
+from mcp_codemod.engine.file_facts import Sources
+from mcp_codemod.engine.file_io import SourceError, decode
 from mcp_codemod.engine.module_paths import find_module, project_root
 from mcp_codemod.engine.project import Discovery, Project
-from mcp_codemod.engine.scanned_files import Sources
 from mcp_codemod.engine.settings import DEFAULT_EXCLUDE
-from mcp_codemod.engine.source_files import SourceError, decode
 from mcp_codemod.rules import select_rules
 
 

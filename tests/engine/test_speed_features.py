@@ -24,8 +24,8 @@ from mcp_codemod import api
 from mcp_codemod.cli import main
 from mcp_codemod.engine import checker, parallel, prefilter
 from mcp_codemod.engine import facts_cache as cache_module
+from mcp_codemod.engine import file_facts as module_facts
 from mcp_codemod.engine import project as project_modules
-from mcp_codemod.engine import scanned_files as module_facts
 from mcp_codemod.engine.checker import check_files
 from mcp_codemod.engine.discovery import discover
 from mcp_codemod.engine.prefilter import is_candidate

@@ -100,7 +100,7 @@ def test_messages_match_the_snapshot(tmp_path):
 
 
 def test_a_rule_that_protects_a_client_names_it_and_its_reference_in_its_documentation():
-    from mcp_codemod.report.rule_docs import rule_documentation
+    from mcp_codemod.report.rule_help import rule_documentation
 
     protecting = [rule for rule in RULES if rule.clients]
     assert protecting

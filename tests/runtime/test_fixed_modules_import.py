@@ -18,7 +18,7 @@ from textwrap import dedent
 import pytest
 from conftest import run_cli
 
-from mcp_codemod.fix.import_placement import KEPT_FOR_OTHERS
+from mcp_codemod.fix.imports.placement import KEPT_FOR_OTHERS
 
 from . import sdk
 

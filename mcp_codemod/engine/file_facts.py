@@ -27,12 +27,12 @@ from mcp_codemod.engine.facts_cache import (
     stamp,
     trusted_stamp,
 )
+from mcp_codemod.engine.file_io import SourceError, decode
 from mcp_codemod.engine.module_paths import ModuleNames
 from mcp_codemod.engine.parallel import OrderedMap, Workers
 from mcp_codemod.engine.prefilter import is_candidate
 from mcp_codemod.engine.run_cache import Witness
 from mcp_codemod.engine.settings import DEFAULT_MAX_FILE_SIZE
-from mcp_codemod.engine.source_files import SourceError, decode
 
 
 def display_path(path: Path) -> str:
