@@ -871,13 +871,13 @@ def list_rules() -> None:
 @click.argument("code")
 def explain_rule(code: str) -> None:
     """Explain one rule: what it finds, why it matters, an example and the fix."""
-    from mcp_codemod.report.rule_help import rule_documentation
+    from mcp_codemod.report.rule_help import rule_help
     from mcp_codemod.rules import RULES_BY_CODE
 
     rule = RULES_BY_CODE.get(code.strip().upper())
     if rule is None:
         _fail(f"unknown rule {code!r}; `mcp-codemod rules` lists them")
-    _echo(rule_documentation(rule))
+    _echo(rule_help(rule))
 
 
 @main.command(name="probe")

@@ -1,7 +1,7 @@
 """Each file's facts, from the cache when it knows the file, else read, prefiltered and parsed.
 
 A file's outcome is None (the prefilter rules it out), its `ModuleFacts`, the one-line reason it
-cannot be read or parsed, or `Pending` (to parse: `Sources.parse` does it, in parallel when there
+cannot be read or parsed, or `Pending` (to parse: `FileFacts.parse` does it, in parallel when there
 is enough to parse).
 """
 
@@ -147,7 +147,7 @@ _UNREAD = object()  # a file the caller search has not read yet
 _UNCACHED = Entry(None, b"", None, None)  # what is known of a file without a cache: nothing
 
 
-class Sources:
+class FileFacts:
     """Each file's outcome: None (the prefilter rules it out), its facts, the one-line reason it
     cannot be read or parsed, or `Pending` (to parse). The cache answers for files whose stamp
     or content it knows; others are read."""

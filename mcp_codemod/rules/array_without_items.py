@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from mcp_codemod.analysis.shape_questions import has_fixed_tuple
 from mcp_codemod.analysis.subjects import ToolParameter
-from mcp_codemod.rules.edits import describe, marker_fix
+from mcp_codemod.rules.edits import marker_fix
+from mcp_codemod.rules.messages import describe
 from mcp_codemod.rules.model import Client, FixAvailability, Invalid, Report, Rule, Valid
 
 MARKER = "ArrayItemsSchema"

@@ -5,8 +5,9 @@ from __future__ import annotations
 from mcp_codemod.analysis.frameworks import Framework
 from mcp_codemod.analysis.shapes import Kind, Shape
 from mcp_codemod.analysis.subjects import ToolParameter
-from mcp_codemod.rules.edits import annotate_with_marker, describe, marker_fix
+from mcp_codemod.rules.edits import annotate_with_marker, marker_fix
 from mcp_codemod.rules.findings import Fix, Safety
+from mcp_codemod.rules.messages import describe
 from mcp_codemod.rules.model import Client, FixAvailability, Invalid, Report, Rule, Valid
 
 MARKER = "TypedSchema"
