@@ -79,7 +79,7 @@ LAYERS = {
     "rules": {"analysis", "runtime"},
     "engine": {"analysis", "rules"},
     "fix": {"analysis", "rules", "engine", "runtime"},
-    "probe": {"engine", "runtime"},
+    "probe": {"rules", "engine", "runtime"},
     "report": {"analysis", "rules", "engine", "probe"},
     # The language server consumes the library as the CLI does: the API and every layer.
     "lsp": {"runtime", "analysis", "rules", "engine", "fix", "probe", "report"},

@@ -43,8 +43,8 @@ from mcp_codemod.probe.results import (
     UntypedNode,
     same,
 )
-from mcp_codemod.probe.schema_nodes import pointer, schema_nodes, types
 from mcp_codemod.probe.strict_mode import strict_mode_problems
+from mcp_codemod.rules.schema_nodes import pointer, schema_nodes, types
 
 TEXT_PROBES = ("null", "[1]", '{"a": 1}')
 """Sent to every parameter that takes them as text: the mcp SDK decodes each into None/list/dict."""
