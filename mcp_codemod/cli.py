@@ -550,7 +550,7 @@ def _exit_code(result: CheckResult) -> int:
         return 1
     if any(tool.server.framework is None for tool in result.unchecked):
         # Tools on a server that may pre-parse went unchecked, and no finding says so. (Where
-        # MCP004 says so and the user suppressed it, `noqa` or `per-file-ignores`, that is their
+        # the unguarded-server rule says so and the user suppressed it, `noqa` or `per-file-ignores`, that is their
         # decision: the summary still lists them, and never says "All checks passed!".)
         return 1
     return 0
@@ -960,7 +960,7 @@ def probe_command(
     )
     opted_in = (
         (openai_strict and result.strict_mode)
-        or (legacy_clients and result.lone_refs)
+        or (legacy_clients and result.legacy_client_nodes())
         or (clients and result.client_forms)
     )
     sys.exit(1 if result.failed or opted_in else 0)

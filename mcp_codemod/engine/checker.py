@@ -177,7 +177,7 @@ def _check(
     given = _given(files, set(keys), cwd, sources.resolve)
     noqa = {facts.path: facts.noqa for facts in project.loaded()}
     # The same finding made twice (a function registered twice) is one; findings about two
-    # servers at one registration (counted against each, MCP004) say which server.
+    # servers at one registration (counted against each, the unguarded-server rule) say which server.
     findings = {}
     suppressed = set()
     for finding, is_suppressed in judge(rules, linked, given, noqa):

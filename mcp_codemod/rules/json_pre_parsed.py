@@ -132,6 +132,7 @@ RULE = Rule(
     ),
     subject=ToolParameter,
     check=check,
+    marker=MARKER,
     availability=FixAvailability.SOMETIMES,
     enabled_by_default=True,
     cases=(
