@@ -162,8 +162,8 @@ class FileFacts:
         max_file_size: int = DEFAULT_MAX_FILE_SIZE,
     ) -> None:
         self.cache = cache
-        # A larger file that could matter is reported instead of parsed: a parse holds about a
-        # hundred times the file's size (a 300 MB module exhausted 24 GB).
+        # A larger file that could matter is reported instead of parsed: a parse holds many
+        # times the file's size, so one huge module can exhaust the machine's memory.
         self.max_file_size = max_file_size
         self.workers = workers or Workers(1)  # the run's worker processes
         self.unsaved = unsaved or {}

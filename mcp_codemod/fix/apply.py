@@ -1,7 +1,7 @@
 """Apply the fix plans that findings carry: the smallest edits a careful person would make.
 
 Markers and server renames are text edits at the exact spans the analysis recorded, so nothing
-outside them moves. The imports they need are text edits too, found with `ast` (`fix_imports`):
+outside them moves. The imports they need are text edits too, found with `ast` (`fix/imports/`):
 placed as isort places them, spelled as the module already binds them, and the import of a
 renamed server class removed when nothing uses it any more. Every edit is made in one pass over
 the text. A result that does not parse is never written.
