@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from mcp_codemod.analysis.source_text import line_offsets
+from mcp_codemod.analysis.scan.positions import line_offsets
 from mcp_codemod.engine.file_io import SourceError, read_for_rewrite
 from mcp_codemod.engine.settings import ConfigError
 from mcp_codemod.fix.apply import FixError, edit, plan
