@@ -140,10 +140,10 @@ def analysis_sources() -> list[Path]:
     sources += [
         package / "engine" / name
         for name in (
-            "scanned_files.py",
+            "file_facts.py",
             "prefilter.py",
             "module_paths.py",
-            "source_files.py",
+            "file_io.py",
             "facts_cache.py",
             "import_graph.py",
         )

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mcp_codemod.analysis.facts import ModuleFacts
 from mcp_codemod.analysis.link.module_source import NotParsed
-from mcp_codemod.engine.discovery import discover
+from mcp_codemod.engine.discovery import DiscoveryScope, discover
 from mcp_codemod.engine.import_graph import ImportGraph
 from mcp_codemod.engine.module_paths import (
     PROJECT_MARKERS,
@@ -20,34 +19,19 @@ from mcp_codemod.engine.module_paths import (
     find_library_module,
     find_module,
 )
-from mcp_codemod.engine.settings import DEFAULT_EXCLUDE
 
 # Parsing a file costs as much as reading the imports of this many: the search for a registrar's
 # callers reads every file's imports only when that spares parsing as much.
 PARSING_TO_READING_IMPORTS = 50
 
 if TYPE_CHECKING:
-    from mcp_codemod.engine.scanned_files import Sources
-
-
-@dataclass(frozen=True)
-class Discovery:
-    """How the run found its files: the directories it walked, with which exclusions. The search
-    for a registrar's callers takes a project's files from the run's own list when the project
-    lies within a walked directory, and walks it once, with the same exclusions, otherwise."""
-
-    walked: tuple[Path, ...] = ()  # resolved
-    excludes: tuple[str, ...] = DEFAULT_EXCLUDE
-    respect_gitignore: bool = True
-    # The real path of each file the walk found that is no link, by the path as found and by
-    # the real path itself (`discover`).
-    real_paths: Mapping[str, str] = field(default_factory=dict, compare=False)
+    from mcp_codemod.engine.file_facts import FileFacts
 
 
 class Project:
     """The modules of the checked tree, loading others on demand when an import leads there."""
 
-    def __init__(self, sources: Sources, files: list[Path], discovery: Discovery) -> None:
+    def __init__(self, sources: FileFacts, files: list[Path], discovery: DiscoveryScope) -> None:
         self.sources = sources
         self.files = files  # the run's files, as discovery found them
         self.discovery = discovery

@@ -15,14 +15,14 @@ from mcp_codemod.analysis.link import tool_parameters
 from mcp_codemod.analysis.link.names import ProjectNames
 from mcp_codemod.analysis.shapes import KNOWN_NAMES, shape_of
 from mcp_codemod.analysis.type_exprs import TConst, TName, TSubscript, TUnion, type_names
-from mcp_codemod.engine import scanned_files as module_facts
+from mcp_codemod.engine import file_facts as module_facts
 from mcp_codemod.engine.checker import check_files
-from mcp_codemod.engine.discovery import discover
+from mcp_codemod.engine.discovery import DiscoveryScope, discover
+from mcp_codemod.engine.file_facts import FileFacts
+from mcp_codemod.engine.file_io import SourceError, decode
 from mcp_codemod.engine.module_paths import find_module, project_root
-from mcp_codemod.engine.project import Discovery, Project
-from mcp_codemod.engine.scanned_files import Sources
+from mcp_codemod.engine.project import Project
 from mcp_codemod.engine.settings import DEFAULT_EXCLUDE
-from mcp_codemod.engine.source_files import SourceError, decode
 from mcp_codemod.rules import select_rules
 
 
@@ -58,7 +58,7 @@ LINKED_PATHS = [
 @pytest.mark.parametrize("relative", LINKED_PATHS)
 def test_a_real_path_is_the_systems(linked_tree: Path, relative: str, monkeypatch):
     monkeypatch.chdir(linked_tree)
-    sources = Sources(None)
+    sources = FileFacts(None)
     for path in (Path(relative), linked_tree / relative):
         # Twice: the second answer comes from the memo of its directory.
         for _ in range(2):
@@ -70,7 +70,7 @@ def test_the_real_paths_of_many_files_are_the_systems(linked_tree: Path, monkeyp
     # Which files are links comes from one listing per directory here.
     monkeypatch.chdir(linked_tree)
     paths = [*LINKED_PATHS, *(str(linked_tree / relative) for relative in LINKED_PATHS)]
-    assert Sources(None).real_paths(paths) == [os.path.realpath(path) for path in paths]
+    assert FileFacts(None).real_paths(paths) == [os.path.realpath(path) for path in paths]
 
 
 @pytest.mark.parametrize("given", [".", "linked_dir", "real", "{root}", "{root}/linked_dir"])
@@ -84,14 +84,14 @@ def test_the_real_paths_discovery_finds_are_the_systems(linked_tree: Path, given
     assert files and set(real_paths) <= found | set(map(os.path.realpath, found))
     assert all(not os.path.islink(path) for path in real_paths)
     paths = [*found, *real_paths, *LINKED_PATHS]
-    known = Sources(None, real_paths=real_paths)
+    known = FileFacts(None, real_paths=real_paths)
     assert known.real_paths(paths) == [os.path.realpath(path) for path in paths]
     for path in map(Path, paths):
         assert known.resolve(path) == path.resolve()
 
 
 def _project(files: list[Path], walked: Path) -> Project:
-    project = Project(Sources(None), files, Discovery((walked.resolve(),)))
+    project = Project(FileFacts(None), files, DiscoveryScope((walked.resolve(),)))
     project.add_roots(files)
     return project
 
@@ -356,7 +356,7 @@ def test_the_files_that_mention_a_name_are_those_whose_text_has_the_word(tmp_pat
                 found.append(path)
         return found
 
-    sources = Sources(None)
+    sources = FileFacts(None)
     # Each name in turn: what earlier names read, decoded or found unreadable is kept.
     for name in ("register_all", "register", "registré", "mcp", "register", "absent"):
         assert sources.mentioning(paths, name) == reference(name), name

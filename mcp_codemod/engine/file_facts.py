@@ -1,7 +1,7 @@
 """Each file's facts, from the cache when it knows the file, else read, prefiltered and parsed.
 
 A file's outcome is None (the prefilter rules it out), its `ModuleFacts`, the one-line reason it
-cannot be read or parsed, or `Pending` (to parse: `Sources.parse` does it, in parallel when there
+cannot be read or parsed, or `Pending` (to parse: `FileFacts.parse` does it, in parallel when there
 is enough to parse).
 """
 
@@ -27,13 +27,13 @@ from mcp_codemod.engine.facts_cache import (
     stamp,
     trusted_stamp,
 )
+from mcp_codemod.engine.file_io import SourceError, decode
 from mcp_codemod.engine.import_graph import Target, import_targets
 from mcp_codemod.engine.module_paths import ModuleNames
 from mcp_codemod.engine.parallel import OrderedMap, Workers
 from mcp_codemod.engine.prefilter import is_candidate
 from mcp_codemod.engine.run_cache import Witness
 from mcp_codemod.engine.settings import DEFAULT_MAX_FILE_SIZE
-from mcp_codemod.engine.source_files import SourceError, decode
 
 
 def display_path(path: Path) -> str:
@@ -148,7 +148,7 @@ _UNREAD = object()  # a file the caller search has not read yet
 _UNCACHED = Entry(None, b"", None, None)  # what is known of a file without a cache: nothing
 
 
-class Sources:
+class FileFacts:
     """Each file's outcome: None (the prefilter rules it out), its facts, the one-line reason it
     cannot be read or parsed, or `Pending` (to parse). The cache answers for files whose stamp
     or content it knows; others are read."""
@@ -163,8 +163,8 @@ class Sources:
         max_file_size: int = DEFAULT_MAX_FILE_SIZE,
     ) -> None:
         self.cache = cache
-        # A larger file that could matter is reported instead of parsed: a parse holds about a
-        # hundred times the file's size (a 300 MB module exhausted 24 GB).
+        # A larger file that could matter is reported instead of parsed: a parse holds many
+        # times the file's size, so one huge module can exhaust the machine's memory.
         self.max_file_size = max_file_size
         self.workers = workers or Workers(1)  # the run's worker processes
         self.unsaved = unsaved or {}
