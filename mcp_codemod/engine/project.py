@@ -263,7 +263,7 @@ class Project:
             )
         files = self.files_of(root)
         unloaded = [path for path in files if path not in self.by_path]
-        mentioning = self.sources.mentioning(unloaded, name)
+        mentioning = self.sources.callers.mentioning(unloaded, name)
         # Of those, only the files whose imports may lead to `near` can call into it: worth
         # reading every file's imports for when it spares parsing enough of them.
         if len(mentioning) * PARSING_TO_READING_IMPORTS > len(files):
@@ -274,7 +274,7 @@ class Project:
 
     def import_graph(self, root: Path, files: list[str]) -> ImportGraph:
         if root not in self.import_graphs:
-            self.import_graphs[root] = ImportGraph(self.sources.imports(files))
+            self.import_graphs[root] = ImportGraph(self.sources.callers.imports(files))
         return self.import_graphs[root]
 
     def files_of(self, root: Path) -> list[str]:
