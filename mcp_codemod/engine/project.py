@@ -265,8 +265,9 @@ class Project:
         unloaded = [path for path in files if path not in self.by_path]
         mentioning = self.sources.callers.mentioning(unloaded, name)
         # Of those, only the files whose imports may lead to `near` can call into it: worth
-        # reading every file's imports for when it spares parsing enough of them.
-        if len(mentioning) * PARSING_TO_READING_IMPORTS > len(files):
+        # reading every file's imports for when it spares parsing enough of them (or they were
+        # read for an earlier search).
+        if root in self.import_graphs or len(mentioning) * PARSING_TO_READING_IMPORTS > len(files):
             reaching = self.import_graph(root, files).reaching(str(near_path))
             mentioning = [path for path in mentioning if path in reaching]
         paths = [Path(path) for path in mentioning]
