@@ -20,7 +20,7 @@ $MCP_CODEMOD_BENCH_CACHE), then measures, as medians of N runs, in one go:
 - where a process pool starts to pay (the `jobs` threshold);
 - one generated 2 MB server with a tool every few lines: `check` and `fix` (no write) on it,
   with their peak memory, since a file that size once took `fix` minutes and gigabytes;
-- `check` on the generated trees of each kind of resolution (tests/analysis/generated_trees.py)
+- `check` on the generated trees of each kind of resolution (tests/analysis/link/generated_trees.py)
   at N and 8N, and the README's demo (`check fixtures/`) against parsing its files with `ast`;
 - the language server (`bench/lsp.py`, when pygls is installed): diagnostics after each of 20
   edits of a 2,000-line server module, warm.
@@ -596,11 +596,11 @@ for name in sys.argv[1:]:
 
 
 def measure_generated_shapes(report: Report, scratch: Path, repeat: int) -> None:
-    """`check` on the trees tests/analysis/test_work_growth.py counts the work of, at N and 8N:
+    """`check` on the trees tests/analysis/link/test_work_growth.py counts the work of, at N and 8N:
     each kind of resolution on a tree that grows linearly. The test asserts the work; this
     shows the time."""
     spec = importlib.util.spec_from_file_location(
-        "generated_trees", REPO / "tests" / "analysis" / "generated_trees.py"
+        "generated_trees", REPO / "tests" / "analysis" / "link" / "generated_trees.py"
     )
     assert spec is not None and spec.loader is not None
     trees = importlib.util.module_from_spec(spec)

@@ -161,16 +161,7 @@ def _check(
             elif isinstance(outcome, ModuleFacts):
                 project.add(path, outcome)
                 candidates.append(outcome)
-        linker = Linker(
-            project.load,
-            project.loaded,
-            project.load_callers,
-            project.load_library,
-            runtime_copy,
-            project.preload,
-            project.parse_ahead,
-            project.load_parsed,
-        )
+        linker = Linker(project, runtime_copy)
         linked = linker.link(candidates, framework)
     if sources.cache is not None:
         sources.cache.save()

@@ -28,6 +28,7 @@ from mcp_codemod.engine.facts_cache import (
     trusted_stamp,
 )
 from mcp_codemod.engine.file_io import SourceError, decode
+from mcp_codemod.engine.import_graph import Target, import_targets
 from mcp_codemod.engine.module_paths import ModuleNames
 from mcp_codemod.engine.parallel import OrderedMap, Workers
 from mcp_codemod.engine.prefilter import is_candidate
@@ -178,6 +179,7 @@ class FileFacts:
         # What the caller search read of each file (by resolved path): bytes, the text of a
         # candidate, or None. Plain strings: it asks of every file of a project per registrar.
         self.caller_texts: dict[str, bytes | str | None] = {}
+        self.import_targets: dict[str, tuple[Target, ...]] = {}  # without a cache
         self.verdicts: dict[str, Entry | None] = {}
 
     def resolve(self, path: Path) -> Path:
@@ -354,10 +356,17 @@ class FileFacts:
         else:
             parsed = Parsed(task.module, task.display, task.is_package, dump_facts(result), None)
         old = self.cache.get(pending.key)
-        mentions = old.mentions if old is not None and old.digest == pending.digest else ()
+        same = old is not None and old.digest == pending.digest
         self.cache.put(
             pending.key,
-            Entry(pending.stamp, pending.digest, pending.candidate, parsed, mentions),
+            Entry(
+                pending.stamp,
+                pending.digest,
+                pending.candidate,
+                parsed,
+                old.mentions if old is not None and same else (),
+                old.imports if old is not None and same else None,
+            ),
         )
 
     def mentioning(self, paths: list[str], name: str) -> list[str]:
@@ -395,6 +404,46 @@ class FileFacts:
             self._put(key, entry)
             self.verdicts[path] = entry
         return known[name]
+
+    def imports(self, paths: list[str]) -> list[tuple[str, tuple[Target, ...]]]:
+        """What each file's imports may refer to (`engine/import_graph.py`). With a cache the
+        answer is kept per content: an unchanged file is not read again. A file that cannot be
+        read imports nothing (nor does it mention any name)."""
+        found = []
+        for path in paths:
+            if self.cache is None:
+                targets = self.import_targets.get(path)
+                if targets is None:
+                    targets = self.import_targets[path] = import_targets(self._bytes(path))
+            else:
+                key = os.path.abspath(path)
+                if self.witness is not None:
+                    self.witness.saw((key,))
+                entry = self._verdict(path, key)
+                if entry is None:
+                    targets = ()
+                elif entry.imports is not None:
+                    targets = entry.imports
+                else:
+                    targets = import_targets(self._bytes(path))
+                    entry = entry._replace(imports=targets)
+                    self._put(key, entry)
+                    self.verdicts[path] = entry
+            found.append((path, targets))
+        return found
+
+    def _bytes(self, path: str) -> bytes:
+        """The file's bytes as the caller search read them (or reads them now); its decoded text
+        encoded again, where only that is kept."""
+        text = self.caller_texts.get(path, _UNREAD)
+        if text is _UNREAD:
+            try:
+                text = self.caller_texts[path] = _read(path)
+            except OSError:
+                text = self.caller_texts[path] = None
+        if isinstance(text, str):
+            return text.encode("utf-8", "surrogateescape")
+        return text if isinstance(text, bytes) else b""
 
     def _verdict(self, path: str, key: str) -> Entry | None:
         """The file's cache entry, read again only when its stamp changed; None when it cannot

@@ -21,6 +21,8 @@ from mcp_codemod.testing import assert_tools_keep_arguments
 
 from .servers import for_installed_sdk, load_server
 
+pytestmark = pytest.mark.sdk
+
 CASES = [
     pytest.param(rule, index, case.source, id=f"{rule.code}-{index}")
     for rule in RULES

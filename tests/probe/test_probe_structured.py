@@ -20,6 +20,8 @@ from mcp_codemod.testing import assert_tools_keep_arguments
 
 from .servers import FASTMCP_MAJOR, FIXTURES, load
 
+pytestmark = pytest.mark.sdk
+
 
 class Region(BaseModel):
     corner: tuple[int, int]

@@ -13,6 +13,8 @@ from mcp_codemod.rules import untyped_schema_node
 from mcp_codemod.runtime import TypedSchema
 from mcp_codemod.testing import assert_tools_keep_arguments
 
+pytestmark = pytest.mark.sdk
+
 
 def untyped_tools(server: Any, *, marked: bool) -> Any:
     if marked:

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import sdk
 from conftest import FIXTURES, run_cli
 
 from mcp_codemod.analysis.subjects import ToolParameter
@@ -28,7 +29,7 @@ from mcp_codemod.engine.settings import DEFAULT_EXCLUDE
 from mcp_codemod.rules import RULES, select_rules
 from mcp_codemod.rules.model import FixAvailability, Invalid, Report, Rule
 
-from . import sdk
+pytestmark = pytest.mark.sdk
 
 # A rule that reports every parameter the analysis sees: which tools `check` could follow.
 SEEN = Rule(

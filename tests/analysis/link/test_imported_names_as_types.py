@@ -10,11 +10,12 @@ import sys
 from pathlib import Path
 
 import pytest
+import sdk
 from conftest import run_cli
 
 from mcp_codemod.probe.server_probe import WHOLE_FLOAT
 
-from . import sdk
+pytestmark = pytest.mark.sdk
 
 PACKAGE = {
     "__init__.py": "",

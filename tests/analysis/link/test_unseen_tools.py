@@ -11,15 +11,16 @@ import sys
 from pathlib import Path
 
 import pytest
+import sdk
 from click.testing import CliRunner
 
 from mcp_codemod.cli import main
 
-from . import sdk
+pytestmark = pytest.mark.sdk
 
-UNSEEN = Path(__file__).resolve().parents[2] / "fixtures" / "unseen"
+UNSEEN = Path(__file__).resolve().parents[3] / "fixtures" / "unseen"
 # An installed library's tool functions: on sys.path, outside the checked project.
-SITE = Path(__file__).resolve().parents[1] / "data" / "site"
+SITE = Path(__file__).resolve().parents[2] / "data" / "site"
 SHAPES = sorted(path.stem for path in UNSEEN.glob("*.py"))
 
 

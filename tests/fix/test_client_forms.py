@@ -14,6 +14,7 @@ from typing import Any
 
 import fastmcp
 import pytest
+import sdk
 from conftest import run_cli
 from demo_servers import import_server
 
@@ -21,7 +22,7 @@ from mcp_codemod.engine.checker import check_files
 from mcp_codemod.probe.server_probe import probe_server
 from mcp_codemod.rules import select_rules
 
-from . import sdk
+pytestmark = pytest.mark.sdk
 
 FASTMCP_MAJOR = int(fastmcp.__version__.split(".")[0])
 

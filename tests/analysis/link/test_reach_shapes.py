@@ -1,5 +1,5 @@
 """Shapes that `check` follows exactly, and those it reports unseen with the kind that says why
-(tests/analysis/test_reach.py compares the main shapes with the probe on the real SDK)."""
+(tests/analysis/link/test_reach.py compares the main shapes with the probe on the real SDK)."""
 
 from __future__ import annotations
 

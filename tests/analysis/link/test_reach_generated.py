@@ -1,6 +1,7 @@
 """Generated code: files exec'd into a server module, and tools whose signature a factory
 generates. What `check` follows exactly, and what stays unseen with the kind that says why
-(tests/runtime/test_exec_files.py and test_unseen_tools.py compare the fixtures with the probe)."""
+(tests/analysis/scan/test_exec_files.py and tests/analysis/link/test_unseen_tools.py compare the
+fixtures with the probe)."""
 
 from __future__ import annotations
 
@@ -267,8 +268,8 @@ def test_a_factory_call_passed_to_a_registration_helper_is_generated(tmp_path):
     ["generated_signature", "generated_factory_method", "generated_adapter", "chained_generator"],
 )
 def test_the_generated_signature_fixtures_are_classified_so(shape):
-    # tests/runtime/test_unseen_tools.py runs the same servers against the probe.
-    path = Path(__file__).resolve().parents[2] / "fixtures" / "unseen" / f"{shape}.py"
+    # tests/analysis/link/test_unseen_tools.py runs the same servers against the probe.
+    path = Path(__file__).resolve().parents[3] / "fixtures" / "unseen" / f"{shape}.py"
     result = check_files([path], select_rules(None, []))
     assert [kind for _, _, kind in unseen(result)] == [Unseen.GENERATED_SIGNATURE]
 

@@ -1,5 +1,5 @@
 """Trees that grow linearly in N, one for each kind of resolution the analysis does: what
-tests/analysis/test_work_growth.py counts the work of, and bench/run.py times."""
+tests/analysis/link/test_work_growth.py counts the work of, and bench/run.py times."""
 
 from __future__ import annotations
 

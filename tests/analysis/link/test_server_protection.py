@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from mcp_codemod.cli import main
 
-SITE = Path(__file__).resolve().parents[1] / "data" / "site"
+SITE = Path(__file__).resolve().parents[2] / "data" / "site"
 TOOL = """
 
 @mcp.tool()

@@ -13,8 +13,9 @@ import sys
 from pathlib import Path
 from textwrap import dedent
 
+import pytest
 from click.testing import CliRunner
-from conftest import FIXTURES, needs_sdk
+from conftest import FIXTURES
 from probe.servers import MCP_MAJOR
 
 from mcp_codemod.cli import main
@@ -59,7 +60,7 @@ def served(tmp_path: Path, name: str, monkeypatch):
     return sys.modules[f"{name}.server"].mcp
 
 
-@needs_sdk
+@pytest.mark.sdk
 def test_check_agrees_with_the_probe(tmp_path, monkeypatch):
     target, name = registry_app(tmp_path)
     result = check_files(
@@ -83,7 +84,7 @@ def test_only_the_server_module_given_still_finds_the_decorated_tools(tmp_path):
     assert result.findings == ()  # findings stay in the files given
 
 
-@needs_sdk
+@pytest.mark.sdk
 def test_fix_rewrites_each_tool_where_it_is_defined(tmp_path, monkeypatch):
     target, name = registry_app(tmp_path)
     fixed = CliRunner().invoke(main, ["fix", "--write", "--no-cache", str(target)])

@@ -17,11 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import sdk
 from click.testing import CliRunner
 
 from mcp_codemod.cli import main
 
-from . import sdk
+pytestmark = pytest.mark.sdk
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 RECORDER = Path(__file__).resolve().parent / "record_arrivals.py"

@@ -10,7 +10,6 @@ import itertools
 import sys
 
 import pytest
-from conftest import needs_sdk
 from probe.servers import MCP_MAJOR
 
 from mcp_codemod.engine.checker import check_files
@@ -50,7 +49,7 @@ ANNOTATIONS = {
 }
 
 
-@needs_sdk
+@pytest.mark.sdk
 @pytest.mark.parametrize("annotation", list(ANNOTATIONS))
 def test_check_reports_a_constrained_parameter_as_the_probe_finds_it(
     tmp_path, monkeypatch, annotation

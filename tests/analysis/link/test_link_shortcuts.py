@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from mcp_codemod.analysis.facts import ModuleFacts
-from mcp_codemod.analysis.link import linker
+from mcp_codemod.analysis.link import tool_parameters
 from mcp_codemod.analysis.link.names import ProjectNames
 from mcp_codemod.analysis.shapes import KNOWN_NAMES, shape_of
 from mcp_codemod.analysis.type_exprs import TConst, TName, TSubscript, TUnion, type_names
@@ -200,25 +200,25 @@ def test_an_annotation_is_shaped_once_per_module_and_as_its_module_sees_it(
     files = discover([tmp_path], DEFAULT_EXCLUDE, respect_gitignore=True)
     rules = select_rules(["ALL"], [])
     shaped: list[object] = []
-    counted = linker.shape_of
+    counted = tool_parameters.shape_of
 
     def counting(annotation, *args):
         shaped.append(annotation)
         return counted(annotation, *args)
 
-    monkeypatch.setattr(linker, "shape_of", counting)
+    monkeypatch.setattr(tool_parameters, "shape_of", counting)
     memoized = check_files(files, rules, jobs=1)
     assert len(shaped) == 2  # once per module, not once per tool
     flagged = {(Path(f.path).parent.name, f.tool) for f in memoized.findings}
     assert flagged == {("loose", "first"), ("loose", "second")}
 
-    original_init = linker.Linker.__init__
+    original_init = tool_parameters.ToolParameters.__init__
 
     def forgetful_init(self, *args, **kwargs):
         original_init(self, *args, **kwargs)
         self.shaped = _Forgetful()
 
-    monkeypatch.setattr(linker.Linker, "__init__", forgetful_init)
+    monkeypatch.setattr(tool_parameters.ToolParameters, "__init__", forgetful_init)
     fresh = check_files(files, rules, jobs=1)
     assert len(shaped) == 2 + 4
     assert fresh.findings == memoized.findings
@@ -269,7 +269,7 @@ def test_the_loaded_modules_and_their_calls_follow_every_module_loaded(tmp_path:
     server = sources.facts(files[0])
     assert server is not None
     project.add(files[0], server)
-    names = ProjectNames(project.load, project.loaded, project.load_callers)
+    names = ProjectNames(project)
 
     def fresh() -> tuple[ModuleFacts, ...]:
         return tuple(facts for facts in project.by_path.values() if facts is not None)
@@ -299,7 +299,7 @@ def test_a_module_parsed_ahead_is_loaded_when_asked_for_and_parsed_once(
             "server.py": "from tools import add\nfrom notes import note\nfrom more import shout\n",
             "tools.py": "def add(server): ...\n",
             "notes.py": "def note(text): ...\n",
-            "more.py": "def shout(words): ...\nadd(1)\n",
+            "more.py": "from tools import add\n\ndef shout(words): ...\nadd(1)\n",
         },
     )
     files = [tmp_path / name for name in ("server.py", "tools.py", "notes.py", "more.py")]
@@ -325,7 +325,7 @@ def test_a_module_parsed_ahead_is_loaded_when_asked_for_and_parsed_once(
     assert sorted(parsed) == ["more.py", "notes.py", "tools.py"]
     project.parse_ahead([("tools", server), ("notes", server)])  # nothing new to parse
     # A caller search loads what was parsed ahead as it loads what it parses.
-    assert [facts.module for facts in project.load_callers("add", server)] == ["more"]
+    assert [facts.module for facts in project.load_callers("add", tools)] == ["more"]
     assert project.load("notes", server) is not None
     assert [facts.module for facts in project.loaded()] == ["server", "tools", "more", "notes"]
     assert sorted(parsed) == ["more.py", "notes.py", "tools.py"] and not project.parsed_ahead

@@ -16,11 +16,12 @@ from pathlib import Path
 from textwrap import dedent
 
 import pytest
+import sdk
 from conftest import run_cli
 
 from mcp_codemod.fix.imports.placement import KEPT_FOR_OTHERS
 
-from . import sdk
+pytestmark = pytest.mark.sdk
 
 TOOL = """\
 @mcp.tool()

@@ -11,11 +11,12 @@ import sys
 from pathlib import Path
 
 import pytest
+import sdk
 from conftest import run_cli
 
-from . import sdk
+pytestmark = pytest.mark.sdk
 
-EXEC_APP = Path(__file__).resolve().parents[2] / "fixtures" / "exec_app"
+EXEC_APP = Path(__file__).resolve().parents[3] / "fixtures" / "exec_app"
 # The server modules, each with the file it execs.
 SERVERS = {
     "server": "server_generated.py",  # generated from the module's text at each start

@@ -20,6 +20,8 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, run_cli
 
+pytestmark = pytest.mark.sdk
+
 SOURCE = FIXTURES / "one_source"
 # A project whose own `fastmcp.py` shadows the package: kept out of fixtures/, whose modules
 # other tests import into one interpreter, where it would shadow fastmcp for them all.

@@ -8,15 +8,16 @@ import sys
 from pathlib import Path
 
 import pytest
+import sdk
 from click.testing import CliRunner
 
 from mcp_codemod.cli import main
 from mcp_codemod.engine.checker import check_files
 from mcp_codemod.rules import select_rules
 
-from . import sdk
+pytestmark = pytest.mark.sdk
 
-FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "variadic_server.py"
+FIXTURE = Path(__file__).resolve().parents[3] / "fixtures" / "variadic_server.py"
 
 
 @pytest.fixture

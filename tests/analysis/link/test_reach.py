@@ -11,8 +11,9 @@ import shutil
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
-from conftest import FIXTURES, needs_sdk
+from conftest import FIXTURES
 from probe.servers import MCP_MAJOR
 
 from mcp_codemod.analysis.unseen import Unseen
@@ -71,7 +72,7 @@ def served(tmp_path: Path, name: str, monkeypatch):
     return sys.modules[f"{name}.runtime"].mcp
 
 
-@needs_sdk
+@pytest.mark.sdk
 def test_check_agrees_with_the_probe(tmp_path, monkeypatch):
     target, name = reach_app(tmp_path)
     result = check(target)
@@ -97,7 +98,7 @@ def test_a_library_tool_is_reported_on_its_registration(tmp_path):
     assert finding.fix.markers == () and len(finding.fix.swaps) == 1
 
 
-@needs_sdk
+@pytest.mark.sdk
 def test_fix_makes_every_tool_keep_its_arguments(tmp_path, monkeypatch):
     target, name = reach_app(tmp_path)
     outcome = CliRunner().invoke(main, ["fix", "--write", "--unsafe-fixes", str(target)])
