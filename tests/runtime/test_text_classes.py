@@ -15,7 +15,7 @@ from typing import get_type_hints
 import pytest
 from pydantic import SecretStr
 
-from mcp_codemod.runtime.guards import declares_text
+from mcp_codemod.runtime.declared_text import declares_text
 
 from .sdk import GuardedServer, PlainServer, call, connect, for_installed_sdk
 
