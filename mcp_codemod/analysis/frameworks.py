@@ -64,6 +64,8 @@ RUNTIME_MODULES = (
 # The attributes whose call registers the function they decorate or are given: `@server.tool`,
 # and mcp-agent's `@app.async_tool` on an `MCPApp` (analysis/facades.py).
 REGISTRATION_ATTRIBUTES = frozenset({"tool", "async_tool"})
+# The attributes through which a server registers tools.
+TOOL_ATTRIBUTES = REGISTRATION_ATTRIBUTES | {"add_tool"}
 GUARD_FUNCTIONS = {f"{m}.guard" for m in RUNTIME_MODULES}
 INSTALL_FUNCTIONS = {f"{m}.install" for m in RUNTIME_MODULES}
 

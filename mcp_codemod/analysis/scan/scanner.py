@@ -128,7 +128,7 @@ class _Scanner:
             classes=self.classes,
             aliases=self.bindings.aliases,
             registrations=tuple(registrations.registrations),
-            calls=tuple(registrations.calls),
+            calls=tuple(registrations.call_sites.calls),
             guard_calls=tuple(registrations.guard_calls),
             install_calls=tuple(registrations.install_calls),
             noqa=noqa_lines(self.text, tree),
@@ -143,7 +143,7 @@ class _Scanner:
             ),
             constructions=self.constructions(),
             escapes=tuple(registrations.escapes),
-            stores=tuple(registrations.stores),
+            stores=tuple(registrations.server_stores.stores),
         )
 
     def constructions(self) -> tuple[ServerRef, ...]:
