@@ -141,6 +141,7 @@ def is_super(node: ast.expr) -> bool:
 
 
 def last_name(node: ast.expr) -> str:
+    """The name an expression ends with: `f` in `f` and in `a.b.f`, else empty."""
     kind = type(node)
     if kind is ast.Name:
         return node.id  # type: ignore[attr-defined]
