@@ -130,7 +130,7 @@ def _probe(
     # The tool should get what the parameter's own validator makes of the intended value; a
     # value the validator refuses anyway (a string for list[str], text outside a Literal) is
     # not probed.
-    from mcp_codemod.runtime.guards import TEXT_CLASSES  # pydantic: imported when probing
+    from mcp_codemod.runtime.declared_text import TEXT_CLASSES  # pydantic: imported when probing
 
     for kind, sent, intended in probes:
         try:
