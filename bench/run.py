@@ -410,13 +410,13 @@ def measure_staged_file(report: Report, tree: Path, repeat: int) -> None:
 def measure_every_file_holds_tools(report: Report, scratch: Path, repeat: int) -> None:
     """Parse and analysis cost where the prefilter passes everything, in this process."""
     from mcp_codemod.api import Options, check_paths
-    from mcp_codemod.engine.scanned_files import Sources, scan_source
+    from mcp_codemod.engine.file_facts import FileFacts, scan_source
 
     # check_paths runs without the cycle collector; so do these measurements, to compare alike.
     gc.disable()
     tree = synthetic_tree(scratch / "every-file-holds-tools", 500)
     files = python_files(tree)
-    sources = Sources(None)
+    sources = FileFacts(None)
     tasks = [sources.examine(path, prefilter=True).task for path in files]
     texts = [task.text for task in tasks]
     parse = median_time(lambda: [ast.parse(text) for text in texts], repeat)
@@ -467,7 +467,7 @@ def measure_every_file_holds_tools(report: Report, scratch: Path, repeat: int) -
 
 
 def _pooled(parallel, tasks: list, sizes: list[int]) -> list:
-    from mcp_codemod.engine.scanned_files import scan_source
+    from mcp_codemod.engine.file_facts import scan_source
 
     with parallel.Workers(2) as workers:
         mapped = parallel.OrderedMap(scan_source, workers)
@@ -481,11 +481,11 @@ def measure_pool_threshold(report: Report, scratch: Path, repeat: int) -> None:
     Measured before this process grows: forking a large process costs more (after the
     libcst parse below, the pool took 37 ms where it takes 15 in a fresh process)."""
     from mcp_codemod.engine import parallel
-    from mcp_codemod.engine.scanned_files import Sources, scan_source
+    from mcp_codemod.engine.file_facts import FileFacts, scan_source
 
     gc.disable()
     files = python_files(synthetic_tree(scratch / "pool-threshold", 256))
-    sources = Sources(None)
+    sources = FileFacts(None)
     tasks = [sources.examine(path, prefilter=True).task for path in files]
     sizes = [len(task.text) for task in tasks]
     rows = []

@@ -550,7 +550,7 @@ def _exit_code(result: CheckResult) -> int:
         return 1
     if any(tool.server.framework is None for tool in result.unchecked):
         # Tools on a server that may pre-parse went unchecked, and no finding says so. (Where
-        # MCP004 says so and the user suppressed it, `noqa` or `per-file-ignores`, that is their
+        # the unguarded-server rule says so and the user suppressed it, `noqa` or `per-file-ignores`, that is their
         # decision: the summary still lists them, and never says "All checks passed!".)
         return 1
     return 0
@@ -617,7 +617,7 @@ def _fix_stdin(
     # does not exist would break the saved server).
     guards = next((f for f in fixes.files if f.generated), None)
     if guards is not None and not diff:
-        from mcp_codemod.engine.source_files import SourceError
+        from mcp_codemod.engine.file_io import SourceError
         from mcp_codemod.fix.apply import FixFailure, write
 
         try:
@@ -698,8 +698,8 @@ def _run_fix(
     exit_zero: bool = False,
 ) -> NoReturn:
     from mcp_codemod import api
-    from mcp_codemod.engine.scanned_files import display_path
-    from mcp_codemod.engine.source_files import SourceError
+    from mcp_codemod.engine.file_facts import display_path
+    from mcp_codemod.engine.file_io import SourceError
     from mcp_codemod.fix import apply as fixer  # fixer: only when fixing, `check` does without it
     from mcp_codemod.report import check_output as report
     from mcp_codemod.report import plural
@@ -871,13 +871,13 @@ def list_rules() -> None:
 @click.argument("code")
 def explain_rule(code: str) -> None:
     """Explain one rule: what it finds, why it matters, an example and the fix."""
-    from mcp_codemod.report.rule_docs import rule_documentation
+    from mcp_codemod.report.rule_help import rule_help
     from mcp_codemod.rules import RULES_BY_CODE
 
     rule = RULES_BY_CODE.get(code.strip().upper())
     if rule is None:
         _fail(f"unknown rule {code!r}; `mcp-codemod rules` lists them")
-    _echo(rule_documentation(rule))
+    _echo(rule_help(rule))
 
 
 @main.command(name="probe")
@@ -960,7 +960,7 @@ def probe_command(
     )
     opted_in = (
         (openai_strict and result.strict_mode)
-        or (legacy_clients and result.lone_refs)
+        or (legacy_clients and result.legacy_client_nodes())
         or (clients and result.client_forms)
     )
     sys.exit(1 if result.failed or opted_in else 0)

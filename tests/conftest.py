@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from mcp_codemod.cli import main
 from mcp_codemod.engine import prefilter
-from mcp_codemod.engine.source_files import decode
+from mcp_codemod.engine.file_io import decode
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"

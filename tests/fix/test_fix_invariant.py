@@ -52,6 +52,7 @@ IMPORT_AND_PROBE = """\
 import dataclasses, importlib, inspect, json, os, sys, traceback
 from mcp_codemod.probe.argument_handling import NotAServerError, inspect_server
 from mcp_codemod.probe.server_probe import probe_server
+from mcp_codemod.rules import array_without_items
 
 def verdicts(server):
     _, tools, _ = inspect_server(server)
@@ -64,7 +65,7 @@ def verdicts(server):
     found = [
         [p.tool, p.parameter, p.kind, json.dumps(p.sent), p.outcome] for p in report.problems
     ]
-    found += [[a.tool, a.parameter, "array-without-items", a.path, ""] for a in report.arrays_without_items]
+    found += [[a.tool, a.parameter, "array-without-items", a.path, ""] for a in report.found_by(array_without_items.RULE)]
     return {"files": files, "verdicts": found, "not_probed": [t for t, _ in report.not_probed]}
 
 out = {}

@@ -19,7 +19,7 @@ import pytest
 import sdk
 from conftest import run_cli
 
-from mcp_codemod.fix.import_placement import KEPT_FOR_OTHERS
+from mcp_codemod.fix.imports.placement import KEPT_FOR_OTHERS
 
 pytestmark = pytest.mark.sdk
 

@@ -11,18 +11,18 @@ from pathlib import Path
 import pytest
 
 from mcp_codemod.analysis.facts import ModuleFacts
-from mcp_codemod.analysis.link import linker
+from mcp_codemod.analysis.link import tool_parameters
 from mcp_codemod.analysis.link.names import ProjectNames
 from mcp_codemod.analysis.shapes import KNOWN_NAMES, shape_of
 from mcp_codemod.analysis.type_exprs import TConst, TName, TSubscript, TUnion, type_names
-from mcp_codemod.engine import scanned_files as module_facts
+from mcp_codemod.engine import file_facts as module_facts
 from mcp_codemod.engine.checker import check_files
-from mcp_codemod.engine.discovery import discover
+from mcp_codemod.engine.discovery import DiscoveryScope, discover
+from mcp_codemod.engine.file_facts import FileFacts
+from mcp_codemod.engine.file_io import SourceError, decode
 from mcp_codemod.engine.module_paths import find_module, project_root
-from mcp_codemod.engine.project import Discovery, Project
-from mcp_codemod.engine.scanned_files import Sources
+from mcp_codemod.engine.project import Project
 from mcp_codemod.engine.settings import DEFAULT_EXCLUDE
-from mcp_codemod.engine.source_files import SourceError, decode
 from mcp_codemod.rules import select_rules
 
 
@@ -58,7 +58,7 @@ LINKED_PATHS = [
 @pytest.mark.parametrize("relative", LINKED_PATHS)
 def test_a_real_path_is_the_systems(linked_tree: Path, relative: str, monkeypatch):
     monkeypatch.chdir(linked_tree)
-    sources = Sources(None)
+    sources = FileFacts(None)
     for path in (Path(relative), linked_tree / relative):
         # Twice: the second answer comes from the memo of its directory.
         for _ in range(2):
@@ -70,7 +70,7 @@ def test_the_real_paths_of_many_files_are_the_systems(linked_tree: Path, monkeyp
     # Which files are links comes from one listing per directory here.
     monkeypatch.chdir(linked_tree)
     paths = [*LINKED_PATHS, *(str(linked_tree / relative) for relative in LINKED_PATHS)]
-    assert Sources(None).real_paths(paths) == [os.path.realpath(path) for path in paths]
+    assert FileFacts(None).real_paths(paths) == [os.path.realpath(path) for path in paths]
 
 
 @pytest.mark.parametrize("given", [".", "linked_dir", "real", "{root}", "{root}/linked_dir"])
@@ -84,14 +84,14 @@ def test_the_real_paths_discovery_finds_are_the_systems(linked_tree: Path, given
     assert files and set(real_paths) <= found | set(map(os.path.realpath, found))
     assert all(not os.path.islink(path) for path in real_paths)
     paths = [*found, *real_paths, *LINKED_PATHS]
-    known = Sources(None, real_paths=real_paths)
+    known = FileFacts(None, real_paths=real_paths)
     assert known.real_paths(paths) == [os.path.realpath(path) for path in paths]
     for path in map(Path, paths):
         assert known.resolve(path) == path.resolve()
 
 
 def _project(files: list[Path], walked: Path) -> Project:
-    project = Project(Sources(None), files, Discovery((walked.resolve(),)))
+    project = Project(FileFacts(None), files, DiscoveryScope((walked.resolve(),)))
     project.add_roots(files)
     return project
 
@@ -200,25 +200,25 @@ def test_an_annotation_is_shaped_once_per_module_and_as_its_module_sees_it(
     files = discover([tmp_path], DEFAULT_EXCLUDE, respect_gitignore=True)
     rules = select_rules(["ALL"], [])
     shaped: list[object] = []
-    counted = linker.shape_of
+    counted = tool_parameters.shape_of
 
     def counting(annotation, *args):
         shaped.append(annotation)
         return counted(annotation, *args)
 
-    monkeypatch.setattr(linker, "shape_of", counting)
+    monkeypatch.setattr(tool_parameters, "shape_of", counting)
     memoized = check_files(files, rules, jobs=1)
     assert len(shaped) == 2  # once per module, not once per tool
     flagged = {(Path(f.path).parent.name, f.tool) for f in memoized.findings}
     assert flagged == {("loose", "first"), ("loose", "second")}
 
-    original_init = linker.Linker.__init__
+    original_init = tool_parameters.ToolParameters.__init__
 
     def forgetful_init(self, *args, **kwargs):
         original_init(self, *args, **kwargs)
         self.shaped = _Forgetful()
 
-    monkeypatch.setattr(linker.Linker, "__init__", forgetful_init)
+    monkeypatch.setattr(tool_parameters.ToolParameters, "__init__", forgetful_init)
     fresh = check_files(files, rules, jobs=1)
     assert len(shaped) == 2 + 4
     assert fresh.findings == memoized.findings
@@ -269,7 +269,7 @@ def test_the_loaded_modules_and_their_calls_follow_every_module_loaded(tmp_path:
     server = sources.facts(files[0])
     assert server is not None
     project.add(files[0], server)
-    names = ProjectNames(project.load, project.loaded, project.load_callers)
+    names = ProjectNames(project)
 
     def fresh() -> tuple[ModuleFacts, ...]:
         return tuple(facts for facts in project.by_path.values() if facts is not None)
@@ -299,7 +299,7 @@ def test_a_module_parsed_ahead_is_loaded_when_asked_for_and_parsed_once(
             "server.py": "from tools import add\nfrom notes import note\nfrom more import shout\n",
             "tools.py": "def add(server): ...\n",
             "notes.py": "def note(text): ...\n",
-            "more.py": "def shout(words): ...\nadd(1)\n",
+            "more.py": "from tools import add\n\ndef shout(words): ...\nadd(1)\n",
         },
     )
     files = [tmp_path / name for name in ("server.py", "tools.py", "notes.py", "more.py")]
@@ -325,7 +325,7 @@ def test_a_module_parsed_ahead_is_loaded_when_asked_for_and_parsed_once(
     assert sorted(parsed) == ["more.py", "notes.py", "tools.py"]
     project.parse_ahead([("tools", server), ("notes", server)])  # nothing new to parse
     # A caller search loads what was parsed ahead as it loads what it parses.
-    assert [facts.module for facts in project.load_callers("add", server)] == ["more"]
+    assert [facts.module for facts in project.load_callers("add", tools)] == ["more"]
     assert project.load("notes", server) is not None
     assert [facts.module for facts in project.loaded()] == ["server", "tools", "more", "notes"]
     assert sorted(parsed) == ["more.py", "notes.py", "tools.py"] and not project.parsed_ahead
@@ -356,7 +356,7 @@ def test_the_files_that_mention_a_name_are_those_whose_text_has_the_word(tmp_pat
                 found.append(path)
         return found
 
-    sources = Sources(None)
+    sources = FileFacts(None)
     # Each name in turn: what earlier names read, decoded or found unreadable is kept.
     for name in ("register_all", "register", "registré", "mcp", "register", "absent"):
         assert sources.mentioning(paths, name) == reference(name), name

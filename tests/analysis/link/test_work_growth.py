@@ -125,3 +125,40 @@ def test_a_question_over_its_budget_is_an_unseen_registration(
     over = [u for u in result.unresolved if "budget of 2 steps" in u.reason]
     assert {u.kind for u in over} == {kind}
     assert "MCP004" in {f.code for f in result.findings}
+
+
+def handing_on(helper_functions: int) -> Tree:
+    """A tool that gives its request context and its text to a helper module of the project,
+    which neither the checked files nor any server reach, of `helper_functions` functions."""
+    helpers = "".join(
+        f"\n\ndef helper_{index}(ctx, text):\n    return ctx, text\n"
+        for index in range(helper_functions)
+    )
+    return {
+        "pyproject.toml": "[project]\nname = 'app'\n",
+        "server.py": SERVER
+        + "from mcp.server.fastmcp import Context\n"
+        + "from logs import helper_0\n\n\n"
+        + "@mcp.tool()\n"
+        + "def search(ctx: Context, query: str) -> str:\n"
+        + "    helper_0(ctx, query)\n"
+        + "    return query\n",
+        # The word `search` in a module no one imports: where its callers would be looked for.
+        "logs.py": "# search\n" + helpers,
+    }
+
+
+def test_what_a_tool_gives_a_helper_costs_nothing_unless_it_is_a_server(tmp_path: Path):
+    """A request's context and a text handed to a helper are no server: neither the helper's
+    module nor the tool's possible callers are read to find out."""
+
+    def check_server(root: Path, tree: Tree) -> int:
+        written(root, tree)
+        files = [root / "server.py"]
+        result, calls = counted(lambda: check_files(files, select_rules(None, []), jobs=1))
+        assert result.findings == () and result.unresolved == ()
+        return calls
+
+    small = check_server(tmp_path / "small", handing_on(1))
+    large = check_server(tmp_path / "large", handing_on(2_000))
+    assert large - small < 1_000, (small, large)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from mcp_codemod.analysis.scan.positions import split_lines
-from mcp_codemod.fix.import_bindings import bound_by, char_offset, import_statements
+from mcp_codemod.fix.imports.bindings import bound_by, char_offset, import_statements
 from mcp_codemod.fix.line_wrap import LineStyle
 
 # What a kept import that nothing in its own module uses says: to ruff (F401, which finds its

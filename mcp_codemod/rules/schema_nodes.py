@@ -1,5 +1,6 @@
 """The nodes of a tool's listed input schema, through the local `$ref`s it uses, each with its
-JSON pointer: what the probe's schema checks walk."""
+JSON pointer: what the rules' probe checks (`SchemaCheck`) and the probe's strict-mode reading
+walk."""
 
 from __future__ import annotations
 
@@ -34,6 +35,35 @@ def schema_nodes(
     for key in _SUBSCHEMA_MAPS:
         for name, child in schema.get(key, {}).items():
             yield from schema_nodes(child, f"{path}/{key}/{pointer(name)}", definitions, seen)
+
+
+def parameter_nodes(input_schema: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """(parameter, pointer, node) for every node of each parameter's schema (`schema_nodes`)."""
+    definitions = input_schema.get("$defs", {})
+    for key, schema in input_schema.get("properties", {}).items():
+        for path, node in schema_nodes(schema, f"/properties/{pointer(key)}", definitions, set()):
+            yield key, path, node
+
+
+def nodes_typed_by_clients(
+    input_schema: dict[str, Any],
+) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """(parameter, pointer, node) for each parameter's schema, its union members and its array
+    items, recursively: where clients look for a type (not a dictionary's values, not `$defs`)."""
+    for key, schema in input_schema.get("properties", {}).items():
+        for path, node in _typed_by_clients(schema, f"/properties/{pointer(key)}"):
+            yield key, path, node
+
+
+def _typed_by_clients(schema: Any, path: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    if not isinstance(schema, dict):
+        return
+    yield path, schema
+    if isinstance(schema.get("items"), dict):
+        yield from _typed_by_clients(schema["items"], f"{path}/items")
+    for key in ("prefixItems", "anyOf", "oneOf"):
+        for index, child in enumerate(schema.get(key, ())):
+            yield from _typed_by_clients(child, f"{path}/{key}/{index}")
 
 
 def pointer(name: str) -> str:

@@ -1,7 +1,7 @@
 """Each file's facts, from the cache when it knows the file, else read, prefiltered and parsed.
 
 A file's outcome is None (the prefilter rules it out), its `ModuleFacts`, the one-line reason it
-cannot be read or parsed, or `Pending` (to parse: `Sources.parse` does it, in parallel when there
+cannot be read or parsed, or `Pending` (to parse: `FileFacts.parse` does it, in parallel when there
 is enough to parse).
 """
 
@@ -27,12 +27,13 @@ from mcp_codemod.engine.facts_cache import (
     stamp,
     trusted_stamp,
 )
+from mcp_codemod.engine.file_io import SourceError, decode
+from mcp_codemod.engine.import_graph import Target, import_targets
 from mcp_codemod.engine.module_paths import ModuleNames
 from mcp_codemod.engine.parallel import OrderedMap, Workers
 from mcp_codemod.engine.prefilter import is_candidate
 from mcp_codemod.engine.run_cache import Witness
 from mcp_codemod.engine.settings import DEFAULT_MAX_FILE_SIZE
-from mcp_codemod.engine.source_files import SourceError, decode
 
 
 def display_path(path: Path) -> str:
@@ -147,7 +148,7 @@ _UNREAD = object()  # a file the caller search has not read yet
 _UNCACHED = Entry(None, b"", None, None)  # what is known of a file without a cache: nothing
 
 
-class Sources:
+class FileFacts:
     """Each file's outcome: None (the prefilter rules it out), its facts, the one-line reason it
     cannot be read or parsed, or `Pending` (to parse). The cache answers for files whose stamp
     or content it knows; others are read."""
@@ -162,8 +163,8 @@ class Sources:
         max_file_size: int = DEFAULT_MAX_FILE_SIZE,
     ) -> None:
         self.cache = cache
-        # A larger file that could matter is reported instead of parsed: a parse holds about a
-        # hundred times the file's size (a 300 MB module exhausted 24 GB).
+        # A larger file that could matter is reported instead of parsed: a parse holds many
+        # times the file's size, so one huge module can exhaust the machine's memory.
         self.max_file_size = max_file_size
         self.workers = workers or Workers(1)  # the run's worker processes
         self.unsaved = unsaved or {}
@@ -178,6 +179,7 @@ class Sources:
         # What the caller search read of each file (by resolved path): bytes, the text of a
         # candidate, or None. Plain strings: it asks of every file of a project per registrar.
         self.caller_texts: dict[str, bytes | str | None] = {}
+        self.import_targets: dict[str, tuple[Target, ...]] = {}  # without a cache
         self.verdicts: dict[str, Entry | None] = {}
 
     def resolve(self, path: Path) -> Path:
@@ -354,10 +356,17 @@ class Sources:
         else:
             parsed = Parsed(task.module, task.display, task.is_package, dump_facts(result), None)
         old = self.cache.get(pending.key)
-        mentions = old.mentions if old is not None and old.digest == pending.digest else ()
+        same = old is not None and old.digest == pending.digest
         self.cache.put(
             pending.key,
-            Entry(pending.stamp, pending.digest, pending.candidate, parsed, mentions),
+            Entry(
+                pending.stamp,
+                pending.digest,
+                pending.candidate,
+                parsed,
+                old.mentions if old is not None and same else (),
+                old.imports if old is not None and same else None,
+            ),
         )
 
     def mentioning(self, paths: list[str], name: str) -> list[str]:
@@ -395,6 +404,46 @@ class Sources:
             self._put(key, entry)
             self.verdicts[path] = entry
         return known[name]
+
+    def imports(self, paths: list[str]) -> list[tuple[str, tuple[Target, ...]]]:
+        """What each file's imports may refer to (`engine/import_graph.py`). With a cache the
+        answer is kept per content: an unchanged file is not read again. A file that cannot be
+        read imports nothing (nor does it mention any name)."""
+        found = []
+        for path in paths:
+            if self.cache is None:
+                targets = self.import_targets.get(path)
+                if targets is None:
+                    targets = self.import_targets[path] = import_targets(self._bytes(path))
+            else:
+                key = os.path.abspath(path)
+                if self.witness is not None:
+                    self.witness.saw((key,))
+                entry = self._verdict(path, key)
+                if entry is None:
+                    targets = ()
+                elif entry.imports is not None:
+                    targets = entry.imports
+                else:
+                    targets = import_targets(self._bytes(path))
+                    entry = entry._replace(imports=targets)
+                    self._put(key, entry)
+                    self.verdicts[path] = entry
+            found.append((path, targets))
+        return found
+
+    def _bytes(self, path: str) -> bytes:
+        """The file's bytes as the caller search read them (or reads them now); its decoded text
+        encoded again, where only that is kept."""
+        text = self.caller_texts.get(path, _UNREAD)
+        if text is _UNREAD:
+            try:
+                text = self.caller_texts[path] = _read(path)
+            except OSError:
+                text = self.caller_texts[path] = None
+        if isinstance(text, str):
+            return text.encode("utf-8", "surrogateescape")
+        return text if isinstance(text, bytes) else b""
 
     def _verdict(self, path: str, key: str) -> Entry | None:
         """The file's cache entry, read again only when its stamp changed; None when it cannot

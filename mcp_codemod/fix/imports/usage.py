@@ -7,7 +7,7 @@ import ast
 import re
 import sys
 
-from mcp_codemod.fix.import_bindings import Binding, BindingKind, char_offset, module_statements
+from mcp_codemod.fix.imports.bindings import Binding, BindingKind, char_offset, module_statements
 
 
 def still_used(

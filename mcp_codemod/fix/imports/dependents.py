@@ -18,9 +18,9 @@ import re
 from pathlib import Path
 
 from mcp_codemod.engine.discovery import PathError, discover
+from mcp_codemod.engine.file_io import SourceError, decode, read_bytes
 from mcp_codemod.engine.module_paths import ModuleNames, project_root
 from mcp_codemod.engine.settings import DEFAULT_EXCLUDE
-from mcp_codemod.engine.source_files import SourceError, decode, read_bytes
 
 _STAR_IMPORT = re.compile(rb"import[\s\\]*\*")
 

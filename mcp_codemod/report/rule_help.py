@@ -5,7 +5,7 @@ from __future__ import annotations
 from mcp_codemod.rules.model import FixAvailability, Rule
 
 
-def rule_documentation(rule: Rule) -> str:
+def rule_help(rule: Rule) -> str:
     """`mcp-codemod rule CODE`: the sections of ruff's rule pages."""
     default = "Enabled by default" if rule.enabled_by_default else "Off by default"
     availability = {

@@ -1,5 +1,5 @@
 """The edits that rules put in their fixes: a marker on a tool parameter's annotation, and the
-guarded class for a server."""
+guarded class for a server (the `fix` package applies them)."""
 
 from __future__ import annotations
 
@@ -57,21 +57,3 @@ def guarding(server: ResolvedServer) -> str:
         return "pass the server through `guard()`"
     guarded = GUARDED_CLASS_NAME.get(server.framework, "the guarded server class")
     return f"make the server a `{guarded}`"
-
-
-def capitalized(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
-def describe(parameter: ToolParameter) -> str:
-    """`name: annotation` for messages; a long annotation is cut (the finding keeps it whole)."""
-    annotation = parameter.parameter.annotation_text
-    name = parameter.parameter.name
-    if annotation is None:
-        return f"`{name}` (no annotation)"
-    if len(annotation) > _LONGEST_ANNOTATION:
-        annotation = annotation[: _LONGEST_ANNOTATION - 1].rstrip() + "…"
-    return f"`{name}: {annotation}`"
-
-
-_LONGEST_ANNOTATION = 80
