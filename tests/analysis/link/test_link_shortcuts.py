@@ -207,6 +207,7 @@ def test_an_annotation_is_shaped_once_per_module_and_as_its_module_sees_it(
         shaped.append(annotation)
         return counted(annotation, *args)
 
+    # A spy: no public result says how often a shape was computed.
     monkeypatch.setattr(tool_parameters, "shape_of", counting)
     memoized = check_files(files, rules, jobs=1)
     assert len(shaped) == 2  # once per module, not once per tool
@@ -219,6 +220,7 @@ def test_an_annotation_is_shaped_once_per_module_and_as_its_module_sees_it(
         original_init(self, *args, **kwargs)
         self.shaped = _Forgetful()
 
+    # The memo, made to forget: the plain computation to compare with has no switch.
     monkeypatch.setattr(tool_parameters.ToolParameters, "__init__", forgetful_init)
     fresh = check_files(files, rules, jobs=1)
     assert len(shaped) == 2 + 4
@@ -315,6 +317,7 @@ def test_a_module_parsed_ahead_is_loaded_when_asked_for_and_parsed_once(
         parsed.append(Path(task.display).name)
         return scan(task)
 
+    # A spy: no public result says which modules a run parsed.
     monkeypatch.setattr(module_facts, "scan_source", counted)
     # Without workers the batch is parsed here, when the first of its modules is asked for.
     project.parse_ahead(
