@@ -1,0 +1,33 @@
+"""`mcp-codemod rules` and `mcp-codemod rule CODE`: the rules' own documentation."""
+
+from __future__ import annotations
+
+import click
+
+from mcp_codemod.cli.exits import fail
+
+
+@click.command(name="rules")
+def list_rules() -> None:
+    """List the rules."""
+    from mcp_codemod.rules import RULES
+    from mcp_codemod.rules.model import FixAvailability
+
+    width = max(len(rule.name) for rule in RULES)
+    for rule in RULES:
+        default = "" if rule.enabled_by_default else "  (off by default)"
+        fix = "[*]" if rule.availability is not FixAvailability.NEVER else "   "
+        click.echo(f"{rule.code}  {fix} {rule.name:<{width}} {rule.summary}{default}")
+
+
+@click.command(name="rule")
+@click.argument("code")
+def explain_rule(code: str) -> None:
+    """Explain one rule: what it finds, why it matters, an example and the fix."""
+    from mcp_codemod.report.rule_docs import rule_documentation
+    from mcp_codemod.rules import RULES_BY_CODE
+
+    rule = RULES_BY_CODE.get(code.strip().upper())
+    if rule is None:
+        fail(f"unknown rule {code!r}; `mcp-codemod rules` lists them")
+    click.echo(rule_documentation(rule), nl=False)
