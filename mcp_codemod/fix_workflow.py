@@ -12,7 +12,7 @@ Per-file problems are data; only a bug of ours is an exception, kept in the resu
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
@@ -193,11 +193,20 @@ def unimportable_names(changed: Sequence[fixer.FileFix], outcome: api.FixOutcome
     for change in changed:  # a later round's text wins; the first round's original is the user's
         first.setdefault(change.path, change.original)
         final[change.path] = change.fixed
+    return missing_runtime_names(
+        [(path, first[path], text) for path, text in final.items()], outcome.runtime_modules
+    )
+
+
+def missing_runtime_names(
+    fixed: Iterable[tuple[str, str, str]], runtime_modules: Collection[str]
+) -> list[str]:
+    """A line per name a fixed file (path, text before, text after) imports from the runtime
+    (`runtime_modules`: `mcp_codemod.runtime` and the project's `runtime-module`) that does not
+    exist with the mcp installed here: `fix` never says "Fixed" over it, and the language server
+    offers no such edit."""
     return runtime_names.missing_names(
-        [(path, first[path], text) for path, text in final.items()],
-        outcome.runtime_modules,
-        runtime_names.runtime_exports(),
-        runtime_names.installed_mcp(),
+        fixed, runtime_modules, runtime_names.runtime_exports(), runtime_names.installed_mcp()
     )
 
 
