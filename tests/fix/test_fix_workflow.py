@@ -34,9 +34,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def fixed(paths=(".",), *, write: bool, unsafe_fixes: bool = False) -> fix_workflow.FixRun:
     outcome = api.fix_paths(paths, OPTIONS, unsafe_fixes=unsafe_fixes)
-    return fix_workflow.apply_fixes(
-        outcome, paths, OPTIONS, write=write, unsafe_fixes=unsafe_fixes
-    )
+    return fix_workflow.apply_fixes(outcome, paths, OPTIONS, write=write, unsafe_fixes=unsafe_fixes)
 
 
 def test_a_dry_run_writes_nothing_and_checks_the_fixed_text_in_place_of_the_file(project):
