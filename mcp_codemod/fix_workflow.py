@@ -4,7 +4,7 @@ with the same check of the runtime's names.
 
 `apply_fixes`: write the changes (compare and swap), fix again what the fixed files hold (a
 fix can make a finding another rule fixes), check what the fixes leave, confirm that the fixed
-code imports with the installed mcp, and count what was done. `fix_buffer`: the same for one
+code imports with the installed mcp, and count what was done. `fix_buffer`: one round on one
 module's bytes (`fix -`), whose fixed text goes back to the caller instead of a file.
 Per-file problems are data; only a bug of ours is an exception, kept in the result.
 """
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
-from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
@@ -31,7 +30,7 @@ from mcp_codemod.rules.findings import FileError, Finding
 FIX_ROUNDS = 10
 
 # Entered around each group of writes: the command line stops on SIGTERM as on Ctrl-C there.
-WhileWriting = Callable[[], AbstractContextManager[object]]
+WhileWriting = Callable[[], contextlib.AbstractContextManager[object]]
 
 
 @dataclass(frozen=True)
