@@ -66,7 +66,7 @@ def module_name(path: Path, root: Path) -> tuple[str, bool]:
 def scan_digests(roots: list[Path]) -> dict[str, str]:
     """Each file's canonical facts, hashed (or the parse error's type)."""
     import mcp_codemod
-    from mcp_codemod.analysis.scanner import scan_module
+    from mcp_codemod.analysis.scan.scanner import scan_module
 
     print(f"scanning with {Path(mcp_codemod.__file__).parent}", file=sys.stderr)
     gc.disable()  # as `check` runs the scanner

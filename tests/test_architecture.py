@@ -121,6 +121,36 @@ def test_each_layer_imports_only_the_layers_below_it():
     assert crossings == []
 
 
+# The analysis in two stages with one direction: the data both share (facts, type expressions,
+# frameworks, shapes, subjects) imports neither stage; the per-module scan knows nothing of the
+# project-wide link.
+ANALYSIS_STAGES = {
+    "mcp_codemod.analysis": set(),
+    "mcp_codemod.analysis.scan": {"mcp_codemod.analysis"},
+    "mcp_codemod.analysis.link": {"mcp_codemod.analysis", "mcp_codemod.analysis.scan"},
+}
+
+
+def stage_of(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[:2] != ["mcp_codemod", "analysis"]:
+        return None
+    stage = ".".join(parts[:3])
+    return stage if stage in ANALYSIS_STAGES else "mcp_codemod.analysis"
+
+
+def test_the_analysis_stages_import_in_one_direction():
+    crossings = []
+    for path in (PACKAGE / "analysis").rglob("*.py"):
+        stage = stage_of(module_of(path))
+        assert stage is not None
+        for other in imported(path):
+            target = stage_of(other)
+            if target not in (None, stage) and target not in ANALYSIS_STAGES[stage]:
+                crossings.append(f"{module_of(path)} → {other}")
+    assert crossings == []
+
+
 def test_only_the_command_line_starts_the_language_server():
     importers = sorted(
         module_of(path)

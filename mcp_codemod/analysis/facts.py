@@ -33,7 +33,7 @@ class ServerKind(Enum):
     ANNOTATED = "annotated"  # a parameter or attribute annotated with a class
     PARAMETER = "parameter"  # an unannotated parameter: whatever its callers pass
     # A name no statement of the module binds, and no star import may bind; the module that
-    # execs this file binds it (`analysis/exec_files.py`), if any does.
+    # execs this file binds it (`analysis/scan/exec_files.py`), if any does.
     FREE = "free"
     UNKNOWN = "unknown"
 
@@ -186,7 +186,7 @@ class Function:
     returns: tuple[ServerRef, ...]  # what it may return that may be a server (a factory)
     returns_functions: tuple[str, ...] = ()  # nested functions it returns (a decorator factory)
     # It returns only (None or) nested functions whose `__signature__` it assigns first: what it
-    # makes is a tool with a generated signature (`analysis/signed_returns.py`).
+    # makes is a tool with a generated signature (`analysis/scan/signed_returns.py`).
     returns_signed_functions: bool = False
     # `@functools.wraps(fn)`: the SDKs read the signature of `fn` (through `__wrapped__`), not
     # the wrapper's `*args, **kwargs`.

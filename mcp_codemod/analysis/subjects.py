@@ -64,7 +64,7 @@ class ToolParameter:
     # be fixed.
     library: str | None = None
     # The module that rewrites the tool's file before it execs it, at each start: a marker
-    # there would not last, so only the server can be fixed (`analysis/exec_files.py`).
+    # there would not last, so only the server can be fixed (`analysis/scan/exec_files.py`).
     generated_by: str | None = None
 
     @property
@@ -121,7 +121,7 @@ class LinkResult:
     unresolved: tuple[UnresolvedTool, ...]
     tools: int
     registered: tuple[RegisteredTool, ...] = ()  # each tool whose function was seen
-    work: int = 0  # the steps the linking took (analysis/work.py)
+    work: int = 0  # the steps the linking took (analysis/link/work.py)
 
     @property
     def servers(self) -> tuple[ServerTools, ...]:

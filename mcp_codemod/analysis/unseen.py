@@ -27,6 +27,6 @@ class Unseen(str, Enum):
     # A registration on a server of unknown framework, counted against each pre-parsing server
     # the checked tree builds (it may be any of them).
     UNTIED = "untied"
-    # A question that needed more work than its budget (analysis/work.py): what it would have
+    # A question that needed more work than its budget (analysis/link/work.py): what it would have
     # decided may be a registration on any server.
     OVER_BUDGET = "over-budget"

@@ -53,7 +53,7 @@ class CheckResult:
     # The checked files that import the project's guard module (the `runtime-module` setting):
     # while it does not exist they cannot run, and no check of theirs passes.
     guard_imports: tuple[str, ...] = ()
-    # The steps of resolution linking took (analysis/work.py): what tests of growth count.
+    # The steps of resolution linking took (analysis/link/work.py): what tests of growth count.
     work: int = 0
 
     @property
@@ -142,7 +142,7 @@ def _check(
         if isinstance(stored, CheckResult):
             return stored
     # Imported here: a run answered by the run cache reads, prefilters, parses and links nothing.
-    from mcp_codemod.analysis.linker import Linker
+    from mcp_codemod.analysis.link.linker import Linker
     from mcp_codemod.engine.scanned_files import Sources, display_path
 
     witness = Witness(cache_dir) if runs is not None and cache_dir is not None else None

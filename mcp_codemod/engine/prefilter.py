@@ -12,8 +12,8 @@ from mcp_codemod.engine.source_files import decode
 
 # A file can register a tool, guard a server, or create one (whose callers pass it on to
 # `register_tools(mcp)` functions elsewhere), or run a file of tools in its namespace with an
-# imported server (`analysis/exec_files.py`), or make an application object whose framework
-# registers tools by itself (`MCPApp`, analysis/framework_tools.py), only if it says one of these.
+# imported server (`analysis/scan/exec_files.py`), or make an application object whose framework
+# registers tools by itself (`MCPApp`, analysis/link/framework_tools.py), only if it says one of these.
 # Any other module is parsed only when a candidate imports from it, or names a registrar the
 # analysis looks for the callers of (`Project.load_callers`).
 CANDIDATE_WORDS = ("add_tool", "mcp_codemod", "_tool_manager")

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mcp_codemod.analysis.facts import ModuleFacts
-from mcp_codemod.analysis.names import NotParsed
+from mcp_codemod.analysis.link.names import NotParsed
 from mcp_codemod.engine.discovery import discover
 from mcp_codemod.engine.module_paths import (
     PROJECT_MARKERS,

@@ -54,7 +54,7 @@ class ScanTask(NamedTuple):
 def scan_source(task: ScanTask) -> ModuleFacts | str:
     """The module's facts, or the one-line reason it cannot be parsed."""
     # Imported here: a run answered by the cache never needs the scanner.
-    from mcp_codemod.analysis.scanner import scan_module
+    from mcp_codemod.analysis.scan.scanner import scan_module
 
     try:
         tree = ast.parse(task.text, filename=task.display)
@@ -486,7 +486,7 @@ class Sources:
                 if not pending:
                     # Imported before the workers fork, which then inherit it instead of each
                     # importing it again.
-                    importlib.import_module("mcp_codemod.analysis.scanner")
+                    importlib.import_module("mcp_codemod.analysis.scan.scanner")
                 pending.append((len(outcomes), outcome))
                 parses.put(outcome.task, len(outcome.task.text))
             outcomes.append(outcome)

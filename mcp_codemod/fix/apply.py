@@ -21,7 +21,7 @@ from pathlib import Path
 
 from mcp_codemod.analysis.facts import AnnotationSite, Position, Span
 from mcp_codemod.analysis.frameworks import GUARDED_CLASS_NAME
-from mcp_codemod.analysis.source_text import line_offsets
+from mcp_codemod.analysis.scan.positions import line_offsets
 from mcp_codemod.engine.cycle_collection import without_cycle_collection
 from mcp_codemod.engine.facts_cache import digest
 from mcp_codemod.engine.source_files import (

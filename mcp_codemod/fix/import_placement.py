@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from mcp_codemod.analysis.source_text import split_lines
+from mcp_codemod.analysis.scan.positions import split_lines
 from mcp_codemod.fix.import_bindings import bound_by, char_offset, import_statements
 from mcp_codemod.fix.line_wrap import LineStyle
 

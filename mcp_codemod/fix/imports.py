@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from mcp_codemod.analysis.source_text import line_offsets
+from mcp_codemod.analysis.scan.positions import line_offsets
 from mcp_codemod.engine.module_paths import module_name, project_root
 from mcp_codemod.fix.import_bindings import free_name, module_bindings, reusable
 from mcp_codemod.fix.import_placement import (

@@ -24,7 +24,7 @@ import itertools
 import tokenize
 from dataclasses import dataclass
 
-from mcp_codemod.analysis.source_text import line_offsets
+from mcp_codemod.analysis.scan.positions import line_offsets
 
 _OPENING = {"(": ")", "[": "]", "{": "}"}
 _CLOSING = {")", "]", "}"}

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mcp_codemod import fix_workflow
-from mcp_codemod.analysis.source_text import line_offsets
+from mcp_codemod.analysis.scan.positions import line_offsets
 from mcp_codemod.engine.settings import ConfigError
 from mcp_codemod.engine.source_files import SourceError, read_for_rewrite
 from mcp_codemod.fix.apply import FixError, edit, plan

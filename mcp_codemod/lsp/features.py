@@ -11,7 +11,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from mcp_codemod.analysis.source_text import line_offsets
+from mcp_codemod.analysis.scan.positions import line_offsets
 from mcp_codemod.lsp.document_check import DocumentCheck
 from mcp_codemod.lsp.document_fixes import (
     FileEdits,

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from mcp_codemod.analysis import linker
 from mcp_codemod.analysis.facts import ModuleFacts
-from mcp_codemod.analysis.names import ProjectNames
+from mcp_codemod.analysis.link import linker
+from mcp_codemod.analysis.link.names import ProjectNames
 from mcp_codemod.analysis.shapes import KNOWN_NAMES, shape_of
 from mcp_codemod.analysis.type_exprs import TConst, TName, TSubscript, TUnion, type_names
 from mcp_codemod.engine import scanned_files as module_facts

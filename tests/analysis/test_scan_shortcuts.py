@@ -14,11 +14,11 @@ import tokenize
 import pytest
 from conftest import FIXTURES
 
-from mcp_codemod.analysis import source_text
-from mcp_codemod.analysis.annotations import SharedTypes
-from mcp_codemod.analysis.scanner import noqa_lines, scan_module
-from mcp_codemod.analysis.source_text import SourceText, split_lines
-from mcp_codemod.analysis.syntax import calls_within, header_expressions, nested_bodies
+from mcp_codemod.analysis.scan import positions
+from mcp_codemod.analysis.scan.annotations import SharedTypes
+from mcp_codemod.analysis.scan.positions import SourceText, split_lines
+from mcp_codemod.analysis.scan.scanner import noqa_lines, scan_module
+from mcp_codemod.analysis.scan.syntax import calls_within, header_expressions, nested_bodies
 from mcp_codemod.analysis.type_exprs import TName, TSubscript
 
 WORDS = ("tool", "guard", "install")
@@ -262,6 +262,6 @@ def test_a_module_in_nfkc_form_that_is_not_ascii_has_the_facts_of_the_long_way(m
             continue  # `type X = ...` before Python 3.12
     assert len(sources) > 40
     fast = {path: scan_module(s, tree, "m", "m.py", False) for path, (s, tree) in sources.items()}
-    monkeypatch.setattr(source_text.unicodedata, "is_normalized", lambda form, text: False)
+    monkeypatch.setattr(positions.unicodedata, "is_normalized", lambda form, text: False)
     for path, (source, tree) in sources.items():
         assert scan_module(source, tree, "m", "m.py", False) == fast[path], path

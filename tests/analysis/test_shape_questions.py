@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from mcp_codemod.analysis.facts import ModuleFacts
-from mcp_codemod.analysis.scanner import scan_module
+from mcp_codemod.analysis.scan.scanner import scan_module
 from mcp_codemod.analysis.shape_questions import (
     Integer,
     Text,

@@ -7,7 +7,7 @@ import ast
 import pytest
 
 from mcp_codemod.analysis.facts import ModuleFacts
-from mcp_codemod.analysis.scanner import scan_module
+from mcp_codemod.analysis.scan.scanner import scan_module
 from mcp_codemod.analysis.shapes import UNANNOTATED, ClassResolver, Kind, Shape, shape_of
 from mcp_codemod.analysis.type_exprs import TName
 

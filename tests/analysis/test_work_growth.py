@@ -1,6 +1,6 @@
 """The analysis costs what the tree costs: on generated trees that grow linearly in N, for each
 kind of resolution, the work at 8N is at most 8 times the work at N (plus a constant). Work is
-counted, never timed: the linker's steps (`analysis/work.py`) and the Python calls of the whole
+counted, never timed: the linker's steps (`analysis/link/work.py`) and the Python calls of the whole
 check, the same on every machine."""
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ def test_a_question_over_its_budget_is_an_unseen_registration(
 ) -> None:
     """What a budget cannot resolve counts as unseen (MCP004 guards the server), with a reason
     that names the budget; never a wait, never a pass."""
-    monkeypatch.setattr("mcp_codemod.analysis.work.QUESTION_BUDGET", 2)
+    monkeypatch.setattr("mcp_codemod.analysis.link.work.QUESTION_BUDGET", 2)
     result, _ = checked(tmp_path, tree)
     over = [u for u in result.unresolved if "budget of 2 steps" in u.reason]
     assert {u.kind for u in over} == {kind}

@@ -274,7 +274,7 @@ def test_the_console_script_ends_without_teardown_and_loses_no_output(project):
 
 
 def test_an_internal_error_in_one_file_is_one_line(project, monkeypatch):
-    import mcp_codemod.analysis.scanner as scanner
+    import mcp_codemod.analysis.scan.scanner as scanner
 
     def broken(*args, **kwargs):
         raise ValueError("boom")

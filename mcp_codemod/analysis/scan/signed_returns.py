@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import ast
 
-from mcp_codemod.analysis.scope import Scope, SymbolKind
-from mcp_codemod.analysis.syntax import nested_bodies
+from mcp_codemod.analysis.scan.scope import Scope, SymbolKind
+from mcp_codemod.analysis.scan.syntax import nested_bodies
 
 
 def returns_signed_functions(body: list[ast.stmt], local: Scope) -> bool:

@@ -17,8 +17,6 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import replace
 
-from mcp_codemod.analysis.annotations import Annotations
-from mcp_codemod.analysis.exec_files import bound_once, exec_files
 from mcp_codemod.analysis.facts import (
     Alias,
     ClassBase,
@@ -30,12 +28,15 @@ from mcp_codemod.analysis.facts import (
     ServerKind,
     ServerRef,
 )
-from mcp_codemod.analysis.fix_sites import FixSites
 from mcp_codemod.analysis.frameworks import REGISTRATION_ATTRIBUTES, SERVER_CLASS_NAMES
-from mcp_codemod.analysis.loops import Loops
-from mcp_codemod.analysis.references import References
-from mcp_codemod.analysis.registrations import Registrations
-from mcp_codemod.analysis.scope import (
+from mcp_codemod.analysis.scan.annotations import Annotations
+from mcp_codemod.analysis.scan.exec_files import bound_once, exec_files
+from mcp_codemod.analysis.scan.fix_sites import FixSites
+from mcp_codemod.analysis.scan.loops import Loops
+from mcp_codemod.analysis.scan.positions import SourceText, any_line_within
+from mcp_codemod.analysis.scan.references import References
+from mcp_codemod.analysis.scan.registrations import Registrations
+from mcp_codemod.analysis.scan.scope import (
     OTHER_BINDING,
     ClassContext,
     Names,
@@ -43,9 +44,8 @@ from mcp_codemod.analysis.scope import (
     Symbol,
     SymbolKind,
 )
-from mcp_codemod.analysis.signed_returns import returns_signed_functions
-from mcp_codemod.analysis.source_text import SourceText, any_line_within
-from mcp_codemod.analysis.syntax import (
+from mcp_codemod.analysis.scan.signed_returns import returns_signed_functions
+from mcp_codemod.analysis.scan.syntax import (
     COMPOUND_STATEMENTS,
     header_expressions,
     is_super,

@@ -24,10 +24,10 @@ from mcp_codemod.analysis.frameworks import (
     REGISTRATION_ATTRIBUTES,
     SERVER_CLASS_NAMES,
 )
-from mcp_codemod.analysis.references import References
-from mcp_codemod.analysis.scope import ClassContext, Names, Scope, SymbolKind
-from mcp_codemod.analysis.source_text import SourceText
-from mcp_codemod.analysis.syntax import (
+from mcp_codemod.analysis.scan.positions import SourceText
+from mcp_codemod.analysis.scan.references import References
+from mcp_codemod.analysis.scan.scope import ClassContext, Names, Scope, SymbolKind
+from mcp_codemod.analysis.scan.syntax import (
     calls_within,
     constant_keyword,
     is_super,
@@ -40,7 +40,7 @@ from mcp_codemod.analysis.syntax import (
 _REGISTERS = ("tool", "guard", "install")
 # In a module that names a facade class: also a statement constructing one anywhere in it
 # (`create_mcp_server_for_app(MCPApp(...)).run()`), whose server carries the framework's own
-# tools (analysis/framework_tools.py).
+# tools (analysis/link/framework_tools.py).
 _REGISTERS_OR_FACADES = (*_REGISTERS, "MCPApp")
 _INERT = frozenset((ast.Constant, ast.JoinedStr))
 _GUARD_OR_INSTALL = ("guard", "install")
@@ -237,7 +237,7 @@ class Registrations:
                 self.texts_run.append((call, scope, cls))
 
     def run_texts(self, exec_file_lines: Collection[int], texts: Mapping[str, ast.expr]) -> None:
-        """Text given to `exec` / `eval`, other than a file's text `analysis/exec_files.py`
+        """Text given to `exec` / `eval`, other than a file's text `analysis/scan/exec_files.py`
         follows (at `exec_file_lines`), may register tools on any server it sees: each server
         it may name is an unseen use. Literal text is read: it counts only when it names a
         server of the namespace (or imports one), or says `tool`, `add_tool` or

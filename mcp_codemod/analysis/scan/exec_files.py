@@ -16,8 +16,8 @@ import ast
 import posixpath
 
 from mcp_codemod.analysis.facts import ExecFile, ExecText
-from mcp_codemod.analysis.scope import Names, Scope
-from mcp_codemod.analysis.syntax import nested_bodies
+from mcp_codemod.analysis.scan.scope import Names, Scope
+from mcp_codemod.analysis.scan.syntax import nested_bodies
 
 _MODULE_FILE = "<file>"  # the module's own path; any other location is relative to its folder
 _IDENTITY = frozenset(("os.path.realpath", "os.path.abspath", "os.path.normpath", "pathlib.Path"))

@@ -5,11 +5,11 @@ from __future__ import annotations
 import ast
 
 from mcp_codemod.analysis.facts import Parameter, ServerKind
-from mcp_codemod.analysis.fix_sites import FixSites
-from mcp_codemod.analysis.patterns import keeps_out_pre_parsed_text
-from mcp_codemod.analysis.scope import Names, Scope, SymbolKind
-from mcp_codemod.analysis.source_text import SourceText
-from mcp_codemod.analysis.syntax import keyword
+from mcp_codemod.analysis.scan.fix_sites import FixSites
+from mcp_codemod.analysis.scan.pattern_constraints import keeps_out_pre_parsed_text
+from mcp_codemod.analysis.scan.positions import SourceText
+from mcp_codemod.analysis.scan.scope import Names, Scope, SymbolKind
+from mcp_codemod.analysis.scan.syntax import keyword
 from mcp_codemod.analysis.type_exprs import (
     LITERAL,
     TCall,

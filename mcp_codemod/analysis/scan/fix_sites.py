@@ -6,8 +6,8 @@ from __future__ import annotations
 import ast
 
 from mcp_codemod.analysis.facts import AnnotationSite, Position, Span
-from mcp_codemod.analysis.scope import Names, Scope
-from mcp_codemod.analysis.source_text import SourceText
+from mcp_codemod.analysis.scan.positions import SourceText
+from mcp_codemod.analysis.scan.scope import Names, Scope
 from mcp_codemod.analysis.type_exprs import ANNOTATED
 
 

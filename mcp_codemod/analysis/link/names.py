@@ -15,10 +15,10 @@ from mcp_codemod.analysis.facts import (
     ModuleFacts,
     ServerKind,
 )
-from mcp_codemod.analysis.scope import STAR
+from mcp_codemod.analysis.link.work import Work
+from mcp_codemod.analysis.scan.scope import STAR
 from mcp_codemod.analysis.shapes import KNOWN_NAMES
 from mcp_codemod.analysis.type_exprs import TypeExpr, type_names
-from mcp_codemod.analysis.work import Work
 
 ModuleLoader = Callable[[str, "ModuleFacts"], "ModuleFacts | None"]
 """Loads a module by name, looking first beside the module that imports it."""

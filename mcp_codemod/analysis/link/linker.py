@@ -25,9 +25,9 @@ from mcp_codemod.analysis.facts import (
     ServerRef,
     ServerSwap,
 )
-from mcp_codemod.analysis.framework_tools import framework_tools
 from mcp_codemod.analysis.frameworks import SERVER_CLASSES, Framework, runtime_name
-from mcp_codemod.analysis.names import (
+from mcp_codemod.analysis.link.framework_tools import framework_tools
+from mcp_codemod.analysis.link.names import (
     MAX_HOPS,
     CallerLoader,
     ModuleLoader,
@@ -35,9 +35,10 @@ from mcp_codemod.analysis.names import (
     NotParsed,
     ProjectNames,
 )
-from mcp_codemod.analysis.reach import LibraryLoader, Reached, ToolReach, Unreached
-from mcp_codemod.analysis.scope import STAR
-from mcp_codemod.analysis.servers import ServerResolver
+from mcp_codemod.analysis.link.reach import LibraryLoader, Reached, ToolReach, Unreached
+from mcp_codemod.analysis.link.server_resolution import ServerResolver
+from mcp_codemod.analysis.link.work import OverBudget
+from mcp_codemod.analysis.scan.scope import STAR
 from mcp_codemod.analysis.shape_questions import Text, text_treatment, unknown_reason
 from mcp_codemod.analysis.shapes import MAX_ALIAS_DEPTH, AliasTooDeep, Kind, Shape, shape_of
 from mcp_codemod.analysis.subjects import (
@@ -56,7 +57,6 @@ from mcp_codemod.analysis.type_exprs import (
     type_names,
 )
 from mcp_codemod.analysis.unseen import Unseen
-from mcp_codemod.analysis.work import OverBudget
 
 
 class Linker:
@@ -75,7 +75,7 @@ class Linker:
         self.runtime_copy = runtime_copy  # the `runtime-module` setting
         self.names = ProjectNames(load, loaded, load_callers, preload, parse_ahead, load_parsed)
         self.servers = ServerResolver(self.names, runtime_copy)
-        # The files the checked modules exec, by normalised path (`analysis/exec_files.py`).
+        # The files the checked modules exec, by normalised path (`analysis/scan/exec_files.py`).
         self.executing: dict[str, tuple[ModuleFacts, ExecFile]] = {}
         # What each annotation admits, per module: the same few (`str | None`) recur in most
         # tools. An answer depends only on the names the module sees, which loading more
@@ -238,7 +238,7 @@ class Linker:
             if key not in known:
                 server = self.stored_server(reader, module, ref, read)
                 # An application object (`MCPApp`) is no server: its framework's own tools
-                # are counted where it is built (analysis/framework_tools.py). What could not
+                # are counted where it is built (analysis/link/framework_tools.py). What could not
                 # be followed within its budget may be any server.
                 if key not in self.over_budget and (
                     server is None or server.framework not in _SDK_SERVERS or server.facade
@@ -327,7 +327,7 @@ class Linker:
 
         The parameters are searched once each, however many ways lead to them (a method that
         retries by calling itself with what it stores); a search over its budget
-        (`analysis/work.py`) is a server of unknown framework."""
+        (`analysis/link/work.py`) is a server of unknown framework."""
         key = (module.path, ref)
         if key in self.stored:
             return self.stored[key]
@@ -418,7 +418,7 @@ class Linker:
         ):
             return []
         # An application object (`MCPApp`) is no server: its framework's own tools are
-        # counted where it is built (analysis/framework_tools.py).
+        # counted where it is built (analysis/link/framework_tools.py).
         return [
             ref
             for ref in (*call.arguments, *(ref for _, ref in call.keywords))

@@ -8,9 +8,9 @@ from dataclasses import replace
 
 from mcp_codemod.analysis.facades import FACADE_CLASSES, SERVER_MAKERS
 from mcp_codemod.analysis.facts import FunctionKind, FunctionRef, ServerKind, ServerRef
-from mcp_codemod.analysis.scope import STAR, ClassContext, Names, Scope, SymbolKind
-from mcp_codemod.analysis.source_text import SourceText
-from mcp_codemod.analysis.syntax import keyword
+from mcp_codemod.analysis.scan.positions import SourceText
+from mcp_codemod.analysis.scan.scope import STAR, ClassContext, Names, Scope, SymbolKind
+from mcp_codemod.analysis.scan.syntax import keyword
 
 # An argument that cannot be followed to a function (named by the call's position in messages).
 _OPAQUE = FunctionRef(FunctionKind.UNKNOWN)

@@ -12,9 +12,9 @@ import ast
 import re
 
 from mcp_codemod.analysis.facts import FunctionKind, FunctionRef
-from mcp_codemod.analysis.references import References
-from mcp_codemod.analysis.scope import Names, Scope, Symbol, SymbolKind
-from mcp_codemod.analysis.source_text import SourceText
+from mcp_codemod.analysis.scan.positions import SourceText
+from mcp_codemod.analysis.scan.references import References
+from mcp_codemod.analysis.scan.scope import Names, Scope, Symbol, SymbolKind
 
 _DICT_VIEWS = ("items", "values", "keys")
 # After a name: changed in place (`name.append(`, `name +=`, `name |=`, `name[key] =`).

@@ -18,9 +18,9 @@ from mcp_codemod.analysis.facts import (
     ModuleFacts,
 )
 from mcp_codemod.analysis.frameworks import REGISTRATION_ATTRIBUTES
-from mcp_codemod.analysis.names import ProjectNames
+from mcp_codemod.analysis.link.names import ProjectNames
+from mcp_codemod.analysis.link.work import OverBudget
 from mcp_codemod.analysis.unseen import Unseen
-from mcp_codemod.analysis.work import OverBudget
 
 LibraryLoader = Callable[[str], "ModuleFacts | None"]
 """Facts of a module found on `sys.path` outside the project, by its dotted name."""
@@ -67,7 +67,7 @@ class ToolReach:
     ) -> list[Reached | Unreached]:
         """The tools a registration registers; `name_argument`: the helper parameter that names
         them, read from each call of the helper. A registration whose tools take more than its
-        budget of work to find (`analysis/work.py`) is unseen."""
+        budget of work to find (`analysis/link/work.py`) is unseen."""
         self.visited, self.incomplete = set(), False
         try:
             with self.names.work.question():

@@ -17,8 +17,8 @@ from mcp_codemod.analysis.frameworks import (
     is_install,
     runtime_name,
 )
-from mcp_codemod.analysis.names import MAX_HOPS, ProjectNames, called_name
-from mcp_codemod.analysis.scope import OTHER_BINDING, STAR
+from mcp_codemod.analysis.link.names import MAX_HOPS, ProjectNames, called_name
+from mcp_codemod.analysis.scan.scope import OTHER_BINDING, STAR
 from mcp_codemod.analysis.subjects import ResolvedServer
 
 
