@@ -144,7 +144,7 @@ def _show(paths, options, show_files: bool, out: Output) -> NoReturn:
 
 def _add_noqa(paths, options, stdin, out: Output) -> NoReturn:
     from mcp_codemod import api
-    from mcp_codemod.report import plural
+    from mcp_codemod.report import check_output, fix_output
 
     if stdin is not None:
         fail("--add-noqa cannot rewrite standard input")
@@ -155,16 +155,11 @@ def _add_noqa(paths, options, stdin, out: Output) -> NoReturn:
     except Exception as error:
         internal_error(error)
     for where, message in outcome.failures:
-        out.finding_note(f"{where}: error: {message}")
+        out.finding_note(fix_output.error_line(where, message))
     for error in result.errors:
-        out.finding_note(f"{error.path}: error: {error.message}")
-    out.note(
-        f"Added {plural(outcome.added, 'noqa directive')}"
-        + (f" in {plural(outcome.files, 'file')}." if outcome.added else ".")
-    )
+        out.finding_note(fix_output.error_line(error.path, error.message))
+    out.note(fix_output.noqa_summary(outcome.added, outcome.files))
     if result.unchecked:
-        from mcp_codemod.report import check_output as report
-
         # A registration not checked has no code to add: it still needs its remedy.
-        out.finding_note(report.unresolved_note(result))
+        out.finding_note(check_output.unresolved_note(result))
     sys.exit(1 if outcome.failures or result.errors else 0)

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import NoReturn
@@ -75,9 +74,9 @@ def fix_stdin(
     change, guards, result = fixed.change, fixed.guards, fixed.outcome.check
     if fixed.guards_written:
         assert guards is not None
-        out.note(f"Wrote the guard module {os.path.relpath(guards.path)}.")
+        out.note(fix_output.guard_module_written(guards.path))
     for failure in fixed.failures:
-        out.finding_note(f"{failure.path}: error: {failure.message}")
+        out.finding_note(fix_output.error_line(failure.path, failure.message))
     if diff:
         for shown in (change, guards):
             if shown is not None:
@@ -125,7 +124,7 @@ def run_fix(
         internal_error(error)
     result, fixes = outcome.check, outcome.fixes
     for failure in (*result.errors, *fixes.failures):
-        out.finding_note(f"{failure.path}: error: {failure.message}")
+        out.finding_note(fix_output.error_line(failure.path, failure.message))
     if show_diff or not write:
         for change in fixes.files:
             out.echo(change.diff())
@@ -140,11 +139,11 @@ def run_fix(
         while_writing=fix_workflow.stopped_by_termination,
     )
     for failure in run.write_failures:
-        out.finding_note(f"{failure.path}: error: {failure.message}")
+        out.finding_note(fix_output.error_line(failure.path, failure.message))
     for note in fixes.outside:
         out.note(note)
     for advice in fixes.advice:
-        out.note(f"note: {advice}")
+        out.note(fix_output.advice_note(advice))
     if run.error is not None:
         internal_error(run.error)
     assert run.after is not None and run.summary is not None

@@ -80,7 +80,7 @@ def probe_command(
     except (targets.TargetError, argument_handling.NotAServerError) as error:
         fail(str(error))
     for tool, reason in result.not_probed:
-        click.echo(f"mcp-codemod: tool {tool!r} not probed: {reason}", err=True)
+        click.echo(probe_output.not_probed(tool, reason), err=True)
     if not result.tools and not result.not_probed:
         fail(nothing_probed(target, imports, result.server))
     click.echo(
@@ -99,11 +99,10 @@ def probe_command(
 def nothing_probed(target: str, imports: tuple[str, ...], server: str) -> str:
     """Why a server has no tools, and the command that loads them: the modules of its package
     that register tools on it, as the static analysis finds them."""
-    import shlex
-
     from mcp_codemod import api
     from mcp_codemod.engine.module_paths import module_name
     from mcp_codemod.probe import targets
+    from mcp_codemod.report import probe_output
 
     module = targets.target_module(target)
     loaded = sys.modules.get(module)
@@ -113,10 +112,4 @@ def nothing_probed(target: str, imports: tuple[str, ...], server: str) -> str:
         missing = [name for name in api.tool_modules(module, root) if name not in imports]
     except api.UsageError:
         missing = []
-    message = f"probed nothing: server {server!r} has no tools once {module} is loaded"
-    if not missing:
-        return f"{message}; import the modules that register them with `--import MODULE`"
-    command = ["mcp-codemod", "probe", *(f"--import={name}" for name in (*imports, *missing))]
-    return (
-        f"{message}; {', '.join(missing)} register tools on it: `{shlex.join([*command, target])}`"
-    )
+    return probe_output.nothing_probed(server, module, target, imports, missing)

@@ -10,14 +10,10 @@ from mcp_codemod.cli.exits import fail
 @click.command(name="rules")
 def list_rules() -> None:
     """List the rules."""
+    from mcp_codemod.report.rule_docs import rule_table
     from mcp_codemod.rules import RULES
-    from mcp_codemod.rules.model import FixAvailability
 
-    width = max(len(rule.name) for rule in RULES)
-    for rule in RULES:
-        default = "" if rule.enabled_by_default else "  (off by default)"
-        fix = "[*]" if rule.availability is not FixAvailability.NEVER else "   "
-        click.echo(f"{rule.code}  {fix} {rule.name:<{width}} {rule.summary}{default}")
+    click.echo(rule_table(RULES), nl=False)
 
 
 @click.command(name="rule")

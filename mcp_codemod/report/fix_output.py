@@ -1,8 +1,9 @@
 """What `fix` prints besides the diff: the summary line, the findings its fixes leave and the
-step that fixes each, and the summary of a fixed buffer (`fix -`)."""
+step that fixes each, the summary of a fixed buffer (`fix -`); and `check --add-noqa`'s."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,3 +75,21 @@ def buffer_summary(fixed: int, left: int, unimportable: bool) -> str:
     if unimportable:
         return "The fixed module would not import with the installed mcp (see the errors above)."
     return f"Fixed {plural(fixed, 'issue')}; {left} left."
+
+
+def error_line(path: str, message: str) -> str:
+    """A file that could not be checked, fixed or written."""
+    return f"{path}: error: {message}"
+
+
+def advice_note(advice: str) -> str:
+    return f"note: {advice}"
+
+
+def guard_module_written(path: str) -> str:
+    return f"Wrote the guard module {os.path.relpath(path)}."
+
+
+def noqa_summary(added: int, files: int) -> str:
+    where = f" in {plural(files, 'file')}" if added else ""
+    return f"Added {plural(added, 'noqa directive')}{where}."
