@@ -20,7 +20,7 @@ $MCP_CODEMOD_BENCH_CACHE), then measures, as medians of N runs, in one go:
 - where a process pool starts to pay (the `jobs` threshold);
 - one generated 2 MB server with a tool every few lines: `check` and `fix` (no write) on it,
   with their peak memory, since a file that size once took `fix` minutes and gigabytes;
-- `check` on the generated trees of each kind of resolution (tests/analysis/generated_trees.py)
+- `check` on the generated trees of each kind of resolution (tests/analysis/link/generated_trees.py)
   at N and 8N, and the README's demo (`check fixtures/`) against parsing its files with `ast`;
 - the language server (`bench/lsp.py`, when pygls is installed): diagnostics after each of 20
   edits of a 2,000-line server module, warm.
@@ -410,13 +410,13 @@ def measure_staged_file(report: Report, tree: Path, repeat: int) -> None:
 def measure_every_file_holds_tools(report: Report, scratch: Path, repeat: int) -> None:
     """Parse and analysis cost where the prefilter passes everything, in this process."""
     from mcp_codemod.api import Options, check_paths
-    from mcp_codemod.engine.scanned_files import Sources, scan_source
+    from mcp_codemod.engine.file_facts import FileFacts, scan_source
 
     # check_paths runs without the cycle collector; so do these measurements, to compare alike.
     gc.disable()
     tree = synthetic_tree(scratch / "every-file-holds-tools", 500)
     files = python_files(tree)
-    sources = Sources(None)
+    sources = FileFacts(None)
     tasks = [sources.examine(path, prefilter=True).task for path in files]
     texts = [task.text for task in tasks]
     parse = median_time(lambda: [ast.parse(text) for text in texts], repeat)
@@ -467,7 +467,7 @@ def measure_every_file_holds_tools(report: Report, scratch: Path, repeat: int) -
 
 
 def _pooled(parallel, tasks: list, sizes: list[int]) -> list:
-    from mcp_codemod.engine.scanned_files import scan_source
+    from mcp_codemod.engine.file_facts import scan_source
 
     with parallel.Workers(2) as workers:
         mapped = parallel.OrderedMap(scan_source, workers)
@@ -481,11 +481,11 @@ def measure_pool_threshold(report: Report, scratch: Path, repeat: int) -> None:
     Measured before this process grows: forking a large process costs more (after the
     libcst parse below, the pool took 37 ms where it takes 15 in a fresh process)."""
     from mcp_codemod.engine import parallel
-    from mcp_codemod.engine.scanned_files import Sources, scan_source
+    from mcp_codemod.engine.file_facts import FileFacts, scan_source
 
     gc.disable()
     files = python_files(synthetic_tree(scratch / "pool-threshold", 256))
-    sources = Sources(None)
+    sources = FileFacts(None)
     tasks = [sources.examine(path, prefilter=True).task for path in files]
     sizes = [len(task.text) for task in tasks]
     rows = []
@@ -596,11 +596,11 @@ for name in sys.argv[1:]:
 
 
 def measure_generated_shapes(report: Report, scratch: Path, repeat: int) -> None:
-    """`check` on the trees tests/analysis/test_work_growth.py counts the work of, at N and 8N:
+    """`check` on the trees tests/analysis/link/test_work_growth.py counts the work of, at N and 8N:
     each kind of resolution on a tree that grows linearly. The test asserts the work; this
     shows the time."""
     spec = importlib.util.spec_from_file_location(
-        "generated_trees", REPO / "tests" / "analysis" / "generated_trees.py"
+        "generated_trees", REPO / "tests" / "analysis" / "link" / "generated_trees.py"
     )
     assert spec is not None and spec.loader is not None
     trees = importlib.util.module_from_spec(spec)

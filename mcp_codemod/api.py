@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from mcp_codemod.engine.checker import CheckResult, check_files
 from mcp_codemod.engine.discovery import (
+    DiscoveryScope,
     Exclusion,
     PathError,
     discover,
@@ -23,9 +24,8 @@ from mcp_codemod.engine.discovery import (
     writable_files,
 )
 from mcp_codemod.engine.facts_cache import default_cache_dir
-from mcp_codemod.engine.project import Discovery
+from mcp_codemod.engine.file_io import SourceError
 from mcp_codemod.engine.settings import ConfigError, Settings, SettingsResolver
-from mcp_codemod.engine.source_files import SourceError
 from mcp_codemod.rules import layered_rules
 from mcp_codemod.rules.findings import FileError
 
@@ -213,7 +213,9 @@ def _check(
             unsaved=unsaved,
             runtime_copy=settings.runtime_module,
             max_file_size=settings.max_file_size,
-            discovery=Discovery(walked, settings.excludes, settings.respect_gitignore, real_paths),
+            discovery=DiscoveryScope(
+                walked, settings.excludes, settings.respect_gitignore, real_paths
+            ),
         )
         groups.append(Group(settings, group_files, _without_ignored(result, resolver)))
     if unreadable:  # what is in them went unchecked: each is an error, as an unreadable file
@@ -321,8 +323,8 @@ def fix_paths(
     # does not pay for it.
     from mcp_codemod.fix.apply import FixResult, fix_findings
     from mcp_codemod.fix.guard_module import guard_module_change
-    from mcp_codemod.fix.importers import Importers
-    from mcp_codemod.fix.imports import RUNTIME
+    from mcp_codemod.fix.imports.dependents import Importers
+    from mcp_codemod.fix.imports.plan import RUNTIME
 
     _settings, groups = _check(paths, options or Options(), stdin)
     given = [Path(p) for p in paths] or [Path(".")]

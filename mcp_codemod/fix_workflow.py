@@ -19,7 +19,7 @@ from typing import NoReturn
 
 from mcp_codemod import api
 from mcp_codemod.engine.checker import CheckResult
-from mcp_codemod.engine.source_files import SourceError
+from mcp_codemod.engine.file_io import SourceError
 from mcp_codemod.fix import apply as fixer
 from mcp_codemod.fix import runtime_names
 from mcp_codemod.fix.remaining import what_fixes

@@ -15,9 +15,10 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from mcp_codemod.probe.results import JSON_TEXT, TEXT, WHOLE_FLOAT, ProbeReport
+from mcp_codemod.probe.results import JSON_TEXT, TEXT, WHOLE_FLOAT, ProbeReport, schema_checks
 from mcp_codemod.probe.server_probe import probe_server
 from mcp_codemod.report.probe_output import client_sources
+from mcp_codemod.rules import strict_integer, structured_json_text
 
 __all__ = ["assert_tools_keep_arguments"]
 
@@ -59,11 +60,12 @@ _ADVICE = {
         "GuardedFastMCP / GuardedMCPServer class)."
     ),
     WHOLE_FLOAT: (
-        "Integer parameters: annotate them Annotated[..., mcp_codemod.runtime.AcceptWholeFloat]."
+        "Integer parameters: annotate them "
+        f"Annotated[..., mcp_codemod.runtime.{strict_integer.RULE.marker}]."
     ),
     JSON_TEXT: (
         "Structured parameters that clients may send as JSON text: annotate them "
-        "Annotated[..., mcp_codemod.runtime.DecodeJsonText]."
+        f"Annotated[..., mcp_codemod.runtime.{structured_json_text.RULE.marker}]."
     ),
 }
 
@@ -77,18 +79,15 @@ def _message(report: ProbeReport, clients: bool) -> str:
             + (f"received {p.received!r}" if p.error is None else f"rejected: {p.error}")
             for p in report.problems
         ]
-    if report.arrays_without_items:
-        lines.append(
-            "Input schemas with an array without `items`, which VS Code's MCP client refuses "
-            f"({report.summary()}):"
-        )
-        lines += [f"  {a.tool}({a.parameter}): {a.path}" for a in report.arrays_without_items]
-    if report.untyped_nodes:
-        lines.append(
-            "Input schemas with a node without `type`, which Codex shows the model as a string "
-            f"and the OpenAI API refuses in strict mode ({report.summary()}):"
-        )
-        lines += [f"  {n.tool}({n.parameter}): {n.path}" for n in report.untyped_nodes]
+    # What each rule's probe check found, but for legacy clients (not a failed probe).
+    found = [
+        (rule, check, report.found_by(rule))
+        for rule, check in schema_checks()
+        if not check.legacy_clients and report.found_by(rule)
+    ]
+    for _, check, nodes in found:
+        lines.append(f"{check.failure} ({report.summary()}):")
+        lines += [f"  {n.tool}({n.parameter}): {n.path}" for n in nodes]
     client_forms = report.client_forms if clients else ()
     if client_forms:
         lines.append(
@@ -103,16 +102,10 @@ def _message(report: ProbeReport, clients: bool) -> str:
         lines += client_sources({p.behaviour for p in client_forms})
     kinds = {p.kind for p in report.problems}
     lines += [advice for kind, advice in _ADVICE.items() if kind in kinds]
-    if report.arrays_without_items:
-        lines.append(
-            "Arrays without items: annotate the parameter "
-            "Annotated[..., mcp_codemod.runtime.ArrayItemsSchema]."
-        )
-    if report.untyped_nodes:
-        lines.append(
-            "Nodes without type: annotate the parameter "
-            "Annotated[..., mcp_codemod.runtime.TypedSchema]."
-        )
+    lines += [
+        f"{check.remedy}: annotate the parameter Annotated[..., mcp_codemod.runtime.{rule.marker}]."
+        for rule, check, _ in found
+    ]
     lines.append(
         "`mcp-codemod fix --write` makes these changes for the tools it sees in the source."
     )

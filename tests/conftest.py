@@ -1,3 +1,4 @@
+import ast
 import importlib.util
 import os
 import re
@@ -11,7 +12,7 @@ from click.testing import CliRunner
 
 from mcp_codemod.cli import main
 from mcp_codemod.engine import prefilter
-from mcp_codemod.engine.source_files import decode
+from mcp_codemod.engine.file_io import decode
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -85,32 +86,46 @@ def modules_added_by(script: str) -> set[str]:
     return loaded(script) - loaded("")
 
 
-# The folders whose tests run a real server: without an SDK they are skipped, with the reason.
-_NEEDS_AN_SDK = ("probe", "runtime")
 _MISSING_SDK = [
     name for name in ("mcp", "fastmcp", "pydantic") if importlib.util.find_spec(name) is None
 ]
-
-
-# For a test elsewhere that runs a real server (the probe as the oracle).
-needs_sdk = pytest.mark.skipif(
-    bool(_MISSING_SDK), reason=f"needs {', '.join(_MISSING_SDK)}: install an SDK environment"
+_SKIP_REASON = (
+    f"needs {', '.join(_MISSING_SDK)}: install an SDK environment "
+    "(pip install -e '.[test,mcp1]' or '.[test,mcp2]')"
 )
+
+
+def _declares_sdk(module_path: Path) -> bool:
+    """Whether a test module's `pytestmark` holds `pytest.mark.sdk`, read from its text: such a
+    module may import an SDK at its top, so it cannot be imported to ask."""
+    tree = ast.parse(module_path.read_bytes())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(target, ast.Name) and target.id == "pytestmark" for target in node.targets
+        ):
+            return any(ast.unparse(mark) == "pytest.mark.sdk" for mark in ast.walk(node.value))
+    return False
 
 
 class _SkippedModule(pytest.Module):
     def collect(self):
-        pytest.skip(
-            f"needs {', '.join(_MISSING_SDK)}: install an SDK environment "
-            "(pip install -e '.[test,mcp1]' or '.[test,mcp2]')"
-        )
+        pytest.skip(_SKIP_REASON)
 
 
+# Tests that run a real server are marked `sdk`: without an SDK they are skipped, with the reason
+# (a module so marked is not even imported).
 @pytest.hookimpl(tryfirst=True)
 def pytest_pycollect_makemodule(module_path: Path, parent):
-    if _MISSING_SDK and module_path.parent.name in _NEEDS_AN_SDK:
+    if _MISSING_SDK and module_path.name.startswith("test_") and _declares_sdk(module_path):
         return _SkippedModule.from_parent(parent, path=module_path)
     return None
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    if _MISSING_SDK:
+        for item in items:
+            if item.get_closest_marker("sdk"):
+                item.add_marker(pytest.mark.skip(reason=_SKIP_REASON))
 
 
 def as_nobody() -> tuple[list[str], dict[str, str]] | None:

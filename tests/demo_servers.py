@@ -6,29 +6,42 @@ import uuid
 from pathlib import Path
 from types import ModuleType
 
+MCP1_IMPORT = "from mcp.server.fastmcp import FastMCP"
+
+
+def tool(
+    name: str = "search",
+    parameter: str = "query",
+    annotation: str = "str | None = None",
+    returns: str = '{parameter} or ""',
+) -> str:
+    """One `@mcp.tool()` function, as module text: `def NAME(PARAMETER: ANNOTATION) -> str`,
+    returning its argument (`returns`, in which `{parameter}` is the parameter's name)."""
+    result = returns.format(parameter=parameter)
+    return f"\n\n@mcp.tool()\ndef {name}({parameter}: {annotation}) -> str:\n    return {result}\n"
+
+
+def server_module(*tools: str, imports: str = MCP1_IMPORT, server: str = 'FastMCP("demo")') -> str:
+    """A module that makes the server `mcp` (by default of mcp 1.x) and registers `tools` on it
+    (by default the one `tool()`)."""
+    return f"{imports}\n\nmcp = {server}\n" + "".join(tools or (tool(),))
+
+
+def tools_module(*tools: str, server: str = "server") -> str:
+    """A module that registers `tools` (by default the one `tool()`) on the server `mcp` it
+    imports from the module `server`."""
+    return f"from {server} import mcp\n" + "".join(tools or (tool(),))
+
+
 # An mcp 1.x server with one exposed parameter: `check` reports MCP001 at 7:12, `fix` guards it.
-EXPOSED = """\
-from mcp.server.fastmcp import FastMCP
-
-mcp = FastMCP("demo")
-
-
-@mcp.tool()
-def search(query: str | None = None) -> str:
-    return query or ""
-"""
+EXPOSED = server_module()
 
 # A server whose construction the analysis cannot follow: its registration is unchecked.
-UNKNOWN_FRAMEWORK = """\
-from company_toolkit import build_server
-
-mcp = build_server("demo")
-
-
-@mcp.tool()
-def lookup(name: str | None = None) -> str:
-    return name or ""
-"""
+UNKNOWN_FRAMEWORK = server_module(
+    tool("lookup", "name"),
+    imports="from company_toolkit import build_server",
+    server='build_server("demo")',
+)
 
 
 def import_server(source: str, tmp_path: Path) -> tuple[Path, ModuleType]:

@@ -13,7 +13,7 @@ from demo_servers import EXPOSED, UNKNOWN_FRAMEWORK
 from mcp_codemod import __version__
 from mcp_codemod.analysis.unseen import Unseen
 from mcp_codemod.report import record_fields
-from mcp_codemod.report.rule_pages import rule_docs
+from mcp_codemod.report.rule_pages import generated_pages
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -23,7 +23,7 @@ PAGES = sorted((ROOT / "docs").rglob("*.md"))
 def test_the_rule_pages_are_what_the_rules_generate():
     # Regenerate with `python -m mcp_codemod.report.rule_pages docs/rules`.
     folder = ROOT / "docs" / "rules"
-    expected = rule_docs()
+    expected = generated_pages()
     assert sorted(path.name for path in folder.iterdir()) == sorted(expected)
     for name, text in expected.items():
         assert (folder / name).read_text(encoding="utf-8") == text, name

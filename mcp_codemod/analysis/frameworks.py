@@ -63,6 +63,20 @@ RUNTIME_MODULES = (
 )
 # The attributes whose call registers the function they decorate or are given: `@server.tool`,
 # and mcp-agent's `@app.async_tool` on an `MCPApp` (analysis/facades.py).
+# Annotations whose values are never a server: a parameter so typed is not followed to its
+# callers to learn what they pass (the builtins' values, the frameworks' request contexts).
+NOT_SERVERS = frozenset(
+    {
+        *(f"builtins.{name}" for name in ("str", "int", "float", "bool", "bytes", "dict", "list")),
+        "fastmcp.Context",
+        "fastmcp.server.context.Context",
+        "mcp.server.fastmcp.Context",
+        "mcp.server.fastmcp.server.Context",
+        "mcp.server.mcpserver.Context",
+        "mcp.server.mcpserver.context.Context",
+    }
+)
+
 REGISTRATION_ATTRIBUTES = frozenset({"tool", "async_tool"})
 GUARD_FUNCTIONS = {f"{m}.guard" for m in RUNTIME_MODULES}
 INSTALL_FUNCTIONS = {f"{m}.install" for m in RUNTIME_MODULES}

@@ -36,7 +36,8 @@ def exit_code(result: CheckResult) -> int:
         return 1
     if any(tool.server.framework is None for tool in result.unchecked):
         # Tools on a server that may pre-parse went unchecked, and no finding says so. (Where
-        # MCP004 says so and the user suppressed it, `noqa` or `per-file-ignores`, that is their
-        # decision: the summary still lists them, and never says "All checks passed!".)
+        # the unguarded-server rule says so and the user suppressed it, `noqa` or
+        # `per-file-ignores`, that is their decision: the summary still lists them, and never
+        # says "All checks passed!".)
         return 1
     return 0

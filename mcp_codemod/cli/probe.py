@@ -90,7 +90,7 @@ def probe_command(
     )
     opted_in = (
         (openai_strict and result.strict_mode)
-        or (legacy_clients and result.lone_refs)
+        or (legacy_clients and result.legacy_client_nodes())
         or (clients and result.client_forms)
     )
     sys.exit(1 if result.failed or opted_in else 0)

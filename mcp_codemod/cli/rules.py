@@ -10,7 +10,7 @@ from mcp_codemod.cli.exits import fail
 @click.command(name="rules")
 def list_rules() -> None:
     """List the rules."""
-    from mcp_codemod.report.rule_docs import rule_table
+    from mcp_codemod.report.rule_help import rule_table
     from mcp_codemod.rules import RULES
 
     click.echo(rule_table(RULES), nl=False)
@@ -20,10 +20,10 @@ def list_rules() -> None:
 @click.argument("code")
 def explain_rule(code: str) -> None:
     """Explain one rule: what it finds, why it matters, an example and the fix."""
-    from mcp_codemod.report.rule_docs import rule_documentation
+    from mcp_codemod.report.rule_help import rule_help
     from mcp_codemod.rules import RULES_BY_CODE
 
     rule = RULES_BY_CODE.get(code.strip().upper())
     if rule is None:
         fail(f"unknown rule {code!r}; `mcp-codemod rules` lists them")
-    click.echo(rule_documentation(rule), nl=False)
+    click.echo(rule_help(rule), nl=False)

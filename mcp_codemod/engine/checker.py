@@ -25,9 +25,10 @@ from mcp_codemod.analysis.subjects import (
 )
 from mcp_codemod.analysis.unseen import Unseen
 from mcp_codemod.engine.cycle_collection import without_cycle_collection
+from mcp_codemod.engine.discovery import DiscoveryScope
 from mcp_codemod.engine.facts_cache import FactsCache
 from mcp_codemod.engine.parallel import Workers
-from mcp_codemod.engine.project import Discovery, Project
+from mcp_codemod.engine.project import Project
 from mcp_codemod.engine.run_cache import RunCache, Witness
 from mcp_codemod.engine.settings import DEFAULT_MAX_FILE_SIZE
 from mcp_codemod.rules.findings import FileError, Finding
@@ -77,7 +78,7 @@ def check_files(
     cache_dir: Path | None = None,
     unsaved: dict[Path, bytes] | None = None,
     runtime_copy: str | None = None,
-    discovery: Discovery | None = None,
+    discovery: DiscoveryScope | None = None,
     max_file_size: int = DEFAULT_MAX_FILE_SIZE,
 ) -> CheckResult:
     """`prefilter=False` parses every file (to verify that the prefilter loses nothing);
@@ -112,13 +113,13 @@ def _check(
     cache_dir: Path | None,
     unsaved: dict[Path, bytes],
     runtime_copy: str | None,
-    discovery: Discovery | None,
+    discovery: DiscoveryScope | None,
     max_file_size: int,
 ) -> CheckResult:
     # os.path.abspath asks the system for the working directory every time.
     cwd = os.getcwd()
     keys = [os.path.normpath(os.path.join(cwd, path)) for path in files]
-    discovery = discovery or Discovery()
+    discovery = discovery or DiscoveryScope()
     runs = None
     if cache_dir is not None and not unsaved:
         runs = RunCache(
@@ -143,12 +144,12 @@ def _check(
             return stored
     # Imported here: a run answered by the run cache reads, prefilters, parses and links nothing.
     from mcp_codemod.analysis.link.linker import Linker
-    from mcp_codemod.engine.scanned_files import Sources, display_path
+    from mcp_codemod.engine.file_facts import FileFacts, display_path
 
     witness = Witness(cache_dir) if runs is not None and cache_dir is not None else None
     with Workers(jobs) as workers:
         cache = FactsCache(cache_dir) if cache_dir is not None else None
-        sources = Sources(cache, unsaved, witness, workers, discovery.real_paths, max_file_size)
+        sources = FileFacts(cache, unsaved, witness, workers, discovery.real_paths, max_file_size)
         outcomes = sources.outcomes(files, keys, prefilter)
         project = Project(sources, files, discovery)
         project.add_roots(files)
@@ -160,23 +161,14 @@ def _check(
             elif isinstance(outcome, ModuleFacts):
                 project.add(path, outcome)
                 candidates.append(outcome)
-        linker = Linker(
-            project.load,
-            project.loaded,
-            project.load_callers,
-            project.load_library,
-            runtime_copy,
-            project.preload,
-            project.parse_ahead,
-            project.load_parsed,
-        )
+        linker = Linker(project, runtime_copy)
         linked = linker.link(candidates, framework)
     if sources.cache is not None:
         sources.cache.save()
     given = _given(files, set(keys), cwd, sources.resolve)
     noqa = {facts.path: facts.noqa for facts in project.loaded()}
     # The same finding made twice (a function registered twice) is one; findings about two
-    # servers at one registration (counted against each, MCP004) say which server.
+    # servers at one registration (counted against each, the unguarded-server rule) say which server.
     findings = {}
     suppressed = set()
     for finding, is_suppressed in judge(rules, linked, given, noqa):

@@ -10,8 +10,8 @@ from contextlib import contextmanager
 @contextmanager
 def without_cycle_collection() -> Iterator[None]:
     """Parsing, scanning, unpickling and fixing make millions of objects and no reference cycles;
-    the collector's passes over them took a quarter of a cold `check` and made fixing a 2 MB
-    file several times slower. Reference counting still frees everything."""
+    the collector's passes over them are pure cost (bench/HISTORY.md has the figures).
+    Reference counting still frees everything."""
     enabled = gc.isenabled()
     gc.disable()
     try:

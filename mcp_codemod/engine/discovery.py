@@ -17,10 +17,26 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from mcp_codemod.engine.gitignore import IgnoreFile, NeverMatches, parse_line
+from mcp_codemod.engine.settings import DEFAULT_EXCLUDE
+
+
+@dataclass(frozen=True)
+class DiscoveryScope:
+    """How the run found its files: the directories it walked, with which exclusions. The search
+    for a registrar's callers takes a project's files from the run's own list when the project
+    lies within a walked directory, and walks it once, with the same exclusions, otherwise."""
+
+    walked: tuple[Path, ...] = ()  # resolved
+    excludes: tuple[str, ...] = DEFAULT_EXCLUDE
+    respect_gitignore: bool = True
+    # The real path of each file the walk found that is no link, by the path as found and by
+    # the real path itself (`discover`).
+    real_paths: Mapping[str, str] = field(default_factory=dict, compare=False)
 
 
 class PathError(Exception):

@@ -23,9 +23,10 @@ from typing import NamedTuple
 
 import mcp_codemod
 from mcp_codemod.analysis.facts import ModuleFacts
+from mcp_codemod.engine.import_graph import Target
 
 CACHE_DIR_NAME = ".mcp-codemod-cache"
-_FORMAT = 2
+_FORMAT = 3
 # A file changed within this long of being stamped may change again without moving its mtime
 # (timestamps have a coarse granularity): its entry is trusted only after hashing it again.
 RACY_NS = 2_000_000_000
@@ -114,6 +115,9 @@ class Entry(NamedTuple):
     # Of a candidate: whether its text has each word asked about (registrars' names), so that
     # the search for callers reads only the files that mention one.
     mentions: tuple[tuple[str, bool], ...] = ()
+    # Of a file whose imports were read for the search for callers: what they may refer to
+    # (`engine/import_graph.py`); None until then.
+    imports: tuple[Target, ...] | None = None
 
 
 class RestrictedUnpickler(pickle.Unpickler):
@@ -130,15 +134,18 @@ class RestrictedUnpickler(pickle.Unpickler):
 def analysis_sources() -> list[Path]:
     """The code that computes the facts and defines their classes."""
     package = Path(mcp_codemod.__file__).parent
-    sources = sorted((package / "analysis").glob("*.py"))
+    analysis = package / "analysis"
+    # The data both stages share, and the scan stage that computes the facts.
+    sources = sorted([*analysis.glob("*.py"), *(analysis / "scan").glob("*.py")])
     sources += [
         package / "engine" / name
         for name in (
-            "scanned_files.py",
+            "file_facts.py",
             "prefilter.py",
             "module_paths.py",
-            "source_files.py",
+            "file_io.py",
             "facts_cache.py",
+            "import_graph.py",
         )
     ]
     return sources
@@ -190,6 +197,7 @@ class FactsCache:
             entry.candidate,
             entry.parsed and tuple(entry.parsed),
             entry.mentions,
+            entry.imports,
         )
         if self.entries.get(path) != raw:
             self.entries[path] = raw
@@ -229,7 +237,7 @@ class FactsCache:
 def _entry(raw: object) -> Entry | None:
     """An entry checked field by field: a damaged one is a miss, never a crash later."""
     try:
-        stamp_, digest_, candidate, parsed, mentions = raw  # type: ignore[misc]
+        stamp_, digest_, candidate, parsed, mentions, imports = raw  # type: ignore[misc]
         if parsed is not None:
             parsed = Parsed(*parsed)
             if not (
@@ -247,9 +255,21 @@ def _entry(raw: object) -> Entry | None:
         and (stamp_ is None or isinstance(stamp_, tuple))
         and isinstance(mentions, tuple)
         and all(isinstance(name, str) and isinstance(found, bool) for name, found in mentions)
+        and (imports is None or _are_targets(imports))
     ):
         return None
-    return Entry(stamp_, digest_, candidate, parsed, mentions)
+    return Entry(stamp_, digest_, candidate, parsed, mentions, imports)
+
+
+def _are_targets(imports: object) -> bool:
+    return isinstance(imports, tuple) and all(
+        isinstance(target, tuple)
+        and len(target) == 2
+        and isinstance(target[0], int)
+        and isinstance(target[1], tuple)
+        and all(isinstance(part, str) for part in target[1])
+        for target in imports
+    )
 
 
 def trusted_stamp(stat: os.stat_result) -> Stamp | None:

@@ -6,8 +6,8 @@ on scheduling.
 On Linux the workers are forked from this process and fed through pipes (`ForkedPool`): they
 inherit the imported analysis, and starting them costs two `fork` calls. `ProcessPoolExecutor`
 did the same job, but importing it and what it needs (`multiprocessing`, `tempfile`, `socket`,
-`logging`...) took 13 to 20 ms, a fiftieth of a cold run on the MCP-heavy tree, spent while the
-other cores waited for the first work. Elsewhere (macOS, Windows) a process cannot be forked
+`logging`...) costs more than the start of a cold run can spare, spent while the other cores
+wait for the first work (bench/HISTORY.md, "Forked by hand"). Elsewhere (macOS, Windows) a process cannot be forked
 safely, and the executor's spawned processes do the work (`SpawnedPool`).
 """
 
@@ -24,14 +24,11 @@ from typing import Any, Generic, TypeVar
 Item = TypeVar("Item")
 Result = TypeVar("Result")
 
-# Below this much source text (bytes) one process is done before a pool is up and fed. Forked
-# by hand, two workers beat one process from 250 KB of parsing on (bench/run.py, "Pool
-# threshold", 2 cores, fresh processes: 93 to 112 ms against 110 to 135 ms; at 127 KB 53 ms
-# against 48). The executor they replace broke even only between 0.5 and 1 MB, so the threshold
-# was 1 MB, and the MCP servers' tree (0.7 MB of candidates) ran in one process, 11 % slower.
+# Below this much source text (bytes) one process is done before a pool is up and fed: the
+# crossover bench/run.py's "Pool threshold" measures (bench/HISTORY.md, "Forked by hand").
 POOL_THRESHOLD_BYTES = 250_000
 # Spawned workers (macOS, Windows) import the analysis again, which costs as much as parsing a
-# lot of files: eight times the executor's forked break-even.
+# lot of files.
 _SPAWN_THRESHOLD_BYTES = 8_000_000
 # Work handed to a worker at a time: enough that round trips do not add up over thousands of
 # small files, little enough that the workers finish together.
@@ -343,7 +340,7 @@ class OrderedMap(Generic[Item, Result]):
         self.given_size += size
         workers = self.workers
         # One item alone, however large, is parsed here: a worker would only add the round
-        # trip of its facts (a 2 MB module's are larger than its source).
+        # trip of its facts (a large module's are larger than its source).
         if workers.pool is None and len(self.waiting) > 1 and self.given_size >= workers.threshold:
             workers.start()
             if workers.pool is None:  # one job: everything runs here

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from mcp_codemod.engine.source_files import decode
+from mcp_codemod.engine.file_io import decode
 
 # A file can register a tool, guard a server, or create one (whose callers pass it on to
 # `register_tools(mcp)` functions elsewhere), or run a file of tools in its namespace with an
@@ -47,8 +47,7 @@ _TOOL_WORDS = tuple(
 _OTHER_WORDS = tuple(word.encode() for word in CANDIDATE_WORDS if "tool" not in word)
 _TOOL_IN_BYTES = re.compile(TOOL_ATTRIBUTE.encode())
 # Every server class says `MCP` (`str.index` fails at import otherwise). A pattern finds `MCP`
-# twice as fast as `bytes.find`, which is the faster for `tool` and `exec` (CPython 3.11 and 3.12,
-# over the benchmark's mixed tree).
+# faster than `bytes.find`, which is the faster for `tool` and `exec` (bench/HISTORY.md).
 _MCP = re.compile(rb"MCP")
 _SERVER_NAMES = tuple((name.encode(), name.index("MCP")) for name in SERVER_CLASSES)
 _MADE_AFTER_IN_BYTES = re.compile(_MADE_AFTER.encode())

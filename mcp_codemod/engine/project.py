@@ -5,44 +5,33 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mcp_codemod.analysis.facts import ModuleFacts
-from mcp_codemod.analysis.link.names import NotParsed
-from mcp_codemod.engine.discovery import discover
+from mcp_codemod.analysis.link.module_source import NotParsed
+from mcp_codemod.engine.discovery import DiscoveryScope, discover
+from mcp_codemod.engine.import_graph import ImportGraph
 from mcp_codemod.engine.module_paths import (
     PROJECT_MARKERS,
     ProjectRoots,
     find_library_module,
     find_module,
 )
-from mcp_codemod.engine.settings import DEFAULT_EXCLUDE
+
+# Parsing a file costs as much as reading the imports of this many: the search for a registrar's
+# callers reads every file's imports only when that spares parsing as much.
+PARSING_TO_READING_IMPORTS = 50
 
 if TYPE_CHECKING:
-    from mcp_codemod.engine.scanned_files import Sources
-
-
-@dataclass(frozen=True)
-class Discovery:
-    """How the run found its files: the directories it walked, with which exclusions. The search
-    for a registrar's callers takes a project's files from the run's own list when the project
-    lies within a walked directory, and walks it once, with the same exclusions, otherwise."""
-
-    walked: tuple[Path, ...] = ()  # resolved
-    excludes: tuple[str, ...] = DEFAULT_EXCLUDE
-    respect_gitignore: bool = True
-    # The real path of each file the walk found that is no link, by the path as found and by
-    # the real path itself (`discover`).
-    real_paths: Mapping[str, str] = field(default_factory=dict, compare=False)
+    from mcp_codemod.engine.file_facts import FileFacts
 
 
 class Project:
     """The modules of the checked tree, loading others on demand when an import leads there."""
 
-    def __init__(self, sources: Sources, files: list[Path], discovery: Discovery) -> None:
+    def __init__(self, sources: FileFacts, files: list[Path], discovery: DiscoveryScope) -> None:
         self.sources = sources
         self.files = files  # the run's files, as discovery found them
         self.discovery = discovery
@@ -56,6 +45,7 @@ class Project:
         self.parsing_ahead: dict[str, Callable[[], None]] = {}
         self.roots: list[Path] = []
         self.project_files: dict[Path, list[str]] = {}
+        self.import_graphs: dict[Path, ImportGraph] = {}
         self.found: dict[tuple[str, Path, int], Path | None] = {}
         self.near_roots: dict[str, Path] = {}  # a module's path → the directory it imports from
         self.near_roots_above: dict[Path, list[Path]] = {}  # `above`
@@ -271,9 +261,21 @@ class Project:
             self.sources.witness.saw(  # where project markers were looked for
                 directory / marker for directory in near_path.parents for marker in PROJECT_MARKERS
             )
-        unloaded = [path for path in self.files_of(root) if path not in self.by_path]
-        paths = [Path(path) for path in self.sources.mentioning(unloaded, name)]
+        files = self.files_of(root)
+        unloaded = [path for path in files if path not in self.by_path]
+        mentioning = self.sources.mentioning(unloaded, name)
+        # Of those, only the files whose imports may lead to `near` can call into it: worth
+        # reading every file's imports for when it spares parsing enough of them.
+        if len(mentioning) * PARSING_TO_READING_IMPORTS > len(files):
+            reaching = self.import_graph(root, files).reaching(str(near_path))
+            mentioning = [path for path in mentioning if path in reaching]
+        paths = [Path(path) for path in mentioning]
         return [facts for facts in self.parse_together(paths) if facts is not None]
+
+    def import_graph(self, root: Path, files: list[str]) -> ImportGraph:
+        if root not in self.import_graphs:
+            self.import_graphs[root] = ImportGraph(self.sources.imports(files))
+        return self.import_graphs[root]
 
     def files_of(self, root: Path) -> list[str]:
         """The project's files (resolved): discovery runs once per run, not once per registrar."""

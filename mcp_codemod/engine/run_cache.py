@@ -104,7 +104,8 @@ def _code_stamps() -> tuple:
     (an editable install under development changes without a new version number)."""
     package = Path(mcp_codemod.__file__).parent
     stamps = []
-    for directory in (package, *(package / layer for layer in ("analysis", "engine", "rules"))):
+    layers = ("analysis", "analysis/scan", "analysis/link", "engine", "rules")
+    for directory in (package, *(package / layer for layer in layers)):
         with contextlib.suppress(OSError), os.scandir(directory) as entries:
             stamps += sorted(
                 (entry.name, stamp(entry.stat())) for entry in entries if entry.name.endswith(".py")

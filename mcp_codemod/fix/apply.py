@@ -1,7 +1,7 @@
 """Apply the fix plans that findings carry: the smallest edits a careful person would make.
 
 Markers and server renames are text edits at the exact spans the analysis recorded, so nothing
-outside them moves. The imports they need are text edits too, found with `ast` (`fix_imports`):
+outside them moves. The imports they need are text edits too, found with `ast` (`fix/imports/`):
 placed as isort places them, spelled as the module already binds them, and the import of a
 renamed server class removed when nothing uses it any more. Every edit is made in one pass over
 the text. A result that does not parse is never written.
@@ -24,7 +24,7 @@ from mcp_codemod.analysis.frameworks import GUARDED_CLASS_NAME
 from mcp_codemod.analysis.scan.positions import line_offsets
 from mcp_codemod.engine.cycle_collection import without_cycle_collection
 from mcp_codemod.engine.facts_cache import digest
-from mcp_codemod.engine.source_files import (
+from mcp_codemod.engine.file_io import (
     CHANGED,
     SourceError,
     create_new,
@@ -32,8 +32,8 @@ from mcp_codemod.engine.source_files import (
     write_source,
 )
 from mcp_codemod.fix.format_style import FormatStyles
-from mcp_codemod.fix.importers import Importers
-from mcp_codemod.fix.imports import (
+from mcp_codemod.fix.imports.dependents import Importers
+from mcp_codemod.fix.imports.plan import (
     ANNOTATED,
     ANY,
     GUARD,

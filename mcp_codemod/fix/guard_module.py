@@ -15,10 +15,10 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from mcp_codemod import __version__
+from mcp_codemod.engine.file_io import SourceError, read_bytes, read_for_rewrite
 from mcp_codemod.engine.settings import ConfigError
-from mcp_codemod.engine.source_files import SourceError, read_bytes, read_for_rewrite
 from mcp_codemod.fix.apply import FileFix
-from mcp_codemod.fix.import_placement import member_key
+from mcp_codemod.fix.imports.placement import member_key
 
 RUNTIME_DIRECTORY = Path(__file__).resolve().parent.parent / "runtime"
 # In dependency order: servers.py uses guards.declares_text and guards.marked_no_pre_parse.

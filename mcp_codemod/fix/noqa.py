@@ -11,7 +11,7 @@ comment then starts with a pragma, which ruff's formatter does not count in a li
 no line that `ruff format` keeps is reflowed. A line whose end lies inside a string or
 continues with a backslash cannot take a comment: it is reported.
 
-Files are written under `fix --write`'s rules (`engine/source_files.write_source`): only files
+Files are written under `fix --write`'s rules (`engine/file_io.write_source`): only files
 discovery found under the paths given (a link found there that points out of them is refused),
 only while they hold the bytes that were checked, owner and mode kept; one line per refused
 file. Lines end as Python ends them (`\r\n`, `\r`, `\n`), and each keeps its own ending.
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mcp_codemod.engine.facts_cache import digest
-from mcp_codemod.engine.source_files import CHANGED, SourceError, read_for_rewrite, write_source
+from mcp_codemod.engine.file_io import CHANGED, SourceError, read_for_rewrite, write_source
 from mcp_codemod.rules.findings import Finding
 
 # A noqa comment, blanket or with its codes, in ruff's form.

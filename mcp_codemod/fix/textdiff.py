@@ -1,7 +1,8 @@
 """Unified diffs of a file before and after the fix, in time close to linear in its length.
 
-`difflib.unified_diff` compares every line with every other that could match: on a generated
-2 MB server whose lines repeat thousands of times it took minutes. The fix changes lines in
+`difflib.unified_diff` compares every line with every other that could match: on a large
+generated server whose lines repeat, that is quadratic (bench/HISTORY.md, "`fix` on a large
+file"). The fix changes lines in
 place and adds or removes a few imports, so lines that occur once in each text (`def tool_17(`,
 a docstring) pin the two texts together, as in patience diff: only the short stretches between
 those anchors are left to `difflib`.

@@ -16,7 +16,7 @@ from mcp_codemod.rules.findings import Finding
 
 # PEP 263: a coding declaration on the first or second line.
 _CODING = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.MULTILINE)
-# What `scanned_files` says of a file `ast` cannot parse: "cannot parse (line 3, column 5): …".
+# What `file_facts` says of a file `ast` cannot parse: "cannot parse (line 3, column 5): …".
 _WHERE = re.compile(r"\(line (\d+)(?:, column (\d+))?\)")
 
 

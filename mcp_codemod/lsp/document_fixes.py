@@ -12,13 +12,13 @@ from pathlib import Path
 
 from mcp_codemod import fix_workflow
 from mcp_codemod.analysis.scan.positions import line_offsets
+from mcp_codemod.engine.file_io import SourceError, read_for_rewrite
 from mcp_codemod.engine.settings import ConfigError
-from mcp_codemod.engine.source_files import SourceError, read_for_rewrite
 from mcp_codemod.fix.apply import FixError, edit, plan
 from mcp_codemod.fix.format_style import FormatStyles
 from mcp_codemod.fix.guard_module import guard_module_change
-from mcp_codemod.fix.importers import Importers
-from mcp_codemod.fix.imports import RUNTIME
+from mcp_codemod.fix.imports.dependents import Importers
+from mcp_codemod.fix.imports.plan import RUNTIME
 from mcp_codemod.fix.noqa import with_noqa
 from mcp_codemod.lsp.document_check import DocumentCheck
 from mcp_codemod.rules.findings import Finding

@@ -1,10 +1,13 @@
 """What probing a server finds, as plain data: the arguments that do not arrive as sent, the
-arrays without `items` in input schemas, and the tools that could not be probed."""
+schema nodes the rules' probe checks find, and the tools that could not be probed."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+
+from mcp_codemod.rules import RULES, RULES_BY_CODE
+from mcp_codemod.rules.model import Rule, SchemaCheck
 
 # What a problem is about; the kind also says which fix applies.
 TEXT = "text"
@@ -89,38 +92,16 @@ def same(a: Any, b: Any) -> bool:
 
 
 @dataclass(frozen=True)
-class ArrayWithoutItems:
-    """An array in a tool's input schema without `items`, which VS Code's MCP client refuses."""
+class SchemaNode:
+    """A node of a tool's input schema that a rule's probe check (`Rule.schema_check`) finds:
+    an array without `items`, a node without `type`, a `$ref` alone."""
 
-    tool: str
-    parameter: str
-    path: str
-    """Where the array is, as a JSON pointer into the tool's input schema."""
-
-
-@dataclass(frozen=True)
-class UntypedNode:
-    """A node of a tool's input schema without `type` (the parameter, a union member, array
-    items), which Gemini CLI's MCP client up to 0.7 drops the tool for and the OpenAI API
-    refuses in strict mode."""
-
+    rule: str
+    """The code of the rule whose check found it."""
     tool: str
     parameter: str
     path: str
     """Where the node is, as a JSON pointer into the tool's input schema."""
-
-
-@dataclass(frozen=True)
-class LoneRef:
-    """A `$ref` with nothing beside it but a `None` default (a model or an enum on the mcp SDK)
-    at a node of a tool's input schema where Gemini CLI's MCP client up to 0.7.0 looks for a
-    type (the parameter, a union member, array items): that client drops the tool, current
-    clients accept it."""
-
-    tool: str
-    parameter: str
-    path: str
-    """Where the `$ref` is, as a JSON pointer into the tool's input schema."""
 
 
 @dataclass(frozen=True)
@@ -145,23 +126,31 @@ class ProbeReport:
     tools: tuple[str, ...]
     """The tools that were probed, in registration order."""
     problems: tuple[Problem, ...]
-    arrays_without_items: tuple[ArrayWithoutItems, ...] = ()
     not_probed: tuple[tuple[str, str], ...] = ()
     """(tool, reason) for tools whose argument handling the probe cannot reproduce."""
     arrivals: tuple[Arrival, ...] = ()
     """What every value sent arrived as, for every probed parameter (`ARRIVAL_PROBES` and the
     parameter's own probes): the record that tells what a change to the server changed."""
-    untyped_nodes: tuple[UntypedNode, ...] = ()
+    schema_nodes: tuple[SchemaNode, ...] = ()
+    """What each rule's probe check found, rule by rule, tool by tool. Those of a check for
+    legacy clients are reported by `probe --legacy-clients` only (an opt-in, as their rules
+    are): not in `failed`."""
     # Reported by `probe --openai-strict` only (an opt-in, as the rules are): not in `failed`.
     strict_mode: tuple[StrictModeProblem, ...] = ()
-    # Reported by `probe --legacy-clients` only (an opt-in, as MCP201 is): not in `failed`.
-    lone_refs: tuple[LoneRef, ...] = ()
     # Reported by `probe --clients` only: not in `failed`.
     client_forms: tuple[ClientFormProblem, ...] = ()
 
+    def found_by(self, rule: Rule) -> tuple[SchemaNode, ...]:
+        """The schema nodes the rule's probe check found."""
+        return tuple(node for node in self.schema_nodes if node.rule == rule.code)
+
+    def legacy_client_nodes(self) -> tuple[SchemaNode, ...]:
+        """What the checks for legacy clients found (`probe --legacy-clients`)."""
+        return tuple(node for node in self.schema_nodes if _for_legacy_clients(node))
+
     @property
     def failed(self) -> bool:
-        return bool(self.problems or self.arrays_without_items or self.untyped_nodes)
+        return bool(self.problems or any(not _for_legacy_clients(n) for n in self.schema_nodes))
 
     def summary(self) -> str:
         return f"probed {count(len(self.tools), 'tool')} of {self.server!r}, {self.framework}"
@@ -169,3 +158,13 @@ class ProbeReport:
 
 def count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def schema_checks() -> tuple[tuple[Rule, SchemaCheck], ...]:
+    """Each rule with a probe check, and its check, in the rules' order."""
+    return tuple((rule, rule.schema_check) for rule in RULES if rule.schema_check is not None)
+
+
+def _for_legacy_clients(node: SchemaNode) -> bool:
+    check = RULES_BY_CODE[node.rule].schema_check
+    return check is not None and check.legacy_clients

@@ -33,18 +33,17 @@ from mcp_codemod.probe.results import (
     JSON_TEXT,
     TEXT,
     WHOLE_FLOAT,
-    ArrayWithoutItems,
     Arrival,
     ClientFormProblem,
-    LoneRef,
     ProbeReport,
     Problem,
+    SchemaNode,
     StrictModeProblem,
-    UntypedNode,
     same,
+    schema_checks,
 )
-from mcp_codemod.probe.schema_nodes import pointer, schema_nodes, types
 from mcp_codemod.probe.strict_mode import strict_mode_problems
+from mcp_codemod.rules.schema_nodes import types
 
 TEXT_PROBES = ("null", "[1]", '{"a": 1}')
 """Sent to every parameter that takes them as text: the mcp SDK decodes each into None/list/dict."""
@@ -62,19 +61,20 @@ def probe_server(server: Any) -> ProbeReport:
     framework, tools, parameters_of = inspect_server(server)
     probed: list[str] = []
     problems: list[Problem] = []
-    arrays: list[ArrayWithoutItems] = []
     not_probed: list[tuple[str, str]] = []
     arrivals: list[Arrival] = []
-    untyped: list[UntypedNode] = []
     strict: list[StrictModeProblem] = []
-    lone_refs: list[LoneRef] = []
     client_forms: list[ClientFormProblem] = []
+    # Each rule's probe check over every tool: the schema is what clients judge, whether or not
+    # the arguments can be probed.
+    found = [
+        SchemaNode(rule.code, name, parameter, path)
+        for rule, check in schema_checks()
+        for name, tool in tools
+        for parameter, path in check.find(tool.parameters)
+    ]
     for name, tool in tools:
-        # The schema is what clients judge, whether or not the arguments can be probed.
-        arrays.extend(_arrays_without_items(name, tool.parameters))
-        untyped.extend(_untyped_nodes(name, tool.parameters))
         strict.extend(strict_mode_problems(name, tool.parameters))
-        lone_refs.extend(_lone_refs(name, tool.parameters))
         try:
             parameters = parameters_of(tool)
         except NotProbed as reason:
@@ -93,12 +93,10 @@ def probe_server(server: Any) -> ProbeReport:
         framework,
         tuple(probed),
         tuple(problems),
-        tuple(arrays),
         tuple(not_probed),
         tuple(arrivals),
-        tuple(untyped),
+        tuple(found),
         tuple(strict),
-        tuple(lone_refs),
         tuple(client_forms),
     )
 
@@ -307,54 +305,6 @@ def _example(schema: dict[str, Any], definitions: dict[str, Any], depth: int) ->
     if kind == "boolean":
         return True
     return None
-
-
-def _arrays_without_items(tool: str, input_schema: dict[str, Any]) -> Iterator[ArrayWithoutItems]:
-    definitions = input_schema.get("$defs", {})
-    for key, schema in input_schema.get("properties", {}).items():
-        for path, node in schema_nodes(schema, f"/properties/{pointer(key)}", definitions, set()):
-            if "array" in types(node) and "items" not in node:
-                yield ArrayWithoutItems(tool, key, path)
-
-
-# A node with one of these says what it admits without `type`.
-_TYPING_KEYWORDS = ("type", "$ref", "anyOf", "oneOf", "allOf", "enum", "const", "not")
-
-
-def _untyped_nodes(tool: str, input_schema: dict[str, Any]) -> Iterator[UntypedNode]:
-    """The nodes without `type` where clients look for one (mcp-codemod's MCP007 reports the
-    annotations that make them)."""
-    for key, schema in input_schema.get("properties", {}).items():
-        for path, node in _nodes_typed_by_clients(schema, f"/properties/{pointer(key)}"):
-            if not any(keyword in node for keyword in _TYPING_KEYWORDS):
-                yield UntypedNode(tool, key, path)
-
-
-def _lone_refs(tool: str, input_schema: dict[str, Any]) -> Iterator[LoneRef]:
-    """The `$ref`s alone where Gemini CLI up to 0.7.0 looks for a type (MCP201 reports the
-    annotations that make them). One with a description or a title beside it is left out, as
-    MCP201 leaves it: the OpenAI Agents SDK converts it, and would not with a `type` beside it."""
-    for key, schema in input_schema.get("properties", {}).items():
-        for path, node in _nodes_typed_by_clients(schema, f"/properties/{pointer(key)}"):
-            if (
-                isinstance(node.get("$ref"), str)
-                and set(node) <= {"$ref", "default"}
-                and node.get("default") is None
-            ):
-                yield LoneRef(tool, key, path)
-
-
-def _nodes_typed_by_clients(schema: Any, path: str) -> Iterator[tuple[str, dict[str, Any]]]:
-    """A parameter's schema, its union members and its array items, recursively: where Gemini
-    CLI up to 0.7 looks for a type (not a dictionary's values, not `$defs`)."""
-    if not isinstance(schema, dict):
-        return
-    yield path, schema
-    if isinstance(schema.get("items"), dict):
-        yield from _nodes_typed_by_clients(schema["items"], f"{path}/items")
-    for key in ("prefixItems", "anyOf", "oneOf"):
-        for index, child in enumerate(schema.get(key, ())):
-            yield from _nodes_typed_by_clients(child, f"{path}/{key}/{index}")
 
 
 def _error_message(error: Exception) -> str:

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from mcp_codemod.probe.results import StrictModeProblem
-from mcp_codemod.probe.schema_nodes import pointer, schema_nodes, types
+from mcp_codemod.rules.schema_nodes import pointer, schema_nodes, types
 
 # What a problem is (`StrictModeProblem.kind`).
 OPEN_OBJECT = "open-object"

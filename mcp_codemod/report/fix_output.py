@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from mcp_codemod.engine.scanned_files import display_path
+from mcp_codemod.engine.file_facts import display_path
 from mcp_codemod.report import plural
 from mcp_codemod.rules.findings import Finding
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from xml.sax.saxutils import escape, quoteattr
 
 from mcp_codemod.engine.checker import CheckResult
 from mcp_codemod.report import unchecked
@@ -167,6 +166,9 @@ def junit(result: CheckResult) -> str:
             '    <testcase name="No errors found"/>',
             "  </testsuite>",
         ]
+    # Imported here: it brings in urllib and email, which every other report can do without.
+    from xml.sax.saxutils import escape, quoteattr
+
     for path in sorted(cases):
         items = cases[path]
         lines.append(

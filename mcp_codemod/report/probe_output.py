@@ -9,8 +9,9 @@ from collections.abc import Sequence
 
 from mcp_codemod.probe import strict_mode
 from mcp_codemod.probe.client_behaviours import CLIENT_BEHAVIOURS
-from mcp_codemod.probe.results import ProbeReport, StrictModeProblem
+from mcp_codemod.probe.results import ProbeReport, SchemaNode, StrictModeProblem, schema_checks
 from mcp_codemod.report import plural
+from mcp_codemod.rules.model import Rule, SchemaCheck
 
 # Why each kind of strict-mode problem matters (`probe --openai-strict`).
 _STRICT_MODE = {
@@ -50,32 +51,6 @@ def probe_json(
         }
         for problem in report.problems
     ]
-    arrays = [
-        {
-            "tool": array.tool,
-            "parameter": array.parameter,
-            "kind": "array-without-items",
-            "sent": None,
-            "outcome": "schema",
-            "received": None,
-            "error": f"the array at {array.path} has no `items`",
-            "schema_path": array.path,
-        }
-        for array in report.arrays_without_items
-    ]
-    untyped = [
-        {
-            "tool": node.tool,
-            "parameter": node.parameter,
-            "kind": "untyped-node",
-            "sent": None,
-            "outcome": "schema",
-            "received": None,
-            "error": f"the node at {node.path} has no `type`",
-            "schema_path": node.path,
-        }
-        for node in report.untyped_nodes
-    ]
     strict = [
         {
             "tool": problem.tool,
@@ -88,19 +63,6 @@ def probe_json(
             "schema_path": problem.path,
         }
         for problem in (report.strict_mode if openai_strict else ())
-    ]
-    lone_refs = [
-        {
-            "tool": ref.tool,
-            "parameter": ref.parameter,
-            "kind": "lone-ref",
-            "sent": None,
-            "outcome": "schema",
-            "received": None,
-            "error": f"the `$ref` at {ref.path} has no `type` beside it",
-            "schema_path": ref.path,
-        }
-        for ref in (report.lone_refs if legacy_clients else ())
     ]
     client_forms = [
         {
@@ -116,7 +78,37 @@ def probe_json(
         }
         for problem in (report.client_forms if clients else ())
     ]
-    return json.dumps(arguments + arrays + untyped + strict + lone_refs + client_forms, indent=2)
+    # What fails the probe first, then the opt-ins: strict mode, then legacy clients.
+    checks = schema_checks()
+    failing = [
+        record
+        for rule, check in checks
+        if not check.legacy_clients
+        for record in _node_records(report, rule, check)
+    ]
+    legacy = [
+        record
+        for rule, check in checks
+        if check.legacy_clients and legacy_clients
+        for record in _node_records(report, rule, check)
+    ]
+    return json.dumps(arguments + failing + strict + legacy + client_forms, indent=2)
+
+
+def _node_records(report: ProbeReport, rule: Rule, check: SchemaCheck) -> list[dict[str, object]]:
+    return [
+        {
+            "tool": node.tool,
+            "parameter": node.parameter,
+            "kind": check.kind,
+            "sent": None,
+            "outcome": "schema",
+            "received": None,
+            "error": check.error.format(path=node.path),
+            "schema_path": node.path,
+        }
+        for node in report.found_by(rule)
+    ]
 
 
 def probe_text(
@@ -126,9 +118,9 @@ def probe_text(
     clients: bool = False,
 ) -> str:
     strict = report.strict_mode if openai_strict else ()
-    lone_refs = report.lone_refs if legacy_clients else ()
+    legacy = report.legacy_client_nodes() if legacy_clients else ()
     client_forms = report.client_forms if clients else ()
-    if not report.failed and not strict and not lone_refs and not client_forms:
+    if not report.failed and not strict and not legacy and not client_forms:
         return f"Every argument arrives as sent ({report.summary()})."
     lines: list[str] = []
     counts: list[str] = []
@@ -142,35 +134,9 @@ def probe_text(
             f"{plural(len(report.problems), 'argument')} changed or rejected, in "
             f"{plural(parameters, 'parameter')} of {plural(tools, 'tool')}"
         )
-    if report.arrays_without_items:
-        if lines:
-            lines.append("")
-        rows = [
-            ("TOOL", "PARAMETER", "ARRAY WITHOUT ITEMS (VS Code's MCP client refuses the tool)")
-        ]
-        rows += [(a.tool, a.parameter, a.path) for a in report.arrays_without_items]
-        lines += _probe_table(rows)
-        tools = len({a.tool for a in report.arrays_without_items})
-        counts.append(
-            f"{plural(len(report.arrays_without_items), 'array')} without items in "
-            f"{plural(tools, 'tool')}"
-        )
-    if report.untyped_nodes:
-        if lines:
-            lines.append("")
-        rows = [
-            (
-                "TOOL",
-                "PARAMETER",
-                "NODE WITHOUT TYPE (Codex shows a string, strict OpenAI refuses the tool)",
-            )
-        ]
-        rows += [(n.tool, n.parameter, n.path) for n in report.untyped_nodes]
-        lines += _probe_table(rows)
-        tools = len({n.tool for n in report.untyped_nodes})
-        counts.append(
-            f"{plural(len(report.untyped_nodes), 'node')} without type in {plural(tools, 'tool')}"
-        )
+    for rule, check in schema_checks():
+        if not check.legacy_clients:
+            _node_table(report.found_by(rule), check, lines, counts)
     if strict:
         if lines:
             lines.append("")
@@ -182,14 +148,9 @@ def probe_text(
         lines += _probe_table(rows)
         tools = len({p.tool for p in strict})
         counts.append(f"{plural(len(strict), 'strict-mode problem')} in {plural(tools, 'tool')}")
-    if lone_refs:
-        if lines:
-            lines.append("")
-        rows = [("TOOL", "PARAMETER", "$REF ALONE (Gemini CLI up to 0.7.0 drops the tool)")]
-        rows += [(r.tool, r.parameter, r.path) for r in lone_refs]
-        lines += _probe_table(rows)
-        tools = len({r.tool for r in lone_refs})
-        counts.append(f"{plural(len(lone_refs), 'lone `$ref`')} in {plural(tools, 'tool')}")
+    for rule, check in schema_checks():
+        if check.legacy_clients and legacy_clients:
+            _node_table(report.found_by(rule), check, lines, counts)
     if client_forms:
         if lines:
             lines.append("")
@@ -206,6 +167,22 @@ def probe_text(
         )
     lines.append(f"{'; '.join(counts)} ({report.summary()}).")
     return "\n".join(lines)
+
+
+def _node_table(
+    nodes: tuple[SchemaNode, ...], check: SchemaCheck, lines: list[str], counts: list[str]
+) -> None:
+    """The table of what a rule's probe check found, and its count, if it found anything."""
+    if not nodes:
+        return
+    if lines:
+        lines.append("")
+    lines += _probe_table(
+        [("TOOL", "PARAMETER", check.column)] + [(n.tool, n.parameter, n.path) for n in nodes]
+    )
+    noun, after = check.counted
+    tools = len({n.tool for n in nodes})
+    counts.append(f"{plural(len(nodes), noun)}{after} in {plural(tools, 'tool')}")
 
 
 def client_sources(behaviours: set[str]) -> list[str]:

@@ -9,15 +9,16 @@ import sys
 
 from mcp_codemod.analysis.unseen import Unseen
 from mcp_codemod.report.unchecked import RECORD_TYPE
+from mcp_codemod.rules import RULES, unguarded_server
 
 JSON_RECORDS: dict[str, dict[str, str]] = {
     "finding": {
         "type": '`"finding"`',
-        "code": "the rule (`MCP001`)",
+        "code": f"the rule (`{RULES[0].code}`)",
         "path": "the file",
         "line": "1-based",
         "column": "1-based",
-        "tool": "the tool's name; `null` for a finding about a server (MCP004)",
+        "tool": f"the tool's name; `null` for a finding about a server ({unguarded_server.RULE.code})",
         "parameter": "the parameter; `null` for a finding about a server",
         "annotation": "the parameter's annotation, whole (cut in `message` when long); `null` "
         "for a finding about a server",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from mcp_codemod.report.rule_docs import client_list
+from mcp_codemod.report.rule_help import client_list
 from mcp_codemod.rules import RULES
 from mcp_codemod.rules.model import FixAvailability, Rule
 
@@ -70,7 +70,7 @@ def rules_index() -> str:
     )
 
 
-def rule_docs() -> dict[str, str]:
+def generated_pages() -> dict[str, str]:
     """File name → text, for every generated file of docs/rules/."""
     return {"index.md": rules_index(), **{f"{rule.code}.md": rule_page(rule) for rule in RULES}}
 
@@ -78,7 +78,7 @@ def rule_docs() -> dict[str, str]:
 def main(directory: str) -> None:
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
-    for name, text in rule_docs().items():
+    for name, text in generated_pages().items():
         (folder / name).write_text(text, encoding="utf-8", newline="\n")
 
 

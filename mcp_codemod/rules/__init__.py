@@ -1,44 +1,29 @@
-"""The rules, one module each (see `model` for what a rule declares), and their selection; the
-findings they produce (`findings`).
+"""The rules, one module each (see `model` for what a rule declares), found by walking this
+package, and their selection; the findings they produce (`findings`).
 
 May import `analysis` and `runtime` (a rule declares its run-time marker); nothing above."""
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from collections.abc import Iterable, Sequence
 
-from mcp_codemod.rules import (
-    array_without_items,
-    json_pre_parsed,
-    large_integer_id,
-    legacy_gemini_ref,
-    number_for_text,
-    openai_strict_default,
-    openai_strict_format,
-    openai_strict_no_parameters,
-    openai_strict_schema,
-    strict_integer,
-    structured_json_text,
-    unguarded_server,
-    untyped_schema_node,
-)
 from mcp_codemod.rules.model import Rule
 
-RULES: tuple[Rule, ...] = (
-    json_pre_parsed.RULE,
-    strict_integer.RULE,
-    large_integer_id.RULE,
-    unguarded_server.RULE,
-    array_without_items.RULE,
-    structured_json_text.RULE,
-    untyped_schema_node.RULE,
-    number_for_text.RULE,
-    openai_strict_schema.RULE,
-    openai_strict_no_parameters.RULE,
-    openai_strict_default.RULE,
-    openai_strict_format.RULE,
-    legacy_gemini_ref.RULE,
-)
+
+def _discovered() -> tuple[Rule, ...]:
+    """Every module of this package that declares a `RULE`, in the order of their codes: adding
+    a rule is adding its module (as pyupgrade finds its plugins), never editing a list."""
+    found = []
+    for module in pkgutil.iter_modules(__path__):
+        rule = getattr(importlib.import_module(f"{__name__}.{module.name}"), "RULE", None)
+        if isinstance(rule, Rule):
+            found.append(rule)
+    return tuple(sorted(found, key=lambda rule: rule.code))
+
+
+RULES: tuple[Rule, ...] = _discovered()
 RULES_BY_CODE = {rule.code: rule for rule in RULES}
 
 

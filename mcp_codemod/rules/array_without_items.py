@@ -2,10 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 from mcp_codemod.analysis.shape_questions import has_fixed_tuple
 from mcp_codemod.analysis.subjects import ToolParameter
-from mcp_codemod.rules.fixes import describe, marker_fix
-from mcp_codemod.rules.model import Client, FixAvailability, Invalid, Report, Rule, Valid
+from mcp_codemod.rules.edits import marker_fix
+from mcp_codemod.rules.messages import describe
+from mcp_codemod.rules.model import (
+    Client,
+    FixAvailability,
+    Invalid,
+    Report,
+    Rule,
+    SchemaCheck,
+    Valid,
+)
+from mcp_codemod.rules.schema_nodes import parameter_nodes, types
 
 MARKER = "ArrayItemsSchema"
 """The run-time marker (`mcp_codemod.runtime.ArrayItemsSchema`) that gives arrays `items`."""
@@ -20,6 +33,13 @@ def check(parameter: ToolParameter) -> Report | None:
         "schema is an array without `items`: VS Code's MCP client refuses the tool"
     )
     return Report(message, marker_fix(parameter, MARKER))
+
+
+def arrays_without_items(input_schema: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """The probe's check: each array without `items` anywhere in a listed input schema."""
+    for parameter, path, node in parameter_nodes(input_schema):
+        if "array" in types(node) and "items" not in node:
+            yield parameter, path
 
 
 RULE = Rule(
@@ -45,6 +65,16 @@ RULE = Rule(
     ),
     subject=ToolParameter,
     check=check,
+    marker=MARKER,
+    schema_check=SchemaCheck(
+        arrays_without_items,
+        kind="array-without-items",
+        column="ARRAY WITHOUT ITEMS (VS Code's MCP client refuses the tool)",
+        error="the array at {path} has no `items`",
+        counted=("array", " without items"),
+        failure="Input schemas with an array without `items`, which VS Code's MCP client refuses",
+        remedy="Arrays without items",
+    ),
     availability=FixAvailability.SOMETIMES,
     enabled_by_default=True,
     cases=(

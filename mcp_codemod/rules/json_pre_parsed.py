@@ -6,15 +6,9 @@ from mcp_codemod.analysis.facts import ServerSwap
 from mcp_codemod.analysis.frameworks import Framework
 from mcp_codemod.analysis.shape_questions import Text, markers, text_treatment
 from mcp_codemod.analysis.subjects import ToolParameter
+from mcp_codemod.rules.edits import add_marker, annotate_with_marker, guard_server, guarding
 from mcp_codemod.rules.findings import Fix, Safety
-from mcp_codemod.rules.fixes import (
-    add_marker,
-    annotate_with_marker,
-    capitalized,
-    describe,
-    guard_server,
-    guarding,
-)
+from mcp_codemod.rules.messages import capitalized, describe
 from mcp_codemod.rules.model import FixAvailability, Invalid, Report, Rule, Valid
 
 MARKER = "NoPreParse"
@@ -138,6 +132,7 @@ RULE = Rule(
     ),
     subject=ToolParameter,
     check=check,
+    marker=MARKER,
     availability=FixAvailability.SOMETIMES,
     enabled_by_default=True,
     cases=(

@@ -6,7 +6,8 @@ import re
 
 from mcp_codemod.analysis.shape_questions import Integer, Text, integer_validation, text_treatment
 from mcp_codemod.analysis.subjects import ToolParameter
-from mcp_codemod.rules.fixes import describe, marker_fix
+from mcp_codemod.rules.edits import marker_fix
+from mcp_codemod.rules.messages import describe
 from mcp_codemod.rules.model import Client, FixAvailability, Invalid, Report, Rule, Valid
 
 MARKER = "AcceptDigitText"
@@ -53,6 +54,7 @@ RULE = Rule(
     ),
     subject=ToolParameter,
     check=check,
+    marker=MARKER,
     availability=FixAvailability.SOMETIMES,
     enabled_by_default=False,
     cases=(

@@ -3,11 +3,24 @@ drops the tool for. Family MCP2, clients no longer current: opt-in."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 from mcp_codemod.analysis.shapes import Kind, Shape
 from mcp_codemod.analysis.subjects import ToolParameter
-from mcp_codemod.rules.fixes import describe, marker_fix
-from mcp_codemod.rules.model import Client, FixAvailability, Invalid, Report, Rule, Valid
+from mcp_codemod.rules.edits import marker_fix
+from mcp_codemod.rules.messages import describe
+from mcp_codemod.rules.model import (
+    Client,
+    FixAvailability,
+    Invalid,
+    Report,
+    Rule,
+    SchemaCheck,
+    Valid,
+)
 from mcp_codemod.rules.model_refs import keywords_beside_ref, models_are_refs
+from mcp_codemod.rules.schema_nodes import nodes_typed_by_clients
 from mcp_codemod.rules.untyped_schema_node import MARKER
 
 
@@ -46,6 +59,20 @@ def check(parameter: ToolParameter) -> Report | None:
     return Report(message, marker_fix(parameter, MARKER))
 
 
+def listed_lone_refs(input_schema: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """The probe's check: the `$ref`s alone (beside nothing but a `None` default) of a listed
+    input schema where Gemini CLI up to 0.7.0 looks for a type. One with a description or a
+    title beside it is left out, as `check` leaves it: the OpenAI Agents SDK converts it, and
+    would not with a `type` beside it."""
+    for parameter, path, node in nodes_typed_by_clients(input_schema):
+        if (
+            isinstance(node.get("$ref"), str)
+            and set(node) <= {"$ref", "default"}
+            and node.get("default") is None
+        ):
+            yield parameter, path
+
+
 RULE = Rule(
     code="MCP201",
     name="legacy-gemini-ref",
@@ -72,6 +99,17 @@ RULE = Rule(
     ),
     subject=ToolParameter,
     check=check,
+    marker=MARKER,
+    schema_check=SchemaCheck(
+        listed_lone_refs,
+        kind="lone-ref",
+        column="$REF ALONE (Gemini CLI up to 0.7.0 drops the tool)",
+        error="the `$ref` at {path} has no `type` beside it",
+        counted=("lone `$ref`", ""),
+        failure="Input schemas with a `$ref` alone, which Gemini CLI up to 0.7.0 drops the tool for",
+        remedy="Lone `$ref`s",
+        legacy_clients=True,
+    ),
     availability=FixAvailability.SOMETIMES,
     enabled_by_default=False,
     cases=(

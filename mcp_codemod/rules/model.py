@@ -6,15 +6,17 @@ follow) and returns a `Report`: the message
 and, where it can, the `Fix` with its edits and whether applying it is safe. The engine
 (`mcp_codemod.engine.checker`) turns reports into findings; the fixer applies their fixes. A rule carries
 its own cases (`Valid`, `Invalid`), from which the tests are generated and the first example of
-`mcp-codemod rule CODE` is taken, as Fixit rules do.
+`mcp-codemod rule CODE` is taken, as Fixit rules do; the run-time marker its fix writes (a name
+`mcp_codemod.runtime` exports); and, for a rule about what clients make of the schema, the check
+`mcp-codemod probe` runs on a live server's listed input schemas (`SchemaCheck`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import Enum
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from mcp_codemod.analysis.subjects import RegisteredTool, ServerTools, ToolParameter
 from mcp_codemod.rules.findings import Fix
@@ -64,6 +66,24 @@ class Client:
 
 
 @dataclass(frozen=True)
+class SchemaCheck:
+    """What `mcp-codemod probe` (and `assert_tools_keep_arguments`) finds for the rule in a live
+    server's listed input schemas, and how it says so: the node the rule reports the annotation
+    of, judged where the client judges it."""
+
+    find: Callable[[dict[str, Any]], Iterator[tuple[str, str]]]
+    """A tool's input schema → (parameter, JSON pointer) of each node the rule is about."""
+    kind: str  # the JSON record's `kind`
+    column: str  # the text table's last column: what the node is, and what the client does
+    error: str  # the JSON record's `error`, with `{path}`
+    counted: tuple[str, str]  # the summary's noun and what follows it: ("array", " without items")
+    failure: str  # the pytest helper's heading: what the schemas hold, and who refuses it
+    remedy: str  # the pytest helper's advice, before the marker: "Arrays without items"
+    # Reported only by `probe --legacy-clients`, as its rule is opt-in; not a failed probe.
+    legacy_clients: bool = False
+
+
+@dataclass(frozen=True)
 class Rule(Generic[Subject]):
     code: str
     name: str
@@ -78,6 +98,9 @@ class Rule(Generic[Subject]):
     cases: tuple[Valid | Invalid, ...]
     # The clients that refuse, drop or mangle what the rule reports (empty: the server's own SDK).
     clients: tuple[Client, ...] = ()
+    # The `mcp_codemod.runtime` marker its fix writes (the runtime never names a rule).
+    marker: str | None = None
+    schema_check: SchemaCheck | None = None
 
     @property
     def example(self) -> Invalid:

@@ -1,5 +1,6 @@
 """Where the mcp SDK describes a model by a `$ref` to its definition, and what pydantic writes
-beside that `$ref`: what MCP101 and MCP201 ask of a model parameter. (fastmcp inlines models.)"""
+beside that `$ref`: what the rules `openai_strict_schema` and `legacy_gemini_ref` ask of a model
+parameter. (fastmcp inlines models.)"""
 
 from __future__ import annotations
 

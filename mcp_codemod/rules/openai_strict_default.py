@@ -5,7 +5,7 @@ from __future__ import annotations
 from mcp_codemod.analysis.frameworks import Framework
 from mcp_codemod.analysis.shapes import Kind
 from mcp_codemod.analysis.subjects import ToolParameter
-from mcp_codemod.rules.fixes import describe
+from mcp_codemod.rules.messages import describe
 from mcp_codemod.rules.model import Client, FixAvailability, Invalid, Report, Rule, Valid
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from mcp_codemod.analysis.shapes import Kind, Shape
 from mcp_codemod.analysis.subjects import ToolParameter
-from mcp_codemod.rules.fixes import describe, marker_fix
+from mcp_codemod.rules.edits import marker_fix
+from mcp_codemod.rules.messages import describe
 from mcp_codemod.rules.model import Client, FixAvailability, Invalid, Report, Rule, Valid
 
 MARKER = "OpenAIStrictFormats"
@@ -111,6 +112,7 @@ RULE = Rule(
     ),
     subject=ToolParameter,
     check=check,
+    marker=MARKER,
     availability=FixAvailability.SOMETIMES,
     enabled_by_default=False,
     cases=(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mcp_codemod.analysis.shapes import Kind
 from mcp_codemod.analysis.subjects import ToolParameter
-from mcp_codemod.rules.fixes import describe
+from mcp_codemod.rules.messages import describe
 from mcp_codemod.rules.model import Client, FixAvailability, Invalid, Report, Rule, Valid
 from mcp_codemod.rules.model_refs import keywords_beside_ref, models_are_refs
 from mcp_codemod.rules.untyped_schema_node import typed_by_marker

@@ -7,7 +7,8 @@ from mcp_codemod.analysis.frameworks import Framework
 from mcp_codemod.analysis.shape_questions import Text, is_structured, markers, text_treatment
 from mcp_codemod.analysis.shapes import Kind, Shape
 from mcp_codemod.analysis.subjects import ToolParameter
-from mcp_codemod.rules.fixes import describe, marker_fix
+from mcp_codemod.rules.edits import marker_fix
+from mcp_codemod.rules.messages import describe
 from mcp_codemod.rules.model import FixAvailability, Invalid, Report, Rule, Valid
 
 MARKER = "DecodeJsonText"
@@ -81,6 +82,7 @@ RULE = Rule(
     ),
     subject=ToolParameter,
     check=check,
+    marker=MARKER,
     availability=FixAvailability.SOMETIMES,
     enabled_by_default=True,
     cases=(

@@ -6,8 +6,9 @@ from collections import Counter
 
 from mcp_codemod.analysis.subjects import ServerTools
 from mcp_codemod.analysis.unseen import Unseen
+from mcp_codemod.rules.edits import guard_server, guarding
 from mcp_codemod.rules.findings import Fix, Safety
-from mcp_codemod.rules.fixes import capitalized, guard_server, guarding
+from mcp_codemod.rules.messages import capitalized
 from mcp_codemod.rules.model import FixAvailability, Invalid, Report, Rule, Valid
 
 # What each kind of unseen registration is, counted: "2 helper parameters".

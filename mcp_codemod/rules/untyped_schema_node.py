@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 from mcp_codemod.analysis.frameworks import Framework
 from mcp_codemod.analysis.shapes import Kind, Shape
 from mcp_codemod.analysis.subjects import ToolParameter
+from mcp_codemod.rules.edits import annotate_with_marker, marker_fix
 from mcp_codemod.rules.findings import Fix, Safety
-from mcp_codemod.rules.fixes import annotate_with_marker, describe, marker_fix
-from mcp_codemod.rules.model import Client, FixAvailability, Invalid, Report, Rule, Valid
+from mcp_codemod.rules.messages import describe
+from mcp_codemod.rules.model import (
+    Client,
+    FixAvailability,
+    Invalid,
+    Report,
+    Rule,
+    SchemaCheck,
+    Valid,
+)
+from mcp_codemod.rules.schema_nodes import nodes_typed_by_clients
 
 MARKER = "TypedSchema"
 """The run-time marker (`mcp_codemod.runtime.TypedSchema`) that types the nodes."""
@@ -75,6 +88,18 @@ def check(parameter: ToolParameter) -> Report | None:
     return Report(message, marker_fix(parameter, MARKER))
 
 
+# A node with one of these says what it admits without `type`.
+_TYPING_KEYWORDS = ("type", "$ref", "anyOf", "oneOf", "allOf", "enum", "const", "not")
+
+
+def listed_untyped_nodes(input_schema: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """The probe's check: the nodes of a listed input schema without `type` where clients look
+    for one, which the annotations `untyped_nodes` finds make."""
+    for parameter, path, node in nodes_typed_by_clients(input_schema):
+        if not any(keyword in node for keyword in _TYPING_KEYWORDS):
+            yield parameter, path
+
+
 RULE = Rule(
     code="MCP007",
     name="untyped-schema-node",
@@ -102,6 +127,19 @@ RULE = Rule(
     ),
     subject=ToolParameter,
     check=check,
+    marker=MARKER,
+    schema_check=SchemaCheck(
+        listed_untyped_nodes,
+        kind="untyped-node",
+        column="NODE WITHOUT TYPE (Codex shows a string, strict OpenAI refuses the tool)",
+        error="the node at {path} has no `type`",
+        counted=("node", " without type"),
+        failure=(
+            "Input schemas with a node without `type`, which Codex shows the model as a string "
+            "and the OpenAI API refuses in strict mode"
+        ),
+        remedy="Nodes without type",
+    ),
     availability=FixAvailability.SOMETIMES,
     enabled_by_default=True,
     cases=(

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from demo_servers import EXPOSED
+from demo_servers import EXPOSED, UNKNOWN_FRAMEWORK, tools_module
 
 from mcp_codemod.cli import main
 
@@ -38,16 +38,6 @@ def save(body: str | None = None) -> str:
 @mcp.tool()
 def set_meta(value: Any) -> str:
     return repr(value)
-"""
-UNKNOWN_FRAMEWORK = """\
-from company_toolkit import build_server
-
-mcp = build_server("demo")
-
-
-@mcp.tool()
-def search(query: str | None = None) -> str:
-    return query or ""
 """
 
 
@@ -232,10 +222,7 @@ def test_the_fix_summary_counts_a_finding_it_fixed_in_part(project):
     (project / "app" / "server.py").write_text(
         'from mcp.server.fastmcp import FastMCP\n\nmcp = FastMCP("x")\n'
     )
-    (project / "app" / "tools.py").write_text(
-        "from app.server import mcp\n\n\n@mcp.tool()\n"
-        'def search(query: str | None = None) -> str:\n    return query or ""\n'
-    )
+    (project / "app" / "tools.py").write_text(tools_module(server="app.server"))
 
     result = run("fix", "--write", "--no-cache", "app/tools.py")
 

@@ -7,17 +7,8 @@ import subprocess
 import sys
 
 import pytest
+from demo_servers import EXPOSED as SERVER
 
-SERVER = """\
-from mcp.server.fastmcp import FastMCP
-
-mcp = FastMCP("t")
-
-
-@mcp.tool()
-def search(query: str | None = None) -> str:
-    return query or ""
-"""
 # The signal arrives while the fixed text sits in its temporary file, before the rename: the
 # write flushes it to disk then (os.fsync), so that is where this run sends it to itself.
 INTERRUPTED_FIX = """\

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from demo_servers import EXPOSED
+from demo_servers import EXPOSED, tools_module
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -120,14 +120,7 @@ from mcp.server.fastmcp import FastMCP
 mcp = FastMCP("demo")
 """
 
-ADMIN_TOOLS = """\
-from server import mcp
-
-
-@mcp.tool()
-def search(query: str | None = None) -> str:
-    return query or ""
-"""
+ADMIN_TOOLS = tools_module()
 
 
 IDENTITY = ("-c", "user.name=Test", "-c", "user.email=test@example.com")

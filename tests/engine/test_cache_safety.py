@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest import run_cli
+from demo_servers import EXPOSED as SERVER
 
 import mcp_codemod
 from mcp_codemod.analysis.facts import ModuleFacts
@@ -20,17 +21,6 @@ from mcp_codemod.engine import facts_cache
 from mcp_codemod.engine.checker import CheckResult
 from mcp_codemod.engine.facts_cache import FACTS_CLASSES, RestrictedUnpickler
 from mcp_codemod.engine.run_cache import RESULT_CLASSES
-
-SERVER = """\
-from mcp.server.fastmcp import FastMCP
-
-mcp = FastMCP("t")
-
-
-@mcp.tool()
-def search(query: str | None = None) -> str:
-    return query or ""
-"""
 
 
 def _global(module: str, name: str) -> bytes:

@@ -23,9 +23,9 @@ from conftest import candidate_by_definition
 
 from mcp_codemod.engine.checker import check_files
 from mcp_codemod.engine.discovery import discover
+from mcp_codemod.engine.file_io import SourceError
 from mcp_codemod.engine.prefilter import is_candidate
 from mcp_codemod.engine.settings import DEFAULT_EXCLUDE
-from mcp_codemod.engine.source_files import SourceError
 from mcp_codemod.rules import select_rules
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,17 +7,8 @@ import sys
 
 import pytest
 from conftest import run_cli
+from demo_servers import EXPOSED as SERVER
 
-SERVER = """\
-from mcp.server.fastmcp import FastMCP
-
-mcp = FastMCP("t")
-
-
-@mcp.tool()
-def search(query: str | None = None) -> str:
-    return query or ""
-"""
 # Deeper than Python recurses (1,000 by default; issue 24 used 1,500).
 DEPTH = sys.getrecursionlimit() + 100
 

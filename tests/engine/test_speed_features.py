@@ -24,8 +24,8 @@ from mcp_codemod import api
 from mcp_codemod.cli import main
 from mcp_codemod.engine import checker, parallel, prefilter
 from mcp_codemod.engine import facts_cache as cache_module
+from mcp_codemod.engine import file_facts as module_facts
 from mcp_codemod.engine import project as project_modules
-from mcp_codemod.engine import scanned_files as module_facts
 from mcp_codemod.engine.checker import check_files
 from mcp_codemod.engine.discovery import discover
 from mcp_codemod.engine.prefilter import is_candidate
@@ -871,10 +871,10 @@ def test_what_is_handed_over_whole_goes_to_the_workers_in_shares():
 
 def test_modules_parsed_ahead_by_the_workers_are_those_parsed_here(fixtures_copy: Path):
     paths = [path.resolve() for path in files_of(fixtures_copy)]
-    here = module_facts.Sources(None).facts_of(paths)
+    here = module_facts.FileFacts(None).facts_of(paths)
     with parallel.Workers(2) as workers:
         workers.start()
-        ahead = module_facts.Sources(None, workers=workers).facts_ahead(paths)
+        ahead = module_facts.FileFacts(None, workers=workers).facts_ahead(paths)
         assert ahead() == here
 
 

@@ -12,17 +12,8 @@ from pathlib import Path
 
 import pytest
 from conftest import as_nobody, run_cli
+from demo_servers import EXPOSED
 
-EXPOSED = """\
-from mcp.server.fastmcp import FastMCP
-
-mcp = FastMCP("t")
-
-
-@mcp.tool()
-def search(query: str | None = None) -> str:
-    return query or ""
-"""
 CLEAN = EXPOSED.replace("str | None = None", "str")
 
 

@@ -16,20 +16,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from demo_servers import EXPOSED as SERVER
 
 import mcp_codemod.fix.apply
 from mcp_codemod.cli import main
 
-SERVER = """\
-from mcp.server.fastmcp import FastMCP
-
-mcp = FastMCP("demo")
-
-
-@mcp.tool()
-def search(query: str | None = None) -> str:
-    return query or ""
-"""
 GUARDED_IMPORT = "from mcp_codemod.runtime import GuardedFastMCP"
 FIXED_LINE = "def search(query: Annotated[str | None, NoPreParse] = None) -> str:"
 

@@ -10,6 +10,7 @@ from textwrap import dedent
 
 import pytest
 from conftest import run_cli
+from demo_servers import tool
 
 from mcp_codemod import __version__
 from mcp_codemod.fix.guard_module import guard_module_text, guard_module_version
@@ -181,9 +182,7 @@ def test_the_copys_guard_and_install_protect_the_server(tmp_path, guarding: str)
     project(tmp_path)
     assert run_cli("fix", "--write", ".", cwd=tmp_path).exit_code == 0  # writes the copy
     (tmp_path / "app" / "server.py").write_text(
-        "from mcp.server.fastmcp import FastMCP\n"
-        + guarding
-        + "\n\n@mcp.tool()\ndef search(query: str | None = None) -> str:\n    return query or ''\n"
+        "from mcp.server.fastmcp import FastMCP\n" + guarding + tool()
     )
     result = run_cli("check", ".", cwd=tmp_path)
     # A guarded server keeps text as sent: nothing to report.

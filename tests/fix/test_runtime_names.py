@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from demo_servers import tool
 
 from mcp_codemod.cli import main
 from mcp_codemod.fix.runtime_names import (
@@ -104,7 +105,7 @@ OTHER_MAJOR = {
     1: ("from mcp.server.fastmcp import FastMCP as Server\n", "GuardedFastMCP"),
     2: ("from mcp.server.mcpserver import MCPServer as Server\n", "GuardedMCPServer"),
 }
-TOOL = '\n\n@mcp.tool()\ndef search(query: str | None = None) -> str:\n    return query or ""\n'
+TOOL = tool()
 
 
 def fix(root: Path):

@@ -11,17 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import as_nobody, run_cli
-
-SERVER = """\
-from mcp.server.fastmcp import FastMCP
-
-mcp = FastMCP("t")
-
-
-@mcp.tool()
-def search(query: str | None = None) -> str:
-    return query or ""
-"""
+from demo_servers import EXPOSED as SERVER
 
 
 @pytest.mark.skipif(

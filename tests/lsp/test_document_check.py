@@ -4,19 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from demo_servers import EXPOSED as SERVER
+
 from mcp_codemod import api
 from mcp_codemod.lsp.document_check import check_document, source_bytes
-
-SERVER = """\
-from mcp.server.fastmcp import FastMCP
-
-mcp = FastMCP("search")
-
-
-@mcp.tool()
-def search(query: str | None = None) -> str:
-    return query or ""
-"""
 
 
 def test_an_unreadable_configuration_is_the_documents_error(tmp_path: Path):
@@ -36,7 +27,7 @@ def test_a_bug_of_ours_is_the_documents_error_in_one_line(tmp_path: Path, monkey
 
 
 def test_the_buffer_is_checked_in_its_declared_encoding(tmp_path: Path):
-    text = "# -*- coding: latin-1 -*-\n" + SERVER.replace('"search"', '"café"')
+    text = "# -*- coding: latin-1 -*-\n" + SERVER.replace('"demo"', '"café"')
     assert source_bytes(text) == text.encode("latin-1")
     (tmp_path / "pyproject.toml").write_text("[tool.mcp-codemod]\n", encoding="utf-8")
     check = check_document(tmp_path / "server.py", text, 1, tmp_path)

@@ -1,5 +1,7 @@
-"""`mcp-codemod server` end to end: a real LSP client (pytest-lsp) drives the server over stdio,
-as an editor configured as docs/editors.md says would."""
+"""`mcp-codemod server` end to end: a real LSP client (pytest-lsp, tests/lsp/editor.py) drives the
+server over stdio, as an editor configured as docs/editors.md says would: diagnostics on open and
+on each change, from the unsaved text and each project's configuration, a syntax error, a
+server of unknown framework, positions in UTF-16, and a clean shutdown."""
 
 from __future__ import annotations
 
@@ -7,7 +9,6 @@ import asyncio
 import json
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -16,253 +17,27 @@ import pytest
 pytest.importorskip(
     "pygls", reason="the language server needs the lsp extra: pip install -e '.[lsp]'"
 )
-pytest_lsp = pytest.importorskip(
-    "pytest_lsp", reason="the tests drive it with pytest-lsp (the test extra)"
+pytest.importorskip("pytest_lsp", reason="the tests drive it with pytest-lsp (the test extra)")
+
+from demo_servers import tools_module
+from lsprotocol import types
+
+from .editor import (
+    COMMAND,
+    EDITORS,
+    ONE_SAFE_FIX,
+    ROOT,
+    SERVER,
+    TIMEOUT,
+    actions_at,
+    applied,
+    change_document,
+    diagnostics_of,
+    fixed_by_cli,
+    open_document,
+    project,
+    start,
 )
-
-from lsprotocol import types  # noqa: E402
-from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
-from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features  # noqa: E402
-
-from mcp_codemod.rules import RULES_BY_CODE  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[2]
-EDITORS = ROOT / "docs" / "editors.md"
-# The command the editors' configurations in docs/editors.md run, from this environment.
-COMMAND = ["mcp-codemod", "server"]
-SERVER = [str(Path(sys.executable).parent / COMMAND[0]), *COMMAND[1:]]
-TIMEOUT = 60  # seconds: CI machines are shared
-CONFIG = "[tool.mcp-codemod]\n"
-
-ONE_SAFE_FIX = """\
-from mcp.server.fastmcp import FastMCP
-
-mcp = FastMCP("search")
-
-
-@mcp.tool()
-def search(query: str | None = None) -> str:
-    return query or ""
-"""
-
-SAFE_AND_UNSAFE = """\
-from typing import Any
-
-from mcp.server.fastmcp import FastMCP
-from pydantic import StrictInt
-
-mcp = FastMCP("demo")
-
-
-@mcp.tool()
-def count(page: StrictInt = 1, payload: Any = None) -> str:
-    return repr((page, payload))
-"""
-
-
-def make_client() -> LanguageClient:
-    """pytest-lsp's client, which also keeps every diagnostics notification with its version
-    and accepts the server's registrations (file watchers)."""
-    client = LanguageClient()
-    client.published = []
-    client.registrations = []
-
-    def publish(client: LanguageClient, params: types.PublishDiagnosticsParams) -> None:
-        client.diagnostics[params.uri] = params.diagnostics
-        client.published.append(params)
-
-    def register(client: LanguageClient, params: types.RegistrationParams) -> None:
-        client.registrations.extend(params.registrations)
-
-    features = {
-        **DEFAULT_CLIENT_FEATURES,
-        types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: publish,
-        types.CLIENT_REGISTER_CAPABILITY: register,
-    }
-    register_lsp_features(client, features)
-    return client
-
-
-CLIENT_SERVER = ClientServerConfig(server_command=SERVER, client_factory=make_client)
-
-
-@pytest_lsp.fixture(config=CLIENT_SERVER)
-async def client(lsp_client: LanguageClient):
-    yield
-    await lsp_client.shutdown_session()
-
-
-@pytest_lsp.fixture(config=CLIENT_SERVER)
-async def unmanaged_client(lsp_client: LanguageClient):
-    """A client whose test shuts the server down itself."""
-    yield
-
-
-CAPABILITIES = types.ClientCapabilities(
-    workspace=types.WorkspaceClientCapabilities(
-        workspace_edit=types.WorkspaceEditClientCapabilities(document_changes=True),
-        did_change_watched_files=types.DidChangeWatchedFilesClientCapabilities(
-            dynamic_registration=True
-        ),
-        workspace_folders=True,
-    ),
-    text_document=types.TextDocumentClientCapabilities(
-        publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True),
-        code_action=types.CodeActionClientCapabilities(
-            code_action_literal_support=types.ClientCodeActionLiteralOptions(
-                code_action_kind=types.ClientCodeActionKindOptions(
-                    value_set=[types.CodeActionKind.QuickFix, types.CodeActionKind.SourceFixAll]
-                )
-            ),
-            disabled_support=True,
-        ),
-        hover=types.HoverClientCapabilities(content_format=[types.MarkupKind.Markdown]),
-    ),
-)
-
-
-async def start(client: LanguageClient, *folders: Path) -> types.InitializeResult:
-    return await client.initialize_session(
-        types.InitializeParams(
-            capabilities=CAPABILITIES,
-            workspace_folders=[
-                types.WorkspaceFolder(uri=folder.as_uri(), name=folder.name) for folder in folders
-            ],
-        )
-    )
-
-
-def project(root: Path, files: dict[str, str], config: str = CONFIG) -> Path:
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "pyproject.toml").write_text(config, encoding="utf-8")
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text, encoding="utf-8")
-    return root
-
-
-def open_document(client: LanguageClient, path: Path, text: str | None = None) -> str:
-    uri = path.as_uri()
-    client.text_document_did_open(
-        types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(
-                uri=uri,
-                language_id="python",
-                version=1,
-                text=path.read_text(encoding="utf-8") if text is None else text,
-            )
-        )
-    )
-    return uri
-
-
-def change_document(client: LanguageClient, uri: str, version: int, text: str) -> None:
-    client.text_document_did_change(
-        types.DidChangeTextDocumentParams(
-            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
-        )
-    )
-
-
-async def diagnostics_of(
-    client: LanguageClient, uri: str, version: int, after: int = 0
-) -> list[types.Diagnostic]:
-    """The diagnostics the server publishes for `version` of the document (the first such
-    notification from index `after` of those received)."""
-
-    async def published() -> list[types.Diagnostic]:
-        while True:
-            for params in client.published[after:]:
-                if params.uri == uri and params.version == version:
-                    return list(params.diagnostics)
-            await asyncio.sleep(0.02)
-
-    return await asyncio.wait_for(published(), TIMEOUT)
-
-
-async def actions_at(
-    client: LanguageClient, uri: str, line: int, only: list[str] | None = None
-) -> list[types.CodeAction]:
-    result = await client.text_document_code_action_async(
-        types.CodeActionParams(
-            text_document=types.TextDocumentIdentifier(uri=uri),
-            range=types.Range(types.Position(line, 0), types.Position(line, 0)),
-            context=types.CodeActionContext(diagnostics=[], only=only),
-        )
-    )
-    return [action for action in result or [] if isinstance(action, types.CodeAction)]
-
-
-async def fix_all(client: LanguageClient, uri: str, line_count: int) -> types.CodeAction:
-    result = await client.text_document_code_action_async(
-        types.CodeActionParams(
-            text_document=types.TextDocumentIdentifier(uri=uri),
-            range=types.Range(types.Position(0, 0), types.Position(line_count, 0)),
-            context=types.CodeActionContext(
-                diagnostics=[], only=[types.CodeActionKind.SourceFixAll]
-            ),
-        )
-    )
-    [action] = result
-    assert action.kind == "source.fixAll.mcp-codemod"
-    return action
-
-
-def applied(edit: types.WorkspaceEdit, texts: dict[str, str]) -> dict[str, str]:
-    """The texts (by uri) with the workspace edit applied, as an editor applies it: each
-    document's edits against its text before any of them, in order at equal positions."""
-    result = dict(texts)
-    document_changes = edit.document_changes or [
-        types.TextDocumentEdit(
-            text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=None),
-            edits=edits,
-        )
-        for uri, edits in (edit.changes or {}).items()
-    ]
-    for change in document_changes:
-        if isinstance(change, types.CreateFile):
-            result[change.uri] = ""
-            continue
-        uri = change.text_document.uri
-        text = result[uri]
-        starts = [0, *(m.end() for m in re.finditer(r"\r\n|\r|\n", text))]
-
-        def offset(position: types.Position, text=text, starts=starts) -> int:
-            start = starts[position.line]
-            # UTF-16 code units to characters
-            units, index = 0, start
-            while units < position.character:
-                units += 2 if ord(text[index]) > 0xFFFF else 1
-                index += 1
-            return index
-
-        edits = sorted(
-            enumerate(change.edits),
-            key=lambda item: (offset(item[1].range.start), item[0]),
-        )
-        pieces, position = [], 0
-        for _, text_edit in edits:
-            start, end = offset(text_edit.range.start), offset(text_edit.range.end)
-            pieces += [text[position:start], text_edit.new_text]
-            position = end
-        pieces.append(text[position:])
-        result[uri] = "".join(pieces)
-    return result
-
-
-def fixed_by_cli(tmp_path: Path, text: str, *options: str) -> str:
-    """What `mcp-codemod fix --write` makes of `text`, in a project of its own."""
-    root = project(tmp_path / f"cli-{len(list(tmp_path.iterdir()))}", {"server.py": text})
-    done = subprocess.run(
-        [str(Path(sys.executable).parent / "mcp-codemod"), "fix", "--write", *options, "."],
-        cwd=root,
-        capture_output=True,
-        text=True,
-    )
-    # 1: findings are left for a fix that was not enabled (`fix` does not pass while they are).
-    assert done.returncode in (0, 1), done.stderr
-    return (root / "server.py").read_text(encoding="utf-8")
 
 
 @pytest.mark.asyncio
@@ -297,82 +72,6 @@ async def test_the_unsaved_text_is_checked_not_the_file(client, tmp_path):
 
 
 @pytest.mark.asyncio
-async def test_a_quick_fix_gives_the_text_of_fix_write(client, tmp_path):
-    root = project(tmp_path / "app", {"server.py": ONE_SAFE_FIX})
-    await start(client, root)
-    uri = open_document(client, root / "server.py")
-    await diagnostics_of(client, uri, 1)
-
-    actions = await actions_at(client, uri, 6)
-    [fix] = [a for a in actions if a.title.startswith("Fix MCP001")]
-    assert fix.title == "Fix MCP001: Mark it `NoPreParse` and make the server a `GuardedFastMCP`"
-    assert fix.is_preferred and fix.disabled is None
-    assert fix.diagnostics[0].code == "MCP001"
-    fixed = applied(fix.edit, {uri: ONE_SAFE_FIX})[uri]
-    assert fixed == fixed_by_cli(tmp_path, ONE_SAFE_FIX)
-    assert fixed != ONE_SAFE_FIX
-
-
-@pytest.mark.asyncio
-async def test_fix_all_applies_the_safe_fixes_and_leaves_the_unsafe_ones_alone(client, tmp_path):
-    root = project(tmp_path / "app", {"server.py": SAFE_AND_UNSAFE})
-    await start(client, root)
-    uri = open_document(client, root / "server.py")
-    codes = sorted(d.code for d in await diagnostics_of(client, uri, 1))
-    # `payload: Any`: MCP001's marker is unsafe; MCP007's (the untyped schema node) is safe.
-    assert codes == ["MCP001", "MCP002", "MCP007"]
-
-    action = await fix_all(client, uri, SAFE_AND_UNSAFE.count("\n"))
-    fixed = applied(action.edit, {uri: SAFE_AND_UNSAFE})[uri]
-    assert fixed == fixed_by_cli(tmp_path, SAFE_AND_UNSAFE)
-    assert fixed != fixed_by_cli(tmp_path, SAFE_AND_UNSAFE, "--unsafe-fixes")
-    assert "AcceptWholeFloat" in fixed and 'FastMCP("demo")' in fixed
-
-    # The unsafe fix is offered on its own, and says so.
-    titles = [a.title for a in await actions_at(client, uri, 9)]
-    [unsafe] = [title for title in titles if title.startswith("Fix MCP001: ")]
-    assert unsafe.endswith("(unsafe)")
-    assert "Fix MCP002: Mark it `AcceptWholeFloat`" in titles
-
-
-@pytest.mark.asyncio
-async def test_add_noqa_silences_the_finding(client, tmp_path):
-    root = project(tmp_path / "app", {"server.py": ONE_SAFE_FIX})
-    await start(client, root)
-    uri = open_document(client, root / "server.py")
-    await diagnostics_of(client, uri, 1)
-    [noqa] = [a for a in await actions_at(client, uri, 6) if "noqa" in a.title]
-    assert noqa.title == "Add # noqa: MCP001"
-    fixed = applied(noqa.edit, {uri: ONE_SAFE_FIX})[uri]
-    assert fixed.splitlines()[6] == "def search(query: str | None = None) -> str:  # noqa: MCP001"
-
-    change_document(client, uri, 2, fixed)
-    assert await diagnostics_of(client, uri, 2) == []
-
-
-@pytest.mark.asyncio
-async def test_hover_on_a_finding_explains_the_rule(client, tmp_path):
-    root = project(tmp_path / "app", {"server.py": ONE_SAFE_FIX})
-    await start(client, root)
-    uri = open_document(client, root / "server.py")
-    await diagnostics_of(client, uri, 1)
-    result = await client.text_document_hover_async(
-        types.HoverParams(
-            text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(6, 13)
-        )
-    )
-    rule = RULES_BY_CODE["MCP001"]
-    assert rule.why in result.contents.value
-    assert rule.fix_title in result.contents.value
-    outside = await client.text_document_hover_async(
-        types.HoverParams(
-            text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(0, 0)
-        )
-    )
-    assert outside is None
-
-
-@pytest.mark.asyncio
 async def test_a_syntax_error_is_a_diagnostic_and_the_server_goes_on(client, tmp_path):
     root = project(tmp_path / "app", {"server.py": ONE_SAFE_FIX})
     await start(client, root)
@@ -393,7 +92,7 @@ async def test_a_syntax_error_is_a_diagnostic_and_the_server_goes_on(client, tmp
 
 @pytest.mark.asyncio
 async def test_a_server_module_changed_on_disk_changes_the_open_tools_module(client, tmp_path):
-    tools = 'from app.server import mcp\n\n\n@mcp.tool()\ndef search(query: str | None = None) -> str:\n    return query or ""\n'
+    tools = tools_module(server="app.server")
     root = project(
         tmp_path / "repo",
         {
@@ -446,34 +145,6 @@ async def test_each_document_follows_its_own_projects_configuration(client, tmp_
     second = open_document(client, lenient / "server.py")
     assert [d.code for d in await diagnostics_of(client, first, 1)] == ["MCP001"]
     assert await diagnostics_of(client, second, 1) == []
-
-
-@pytest.mark.asyncio
-async def test_a_fix_that_guards_a_server_elsewhere_edits_that_file_too(client, tmp_path):
-    tools = 'from app.server import mcp\n\n\n@mcp.tool()\ndef search(query: str | None = None) -> str:\n    return query or ""\n'
-    server_text = 'from mcp.server.fastmcp import FastMCP\n\nmcp = FastMCP("x")\n'
-    root = project(
-        tmp_path / "repo",
-        {"app/__init__.py": "", "app/server.py": server_text, "app/tools.py": tools},
-    )
-    await start(client, root)
-    uri = open_document(client, root / "app" / "tools.py")
-    await diagnostics_of(client, uri, 1)
-    [fix] = [a for a in await actions_at(client, uri, 4) if a.title.startswith("Fix MCP001")]
-    assert fix.title.endswith("(edits server.py)")
-    server_uri = (root / "app" / "server.py").as_uri()
-    result = applied(fix.edit, {uri: tools, server_uri: server_text})
-
-    by_cli = project(
-        tmp_path / "cli",
-        {"app/__init__.py": "", "app/server.py": server_text, "app/tools.py": tools},
-    )
-    done = subprocess.run(
-        [SERVER[0], "fix", "--write", "."], cwd=by_cli, capture_output=True, text=True
-    )
-    assert done.returncode == 0, done.stderr
-    assert result[uri] == (by_cli / "app" / "tools.py").read_text(encoding="utf-8")
-    assert result[server_uri] == (by_cli / "app" / "server.py").read_text(encoding="utf-8")
 
 
 @pytest.mark.asyncio
@@ -557,54 +228,6 @@ async def test_positions_are_in_utf16_code_units(client, tmp_path):
 
     [fix] = [a for a in await actions_at(client, uri, 6) if a.title.startswith("Fix MCP001")]
     assert applied(fix.edit, {uri: text})[uri] == fixed_by_cli(tmp_path, text)
-
-
-@pytest.mark.asyncio
-async def test_a_fix_reaching_a_file_with_unsaved_changes_says_where_instead(client, tmp_path):
-    tools = 'from app.server import mcp\n\n\n@mcp.tool()\ndef search(query: str | None = None) -> str:\n    return query or ""\n'
-    server_text = 'from mcp.server.fastmcp import FastMCP\n\nmcp = FastMCP("x")\n'
-    root = project(
-        tmp_path / "repo",
-        {"app/__init__.py": "", "app/server.py": server_text, "app/tools.py": tools},
-    )
-    await start(client, root)
-    open_document(client, root / "app" / "server.py", "# unsaved\n" + server_text)
-    uri = open_document(client, root / "app" / "tools.py")
-    await diagnostics_of(client, uri, 1)
-    [fix] = [a for a in await actions_at(client, uri, 4) if a.title.startswith("Fix MCP001")]
-    assert fix.edit is None
-    assert fix.disabled.reason == "the fix edits server.py:3: save it first"
-
-
-@pytest.mark.asyncio
-async def test_a_client_without_document_changes_gets_plain_edits_and_no_disabled_actions(
-    client, tmp_path
-):
-    tools = 'from app.server import mcp\n\n\n@mcp.tool()\ndef search(query: str | None = None) -> str:\n    return query or ""\n'
-    server_text = 'from mcp.server.fastmcp import FastMCP\n\nmcp = FastMCP("x")\n'
-    root = project(
-        tmp_path / "repo",
-        {"app/__init__.py": "", "app/server.py": server_text, "app/tools.py": tools},
-    )
-    await client.initialize_session(
-        types.InitializeParams(
-            capabilities=types.ClientCapabilities(),
-            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="repo")],
-        )
-    )
-    uri = open_document(client, root / "app" / "tools.py")
-    await diagnostics_of(client, uri, 1)
-    [fix] = [a for a in await actions_at(client, uri, 4) if a.title.startswith("Fix MCP001")]
-    assert fix.edit.document_changes is None
-    server_uri = (root / "app" / "server.py").as_uri()
-    assert set(fix.edit.changes) == {uri, server_uri}
-    fixed = applied(fix.edit, {uri: tools, server_uri: server_text})
-    assert "GuardedFastMCP" in fixed[server_uri] and "NoPreParse" in fixed[uri]
-
-    # With unsaved changes to server.py the fix cannot apply: this client is offered none.
-    open_document(client, root / "app" / "server.py", "# unsaved\n" + server_text)
-    titles = [a.title for a in await actions_at(client, uri, 4)]
-    assert titles == ["Add # noqa: MCP001"]
 
 
 @pytest.mark.asyncio

@@ -21,6 +21,8 @@ from mcp_codemod.runtime import AcceptWholeFloat, guard, install, uninstall
 
 from .servers import FASTMCP_MAJOR, MCP_FRAMEWORK, NOTES, NOTES_FASTMCP, load
 
+pytestmark = pytest.mark.sdk
+
 
 def outcomes(report) -> set[tuple[str, str, Any, str]]:
     return {(p.tool, p.parameter, p.sent, p.outcome) for p in report.problems}

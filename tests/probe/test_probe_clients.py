@@ -20,6 +20,8 @@ from mcp_codemod.testing import assert_tools_keep_arguments
 
 from .servers import load_server
 
+pytestmark = pytest.mark.sdk
+
 FASTMCP_SERVER = """\
 from fastmcp import FastMCP
 

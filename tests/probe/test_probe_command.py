@@ -7,10 +7,13 @@ import sys
 
 import pytest
 from click.testing import CliRunner
+from demo_servers import tools_module
 
 from mcp_codemod.cli import main
 
 from .servers import FASTMCP_MAJOR, MCP_FRAMEWORK, MCP_MAJOR, NOTES, NOTES_FASTMCP, server_source
+
+pytestmark = pytest.mark.sdk
 
 needs_mcp = pytest.mark.skipif(MCP_MAJOR is None, reason="mcp is not installed")
 
@@ -332,14 +335,7 @@ from mcp.server.fastmcp import FastMCP
 
 mcp = FastMCP("split")
 """
-SPLIT_ADMIN = """\
-from split_pkg.server import mcp
-
-
-@mcp.tool()
-def search(query: str | None = None) -> str:
-    return query or ""
-"""
+SPLIT_ADMIN = tools_module(server="split_pkg.server")
 SPLIT_TOOLS = """\
 from .server import mcp
 

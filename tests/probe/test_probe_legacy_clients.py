@@ -15,11 +15,13 @@ from pydantic import BaseModel, Field
 from mcp_codemod.cli import main
 from mcp_codemod.engine.checker import check_files
 from mcp_codemod.probe.server_probe import probe_server
-from mcp_codemod.rules import RULES, select_rules
+from mcp_codemod.rules import RULES, legacy_gemini_ref, select_rules, untyped_schema_node
 from mcp_codemod.runtime import TypedSchema
 from mcp_codemod.testing import assert_tools_keep_arguments
 
 from .servers import for_installed_sdk, load_server
+
+pytestmark = pytest.mark.sdk
 
 CASES = [
     pytest.param(rule, index, case.source, id=f"{rule.code}-{index}")
@@ -32,7 +34,9 @@ CASES = [
 @pytest.mark.parametrize(("rule", "index", "source"), CASES)
 def test_the_probe_finds_what_check_reports_on_each_case(tmp_path, rule, index, source):
     path, server = load_server(source, tmp_path)
-    probed = {(ref.tool, ref.parameter) for ref in probe_server(server).lone_refs}
+    probed = {
+        (ref.tool, ref.parameter) for ref in probe_server(server).found_by(legacy_gemini_ref.RULE)
+    }
     checked = {
         (f.tool, f.parameter)
         for f in check_files([path], select_rules(["MCP2"], []), jobs=1).findings
@@ -73,14 +77,24 @@ def test_a_models_ref_alone_is_reported_where_it_is_and_is_no_node_without_type(
 ):
     report = probe_server(model_tools(type(notes.mcp)("maps"), marked=False))
     # `end` has a description beside its `$ref`: MCP201 leaves it, and so does the probe.
-    assert {(r.tool, r.parameter, r.path) for r in report.lone_refs} == {
+    assert {(r.tool, r.parameter, r.path) for r in report.found_by(legacy_gemini_ref.RULE)} == {
         ("route", "start", "/properties/start"),
         ("route", "stops", "/properties/stops/anyOf/0/items"),
     }
-    assert report.untyped_nodes == () and not report.failed
-    assert probe_server(model_tools(type(notes.mcp)("maps"), marked=True)).lone_refs == ()
+    assert report.found_by(untyped_schema_node.RULE) == () and not report.failed
+    assert (
+        probe_server(model_tools(type(notes.mcp)("maps"), marked=True)).found_by(
+            legacy_gemini_ref.RULE
+        )
+        == ()
+    )
     # fastmcp inlines the model: an object with its properties.
-    assert probe_server(model_tools(type(notes_fastmcp.mcp)("maps"), marked=False)).lone_refs == ()
+    assert (
+        probe_server(model_tools(type(notes_fastmcp.mcp)("maps"), marked=False)).found_by(
+            legacy_gemini_ref.RULE
+        )
+        == ()
+    )
 
 
 def test_the_helper_passes_a_models_ref_alone(notes):

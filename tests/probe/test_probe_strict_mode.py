@@ -17,6 +17,8 @@ from mcp_codemod.rules import RULES, select_rules
 
 from .servers import FASTMCP_MAJOR, for_installed_sdk, load_server
 
+pytestmark = pytest.mark.sdk
+
 # Each kind of problem, and the rule that reports its annotation.
 RULE_OF_KIND = {
     strict_mode.OPEN_OBJECT: "MCP101",

@@ -14,10 +14,13 @@ from pydantic import BaseModel
 from mcp_codemod.cli import main
 from mcp_codemod.probe.results import JSON_TEXT
 from mcp_codemod.probe.server_probe import probe_server
+from mcp_codemod.rules import array_without_items
 from mcp_codemod.runtime import ArrayItemsSchema, DecodeJsonText
 from mcp_codemod.testing import assert_tools_keep_arguments
 
 from .servers import FASTMCP_MAJOR, FIXTURES, load
+
+pytestmark = pytest.mark.sdk
 
 
 class Region(BaseModel):
@@ -58,7 +61,7 @@ def tuple_tools(server: Any, *, marked: bool) -> Any:
 
 
 def arrays(report: Any) -> set[tuple[str, str, str]]:
-    return {(a.tool, a.parameter, a.path) for a in report.arrays_without_items}
+    return {(a.tool, a.parameter, a.path) for a in report.found_by(array_without_items.RULE)}
 
 
 def test_mcp_sdk_arrays_without_items_are_reported_where_they_are(notes):
@@ -86,7 +89,7 @@ def test_fastmcp_arrays_without_items_are_reported_where_they_are(notes_fastmcp)
 def test_array_items_schema_marker_clears_them(notes, notes_fastmcp):
     for server in (mcp_server(notes), fastmcp_server()):
         report = probe_server(tuple_tools(server, marked=True))
-        assert report.arrays_without_items == (), server
+        assert report.found_by(array_without_items.RULE) == (), server
 
 
 def test_helper_fails_on_an_array_without_items(notes):
@@ -174,7 +177,7 @@ def test_fastmcp_strict_mode_and_the_marker(notes_fastmcp):
 def test_fastmcp_server_passes_after_fix_write_of_mcp005_and_mcp006(notes_fastmcp, tmp_path):
     source = FIXTURES / "shapes_fastmcp.py"
     before = probe_server(load(source).mcp)
-    assert {(a.tool, a.parameter) for a in before.arrays_without_items} == {
+    assert {(a.tool, a.parameter) for a in before.found_by(array_without_items.RULE)} == {
         ("move", "loc"),
         ("move", "path"),
     }
@@ -192,5 +195,5 @@ def test_fastmcp_server_passes_after_fix_write_of_mcp005_and_mcp006(notes_fastmc
     fixed = load(copy)
 
     after = probe_server(fixed.mcp)
-    assert (after.problems, after.arrays_without_items) == ((), ())
+    assert (after.problems, after.found_by(array_without_items.RULE)) == ((), ())
     assert fixed.CALLS == []

@@ -9,8 +9,11 @@ from typing import Annotated, Any
 import pytest
 
 from mcp_codemod.probe.server_probe import probe_server
+from mcp_codemod.rules import untyped_schema_node
 from mcp_codemod.runtime import TypedSchema
 from mcp_codemod.testing import assert_tools_keep_arguments
+
+pytestmark = pytest.mark.sdk
 
 
 def untyped_tools(server: Any, *, marked: bool) -> Any:
@@ -39,7 +42,9 @@ def servers(notes: Any, notes_fastmcp: Any) -> list[Any]:
 def test_nodes_without_type_are_reported_where_they_are(notes, notes_fastmcp):
     for server in servers(notes, notes_fastmcp):
         report = probe_server(untyped_tools(server, marked=False))
-        assert {(n.tool, n.parameter, n.path) for n in report.untyped_nodes} == {
+        assert {
+            (n.tool, n.parameter, n.path) for n in report.found_by(untyped_schema_node.RULE)
+        } == {
             ("put", "value", "/properties/value"),
             ("put", "rows", "/properties/rows/anyOf/0/items"),
         }, server
@@ -48,7 +53,10 @@ def test_nodes_without_type_are_reported_where_they_are(notes, notes_fastmcp):
 
 def test_typed_schema_marker_clears_them(notes, notes_fastmcp):
     for server in servers(notes, notes_fastmcp):
-        assert probe_server(untyped_tools(server, marked=True)).untyped_nodes == (), server
+        assert (
+            probe_server(untyped_tools(server, marked=True)).found_by(untyped_schema_node.RULE)
+            == ()
+        ), server
 
 
 def test_helper_fails_on_a_node_without_type(notes):

@@ -12,6 +12,8 @@ from mcp_codemod.testing import assert_tools_keep_arguments
 
 from .servers import MCP_FRAMEWORK
 
+pytestmark = pytest.mark.sdk
+
 
 def failure(server: Any) -> str:
     with pytest.raises(AssertionError) as raised:

@@ -100,12 +100,12 @@ def test_messages_match_the_snapshot(tmp_path):
 
 
 def test_a_rule_that_protects_a_client_names_it_and_its_reference_in_its_documentation():
-    from mcp_codemod.report.rule_docs import rule_documentation
+    from mcp_codemod.report.rule_help import rule_help
 
     protecting = [rule for rule in RULES if rule.clients]
     assert protecting
     for rule in protecting:
-        page = rule_documentation(rule)
+        page = rule_help(rule)
         assert "## Clients it protects" in page
         for client in rule.clients:
             assert f"- {client.name}: {client.reference}" in page

@@ -8,8 +8,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import fastmcp
-
-from . import sdk
+import sdk
 
 
 class Connected:

@@ -10,11 +10,12 @@ from typing import Annotated
 
 import fastmcp
 import pytest
+import sdk
 
 from mcp_codemod.probe.server_probe import probe_server
 from mcp_codemod.runtime import AcceptDigitText
 
-from . import sdk
+pytestmark = pytest.mark.sdk
 
 BIG = "9007199254740993"  # 2**53 + 1: a float64 holds 9007199254740992
 

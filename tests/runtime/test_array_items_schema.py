@@ -9,14 +9,14 @@ from typing import Annotated, Any
 
 import fastmcp
 import pytest
+import sdk
 from pydantic import BaseModel
 
 from mcp_codemod.runtime import ArrayItemsSchema
 
-from . import sdk
 from .clients import fastmcp_client, fastmcp_strict_client, mcp_sdk_client
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.sdk]
 
 
 class Inner(BaseModel):

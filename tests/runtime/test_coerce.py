@@ -7,11 +7,12 @@ from typing import Any
 
 import fastmcp
 import pytest
+import sdk
 from pydantic import StrictInt
 
 from mcp_codemod.runtime import IntegerCoercingSession, coerce_integer_arguments
 
-from . import sdk
+pytestmark = pytest.mark.sdk
 
 
 def schema(**properties: Any) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from typing import Any
 
 import fastmcp
 import pytest
+import sdk
 from click.testing import CliRunner
 
 from mcp_codemod.cli import main
@@ -28,9 +29,7 @@ from mcp_codemod.rules import select_rules
 from mcp_codemod.runtime import guard
 from mcp_codemod.runtime.guards import JSON_TYPES
 
-from . import sdk
-
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.sdk]
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 

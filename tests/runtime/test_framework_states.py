@@ -16,8 +16,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
+import sdk
 
-from . import sdk
+pytestmark = pytest.mark.sdk
 
 PLAIN_IMPORT = (
     "from mcp.server.mcpserver import MCPServer as PlainServer"

@@ -2,7 +2,11 @@ import ast
 import subprocess
 import sys
 
+import pytest
+
 from mcp_codemod.fix.guard_module import RUNTIME_DIRECTORY, guard_module_text
+
+pytestmark = pytest.mark.sdk
 
 
 def test_runtime_imports_without_libcst_or_click() -> None:

@@ -10,14 +10,14 @@ from typing import Annotated
 
 import fastmcp
 import pytest
+import sdk
 from pydantic import BaseModel, TypeAdapter
 
 from mcp_codemod.runtime import DecodeJsonText
 
-from . import sdk
 from .clients import fastmcp_client, fastmcp_strict_client, mcp_sdk_client
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.sdk]
 
 FASTMCP_MAJOR = int(fastmcp.__version__.split(".")[0])
 

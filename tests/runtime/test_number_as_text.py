@@ -11,13 +11,13 @@ from typing import Annotated, Literal
 
 import fastmcp
 import pytest
+import sdk
 
 from mcp_codemod.runtime import AcceptNumberAsText, guard, install, uninstall
 
-from . import sdk
 from .clients import fastmcp_client, fastmcp_strict_client, mcp_sdk_client
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.sdk]
 
 
 def account(account: str | None = None) -> str:

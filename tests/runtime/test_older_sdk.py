@@ -13,6 +13,8 @@ import pytest
 
 from mcp_codemod.fix.guard_module import guard_module_text
 
+pytestmark = pytest.mark.sdk
+
 ROOT = Path(__file__).resolve().parents[2]
 # The mcp and pydantic of that server's time (mcp 1.11 needs a pydantic internal 2.12 removed).
 OLDER_SDK = ["mcp==1.11.0", "pydantic==2.11.7"]

@@ -12,13 +12,14 @@ from typing import Annotated, Any
 
 import fastmcp
 import pytest
+import sdk
 from pydantic import AnyUrl, BaseModel, EmailStr
 
 from mcp_codemod.probe.server_probe import probe_server
 from mcp_codemod.runtime import OpenAIStrictFormats
 from mcp_codemod.runtime.guards import OPENAI_STRICT_FORMATS
 
-from . import sdk
+pytestmark = pytest.mark.sdk
 
 
 class Link(BaseModel):

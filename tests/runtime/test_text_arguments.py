@@ -9,14 +9,13 @@ from typing import Annotated, Any, Literal, Optional, TypeVar
 import fastmcp
 import pytest
 from pydantic import Field
+from sdk import OTHER_GUARDED_CLASS, GuardedServer, PlainServer, Tool, call, connect, input_schemas
 
 import mcp_codemod.runtime as runtime
 from mcp_codemod.runtime import NoPreParse, guard, install, uninstall
 from mcp_codemod.runtime.guards import admits_str, declares_text, marked_no_pre_parse
 
-from .sdk import OTHER_GUARDED_CLASS, GuardedServer, PlainServer, Tool, call, connect, input_schemas
-
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.sdk]
 
 
 def str_or_none(x: str | None = None) -> str:

@@ -14,12 +14,11 @@ from typing import get_type_hints
 
 import pytest
 from pydantic import SecretStr
+from sdk import GuardedServer, PlainServer, call, connect, for_installed_sdk
 
 from mcp_codemod.runtime.guards import declares_text
 
-from .sdk import GuardedServer, PlainServer, call, connect, for_installed_sdk
-
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.sdk]
 
 
 def raw(x: bytes | None = None) -> str:

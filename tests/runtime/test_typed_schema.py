@@ -11,13 +11,14 @@ from typing import Annotated, Any
 
 import fastmcp
 import pytest
+import sdk
 from pydantic import BaseModel
 
 from mcp_codemod.probe.server_probe import ARRIVAL_PROBES, probe_server
 from mcp_codemod.runtime import TypedSchema
 from mcp_codemod.runtime.guards import JSON_TYPES
 
-from . import sdk
+pytestmark = pytest.mark.sdk
 
 
 def servers(marked: bool) -> list:

@@ -12,6 +12,7 @@ from types import ModuleType
 from typing import Annotated, Any
 
 import pytest
+import sdk
 from click.testing import CliRunner
 from pydantic import StrictInt
 
@@ -19,9 +20,7 @@ import mcp_codemod.runtime
 from mcp_codemod.cli import main
 from mcp_codemod.fix.guard_module import guard_module_text
 
-from . import sdk
-
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.sdk]
 
 
 @pytest.fixture(scope="module")

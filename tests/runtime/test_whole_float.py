@@ -8,14 +8,14 @@ from typing import Annotated, Any
 
 import fastmcp
 import pytest
+import sdk
 from pydantic import Field, StrictInt, TypeAdapter, ValidationError
 
 from mcp_codemod.runtime import AcceptWholeFloat
 
-from . import sdk
 from .clients import fastmcp_strict_client, mcp_sdk_client
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.sdk]
 
 
 def strict_int(x: Annotated[StrictInt, AcceptWholeFloat]) -> str:

@@ -1,6 +1,6 @@
 """The tools a framework registers by itself on the server of each of its application objects
 (mcp-agent's `workflows-*` tools on an `MCPApp`'s server, analysis/facades.py): code outside the
-project, so one unseen registration of that server, which MCP004 reports until it is guarded.
+project, so one unseen registration of that server, which the unguarded-server rule reports until it is guarded.
 When the framework's module that registers them is among the checked modules (mcp-agent's own
 sources), its registrations are checked there like any others, and nothing is added here."""
 

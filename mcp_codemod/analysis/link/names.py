@@ -5,7 +5,6 @@ calls of a function, indexed by the name they call."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Protocol
 
 from mcp_codemod.analysis.facts import (
     CallSite,
@@ -15,59 +14,26 @@ from mcp_codemod.analysis.facts import (
     ModuleFacts,
     ServerKind,
 )
+from mcp_codemod.analysis.link.module_source import ModuleSource, NotParsed, ParsedOnly
 from mcp_codemod.analysis.link.work import Work
 from mcp_codemod.analysis.scan.scope import STAR
 from mcp_codemod.analysis.shapes import KNOWN_NAMES
 from mcp_codemod.analysis.type_exprs import TypeExpr, type_names
 
-ModuleLoader = Callable[[str, "ModuleFacts"], "ModuleFacts | None"]
-"""Loads a module by name, looking first beside the module that imports it."""
-
-
-ModulePreloader = Callable[[Iterable[tuple[str, "ModuleFacts"]]], None]
-"""Loads modules together (each name with the module that imports it), before they are asked for."""
-
-
-class NotParsed(Exception):
-    """Raised by a loader of parsed modules only (`ProjectNames.parse_types_ahead`): the module
-    of the project that `name` names, as `near` imports it, is not parsed yet."""
-
-    def __init__(self, name: str, near: ModuleFacts) -> None:
-        super().__init__(name, near)
-        self.name = name
-        self.near = near
-
-
-class CallerLoader(Protocol):
-    def __call__(self, name: str, near: ModuleFacts) -> list[ModuleFacts]:
-        """Loads the project's modules that may call `name` (their text names it)."""
-        ...
-
-
 MAX_HOPS = 12  # re-export chains longer than this are not followed (and cycles end here)
 
 
 class ProjectNames:
-    def __init__(
-        self,
-        load: ModuleLoader,
-        loaded: Callable[[], Sequence[ModuleFacts]],
-        load_callers: CallerLoader,
-        preload_modules: ModulePreloader | None = None,
-        parse_ahead_modules: ModulePreloader | None = None,
-        load_parsed: ModuleLoader | None = None,
-        work: Work | None = None,
-    ) -> None:
+    def __init__(self, source: ModuleSource, work: Work | None = None) -> None:
+        self.source = source
         self.work = work if work is not None else Work()
         self.calls_to_function: dict[
             tuple[str, str, bool], list[tuple[ModuleFacts, CallSite, bool]]
         ] = {}
-        self.load = load
-        self.loaded = loaded
-        self.load_callers = load_callers
-        self.preload_modules = preload_modules
-        self.parse_ahead_modules = parse_ahead_modules
-        self.load_parsed = load_parsed  # as `load`, of a module parsed already; else NotParsed
+        # Asked hundreds of thousands of times on a large tree: bound once.
+        self.load = source.load
+        self.loaded = source.loaded
+        self.load_callers = source.load_callers
         # Calls that pass a possible server, by the name they call, so that finding the callers
         # of one registrar does not resolve every call of every module.
         self.calls_by_name: dict[str, list[tuple[ModuleFacts, CallSite]]] = {}
@@ -112,23 +78,19 @@ class ProjectNames:
     def preload(self, names: Iterable[tuple[str, ModuleFacts]]) -> None:
         """Load together the modules of these qualified names (the first module of each chain of
         re-exports), each as `near` imports it: what `follow` is about to be asked for."""
-        if self.preload_modules is not None:
-            self.preload_modules(_modules_of(names))
+        self.source.preload(_modules_of(names))
 
     def parse_ahead(self, names: Iterable[tuple[str, ModuleFacts]]) -> None:
         """As `preload`, but each module is loaded only when `follow` asks for it: the modules
         loaded, and their order, are what they would be without it."""
-        if self.parse_ahead_modules is not None:
-            self.parse_ahead_modules(_modules_of(names))
+        self.source.parse_ahead(_modules_of(names))
 
     def parse_types_ahead(self, names: Sequence[tuple[str, ModuleFacts]]) -> None:
         """Start parsing the modules that describing annotations which use these names will
         load first: followed through aliases (`Text = str | None`) and the fields and first
         bases of project classes over the modules parsed already, the first module of each way
         that is not."""
-        if self.parse_ahead_modules is None or self.load_parsed is None:
-            return
-        parsed = ProjectNames(self.load_parsed, self.loaded, self.load_callers, work=self.work)
+        parsed = ProjectNames(ParsedOnly(self.source, raising=True), work=self.work)
         followed: set[tuple[str, str]] = set()
         unparsed: list[tuple[str, ModuleFacts]] = []
         pending = list(names)
@@ -142,7 +104,7 @@ class ProjectNames:
                 pending.extend(parsed.types_used_by(qualified, near))
             except NotParsed as missing:
                 unparsed.append((missing.name, missing.near))
-        self.parse_ahead_modules(unparsed)
+        self.source.parse_ahead(unparsed)
 
     def types_used_by(self, qualified: str, near: ModuleFacts) -> list[tuple[str, ModuleFacts]]:
         """The names that describing `qualified` goes on to (`shapes._Shaper.name`): the value's,

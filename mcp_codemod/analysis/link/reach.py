@@ -5,7 +5,6 @@ whose source is installed. What cannot be followed exactly is unseen, with the r
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
@@ -22,7 +21,6 @@ from mcp_codemod.analysis.link.names import ProjectNames
 from mcp_codemod.analysis.link.work import OverBudget
 from mcp_codemod.analysis.unseen import Unseen
 
-LibraryLoader = Callable[[str], "ModuleFacts | None"]
 """Facts of a module found on `sys.path` outside the project, by its dotted name."""
 T = TypeVar("T")
 _MAX_HOPS = 12  # helper chains longer than this are not followed
@@ -48,9 +46,8 @@ class Unreached:
 
 
 class ToolReach:
-    def __init__(self, names: ProjectNames, load_library: LibraryLoader | None) -> None:
+    def __init__(self, names: ProjectNames) -> None:
         self.names = names
-        self.load_library = load_library
         self.generated: dict[str, set[tuple[str, str]]] = {}
         self.answers: dict[ReachKey, list[Reached | Unreached]] = {}
         self.visited: set[ReachKey] = set()  # by the registration being followed
@@ -329,11 +326,9 @@ class ToolReach:
         self, qualified: str, near: ModuleFacts
     ) -> tuple[ModuleFacts, Function] | None:
         """A function of a module outside the project, read from its source on `sys.path`."""
-        if self.load_library is None:
-            return None
         qualified = self.names.unstarred(qualified, near) or qualified
         module_name, _, name = qualified.rpartition(".")
-        library = self.load_library(module_name) if module_name else None
+        library = self.names.source.load_library(module_name) if module_name else None
         if library is None:
             return None
         if name in library.functions:

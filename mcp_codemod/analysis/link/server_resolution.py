@@ -11,6 +11,7 @@ from pathlib import Path
 from mcp_codemod.analysis.facades import FACADE_CLASSES
 from mcp_codemod.analysis.facts import ModuleFacts, ServerKind, ServerRef, ServerSwap
 from mcp_codemod.analysis.frameworks import (
+    NOT_SERVERS,
     SERVER_CLASSES,
     Framework,
     is_guard,
@@ -125,7 +126,7 @@ class ServerResolver:
                 return ResolvedServer(None, f"imported from {ref.qualified}, outside the project")
             owner, name = found
             return self.server(owner, owner.servers[name], hops + 1)
-        if ref.argument is not None:
+        if ref.argument is not None and ref.qualified not in NOT_SERVERS:
             passed = self.passed_server(module, ref.function, ref.argument, hops)
             if passed.framework is not None or ref.kind is ServerKind.PARAMETER:
                 return passed

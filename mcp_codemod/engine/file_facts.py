@@ -1,0 +1,555 @@
+"""Each file's facts, from the cache when it knows the file, else read, prefiltered and parsed.
+
+A file's outcome is None (the prefilter rules it out), its `ModuleFacts`, the one-line reason it
+cannot be read or parsed, or `Pending` (to parse: `FileFacts.parse` does it, in parallel when there
+is enough to parse).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import os
+import traceback
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import NamedTuple
+
+from mcp_codemod.analysis.facts import ModuleFacts
+from mcp_codemod.engine.facts_cache import (
+    Entry,
+    FactsCache,
+    Parsed,
+    Stamp,
+    digest,
+    dump_facts,
+    load_facts,
+    stamp,
+    trusted_stamp,
+)
+from mcp_codemod.engine.file_io import SourceError, decode
+from mcp_codemod.engine.import_graph import Target, import_targets
+from mcp_codemod.engine.module_paths import ModuleNames
+from mcp_codemod.engine.parallel import OrderedMap, Workers
+from mcp_codemod.engine.prefilter import is_candidate
+from mcp_codemod.engine.run_cache import Witness
+from mcp_codemod.engine.settings import DEFAULT_MAX_FILE_SIZE
+
+
+def display_path(path: Path) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return str(path)
+
+
+class ScanTask(NamedTuple):
+    """One module to parse and scan: all a worker process needs."""
+
+    text: str
+    module: str
+    display: str
+    is_package: bool
+
+
+def scan_source(task: ScanTask) -> ModuleFacts | str:
+    """The module's facts, or the one-line reason it cannot be parsed."""
+    # Imported here: a run answered by the cache never needs the scanner.
+    from mcp_codemod.analysis.scan.scanner import scan_module
+
+    try:
+        tree = ast.parse(task.text, filename=task.display)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
+        return _syntax_message(error, task.text)
+    try:
+        return scan_module(task.text, tree, task.module, task.display, task.is_package)
+    except RecursionError as error:  # a valid module can nest deeper than the scanner recurses
+        return _syntax_message(error, task.text)
+    except Exception as error:  # a bug of ours: one file's error, reported, not a traceback
+        message = (
+            f"internal error while analysing ({type(error).__name__}: {error}); please report it"
+        )
+        if os.environ.get("MCP_CODEMOD_DEBUG"):
+            message += "\n" + traceback.format_exc()
+        return message
+
+
+def _links_in(directory: str) -> frozenset[str] | None:
+    """The names of the symbolic links in a directory, None when it cannot be listed."""
+    try:
+        with os.scandir(directory) as entries:
+            return frozenset(entry.name for entry in entries if entry.is_symlink())
+    except OSError:
+        return None
+
+
+def _read(path: str) -> bytes:
+    with open(path, "rb") as file:
+        return file.read()
+
+
+def _has_word(text: str, word: str) -> bool:
+    r"""`re.search(rf"\b{re.escape(word)}\b", text)`, by `str.find`: a pattern that starts with
+    `\b` has no literal prefix to search for, and tries every position of the text."""
+    at = text.find(word)
+    while at >= 0:
+        if _word_boundary(text, at) and _word_boundary(text, at + len(word)):
+            return True
+        at = text.find(word, at + 1)
+    return False
+
+
+def _word_boundary(text: str, index: int) -> bool:
+    r"""`\b` at `index`: a word character on one side only (`\w` is `isalnum` or `_`)."""
+    before = index > 0 and (text[index - 1].isalnum() or text[index - 1] == "_")
+    after = index < len(text) and (text[index].isalnum() or text[index] == "_")
+    return before != after
+
+
+def _refreshed(entry: Entry | None, status: os.stat_result, content: bytes) -> Entry:
+    """The entry of a file just read: what was known of the same bytes, with the new stamp."""
+    if entry is None or entry.digest != content:
+        return Entry(trusted_stamp(status), content, None, None)
+    return entry._replace(stamp=trusted_stamp(status))
+
+
+def _syntax_message(error: BaseException, text: str) -> str:
+    if isinstance(error, SyntaxError | ValueError) and "\0" in text:
+        # The parser refuses the text whole, without a position: the first NUL is the reason.
+        at = text.index("\0")
+        line = text.count("\n", 0, at) + 1
+        column = at - (text.rfind("\n", 0, at) + 1) + 1
+        return (
+            f"cannot parse (line {line}, column {column}): a NUL byte (source code cannot hold one)"
+        )
+    if isinstance(error, SyntaxError):
+        if error.lineno is None:
+            return f"cannot parse: {error.msg}"
+        where = f"line {error.lineno}" + (f", column {error.offset}" if error.offset else "")
+        return f"cannot parse ({where}): {error.msg}"
+    if isinstance(error, RecursionError):
+        return "cannot parse: nested too deeply"
+    return f"cannot parse: {error}"
+
+
+class Pending(NamedTuple):
+    """A file to parse, and what its cache entry will say about it."""
+
+    task: ScanTask
+    key: str
+    stamp: Stamp | None
+    digest: bytes
+    candidate: bool | None
+
+
+Outcome = ModuleFacts | str | Pending | None
+_UNKNOWN = object()
+_UNREAD = object()  # a file the caller search has not read yet
+_UNCACHED = Entry(None, b"", None, None)  # what is known of a file without a cache: nothing
+
+
+class FileFacts:
+    """Each file's outcome: None (the prefilter rules it out), its facts, the one-line reason it
+    cannot be read or parsed, or `Pending` (to parse). The cache answers for files whose stamp
+    or content it knows; others are read."""
+
+    def __init__(
+        self,
+        cache: FactsCache | None,
+        unsaved: dict[Path, bytes] | None = None,
+        witness: Witness | None = None,
+        workers: Workers | None = None,
+        real_paths: Mapping[str, str] | None = None,
+        max_file_size: int = DEFAULT_MAX_FILE_SIZE,
+    ) -> None:
+        self.cache = cache
+        # A larger file that could matter is reported instead of parsed: a parse holds many
+        # times the file's size, so one huge module can exhaust the machine's memory.
+        self.max_file_size = max_file_size
+        self.workers = workers or Workers(1)  # the run's worker processes
+        self.unsaved = unsaved or {}
+        self.witness = witness  # records what the run read, for the run cache
+        self.digests: dict[str, bytes] = {}  # absolute path → digest of the bytes analysed
+        self.located: dict[Path, tuple[str, Path, bool, str]] = {}
+        self.resolved: dict[Path, Path] = {}
+        self.real_directories: dict[str, str] = {}
+        # The real paths of the files discovery found that are no links (`discover`).
+        self.known_real_paths = real_paths or {}
+        self.module_names = ModuleNames()
+        # What the caller search read of each file (by resolved path): bytes, the text of a
+        # candidate, or None. Plain strings: it asks of every file of a project per registrar.
+        self.caller_texts: dict[str, bytes | str | None] = {}
+        self.import_targets: dict[str, tuple[Target, ...]] = {}  # without a cache
+        self.verdicts: dict[str, Entry | None] = {}
+
+    def resolve(self, path: Path) -> Path:
+        """The real path, asked of the system once per run and path."""
+        resolved = self.resolved.get(path)
+        if resolved is None:
+            resolved = self.resolved[path] = Path(self.real_path(str(path)))
+        return resolved
+
+    def real_path(self, path: str) -> str:
+        """`resolve` in text: beneath its directory's real path (asked once per directory) only
+        the file itself can be a link, one `lstat`."""
+        return self._real_path(path, None)
+
+    def real_paths(self, paths: list[str]) -> list[str]:
+        """`real_path` of each of many files (the caller search's pass over every file of the
+        run): which are links is read from one listing of each directory, the entries' types,
+        instead of an `lstat` per file."""
+        links: dict[str, frozenset[str] | None] = {}
+        return [self._real_path(path, links) for path in paths]
+
+    def _real_path(self, path: str, links: dict[str, frozenset[str] | None] | None) -> str:
+        """`links`: the names of the links in each real directory listed so far (None where it
+        cannot be listed), or None to ask of each file."""
+        known = self.known_real_paths.get(path)
+        if known is not None:
+            return known
+        directory, name = os.path.split(path)
+        if name in ("", ".", ".."):
+            return os.path.realpath(path)
+        real_directory = self.real_directories.get(directory)
+        if real_directory is None:
+            real_directory = self.real_directories[directory] = os.path.realpath(directory)
+        joined = os.path.join(real_directory, name)
+        linked = None
+        if links is not None:
+            if real_directory not in links:
+                links[real_directory] = _links_in(real_directory)
+            linked = links[real_directory]
+        is_link = os.path.islink(joined) if linked is None else name in linked
+        return os.path.realpath(joined) if is_link else joined
+
+    def locate(self, path: Path) -> tuple[str, Path, bool, str]:
+        """Module name, the directory it is importable from, whether it is a package, and the
+        path as findings show it."""
+        if path not in self.located:
+            self.located[path] = (*self._named(path), display_path(path))
+        return self.located[path]
+
+    def import_root(self, path: Path) -> Path:
+        """The directory the module at `path` is importable from: `locate`'s second answer,
+        without the path as shown (asked for every directory of the run)."""
+        located = self.located.get(path)
+        return located[1] if located is not None else self._named(path)[1]
+
+    def _named(self, path: Path) -> tuple[str, Path, bool]:
+        module, root, is_package = self.module_names.of(self.resolve(path))
+        if self.witness is not None:
+            # The `__init__.py` files that make the name: from the file's directory up to the
+            # one it is importable from.
+            chain = []
+            for directory in self.resolve(path).parents:
+                chain.append(directory / "__init__.py")
+                if directory == root:
+                    break
+            self.witness.saw(chain)
+        return module, root, is_package
+
+    def examine(self, path: Path, prefilter: bool, key: str | None = None) -> Outcome:
+        """`key`: the absolute path, when the caller has it."""
+        key = key or os.path.abspath(path)
+        if path in self.unsaved:
+            return self._unsaved(path, self.unsaved[path], prefilter)
+        outcome, content = self._examine(path, prefilter, key)
+        # Only a file the analysis reads can be written by `fix`; a file the prefilter rules out
+        # has no digest, with a cache or without one.
+        if outcome is not None and content is not None:
+            self.digests[key] = content
+        return outcome
+
+    def _examine(self, path: Path, prefilter: bool, key: str) -> tuple[Outcome, bytes | None]:
+        if self.witness is not None:
+            self.witness.saw((key,))
+        entry = self.cache.get(key) if self.cache is not None else None
+        if entry is not None and entry.stamp is not None:
+            try:
+                unchanged = stamp(os.stat(path)) == entry.stamp
+            except OSError:
+                unchanged = False
+            if unchanged and (known := self._known(path, entry, prefilter)) is not _UNKNOWN:
+                return self._bounded(known, entry.stamp[0]), entry.digest
+        try:
+            # Stamp before reading: a change while reading leaves a stamp that no longer matches.
+            stat = os.stat(path) if self.cache is not None else None
+            data = path.read_bytes()
+        except OSError as error:
+            return f"cannot read: {error.strerror or error}", None
+        if stat is None:
+            # Without a cache, the digest is taken only of what passes the prefilter: hashing
+            # every byte of a large tree is saved.
+            try:
+                if prefilter and not is_candidate(data):
+                    return None, None
+            except SourceError as error:
+                return str(error), digest(data)
+            entry = _UNCACHED._replace(candidate=True if prefilter else None, digest=digest(data))
+        else:
+            entry = _refreshed(entry, stat, digest(data))
+            self._put(key, entry)
+        if (known := self._known(path, entry, prefilter)) is not _UNKNOWN:
+            return self._bounded(known, len(data)), entry.digest
+        try:
+            if prefilter and entry.candidate is None:
+                entry = entry._replace(candidate=is_candidate(data))
+                self._put(key, entry)
+                if not entry.candidate:
+                    return None, entry.digest
+            if len(data) > self.max_file_size:
+                return self._too_large(len(data)), entry.digest
+            text = decode(data).text
+        except SourceError as error:
+            return str(error), entry.digest
+        module, _root, is_package, display = self.locate(path)
+        task = ScanTask(text, module, display, is_package)
+        return Pending(task, key, entry.stamp, entry.digest, entry.candidate), entry.digest
+
+    def _unsaved(self, path: Path, data: bytes, prefilter: bool) -> Outcome:
+        """A buffer that is not the file on disk: never cached."""
+        try:
+            if prefilter and not is_candidate(data):
+                return None
+            if len(data) > self.max_file_size:
+                return self._too_large(len(data))
+            text = decode(data).text
+        except SourceError as error:
+            return str(error)
+        module, _root, is_package, display = self.locate(path)
+        return Pending(ScanTask(text, module, display, is_package), "", None, b"", None)
+
+    def _bounded(self, known: Outcome | object, size: int) -> Outcome | object:
+        """What the cache knows of a file, unless the file is too large to be parsed now (the
+        bound is a setting: the cache may hold what a higher one let through)."""
+        if known is None or size <= self.max_file_size:
+            return known
+        return self._too_large(size)
+
+    def _too_large(self, size: int) -> str:
+        return f"not checked: {size:,} bytes, over max-file-size ({self.max_file_size:,} bytes)"
+
+    def _known(self, path: Path, entry: Entry, prefilter: bool) -> Outcome | object:
+        if prefilter and entry.candidate is not True:
+            return None if entry.candidate is False else _UNKNOWN
+        parsed = entry.parsed
+        if parsed is None:
+            return _UNKNOWN
+        module, _root, is_package, display = self.locate(path)
+        if (parsed.module, parsed.display, parsed.is_package) != (module, display, is_package):
+            return _UNKNOWN
+        if parsed.error is not None:
+            return parsed.error
+        facts = load_facts(parsed.facts) if parsed.facts is not None else None
+        return facts if facts is not None else _UNKNOWN
+
+    def _put(self, key: str, entry: Entry) -> None:
+        if self.cache is not None:
+            self.cache.put(key, entry)
+
+    def record(self, pending: Pending, result: ModuleFacts | str) -> None:
+        if self.cache is None or not pending.key:
+            return
+        task = pending.task
+        if isinstance(result, str):
+            parsed = Parsed(task.module, task.display, task.is_package, None, result)
+        else:
+            parsed = Parsed(task.module, task.display, task.is_package, dump_facts(result), None)
+        old = self.cache.get(pending.key)
+        same = old is not None and old.digest == pending.digest
+        self.cache.put(
+            pending.key,
+            Entry(
+                pending.stamp,
+                pending.digest,
+                pending.candidate,
+                parsed,
+                old.mentions if old is not None and same else (),
+                old.imports if old is not None and same else None,
+            ),
+        )
+
+    def mentioning(self, paths: list[str], name: str) -> list[str]:
+        """The paths whose file's text has the word `name`: `mentions`, of each in turn."""
+        if self.cache is not None or not name.isascii():
+            return [path for path in paths if self.mentions(path, name)]
+        # Without a cache most files were read for an earlier name, and their bytes lack this
+        # one: that test (`_text_mentions`'s first) is made here, not in two calls per file.
+        encoded = name.encode()
+        texts = self.caller_texts
+        found = []
+        for path in paths:
+            text = texts.get(path, _UNREAD)
+            if text is None or (isinstance(text, bytes) and encoded not in text):
+                continue
+            if self._text_mentions(path, name):
+                found.append(path)
+        return found
+
+    def mentions(self, path: str, name: str) -> bool:
+        """Whether the file's text has the word `name`. With a cache, the answer is kept per
+        file and name: an unchanged file is not read again."""
+        if self.cache is None:
+            return self._text_mentions(path, name)
+        key = os.path.abspath(path)
+        if self.witness is not None:
+            self.witness.saw((key,))
+        entry = self._verdict(path, key)
+        if entry is None:
+            return False
+        known = dict(entry.mentions)
+        if name not in known:
+            known[name] = self._text_mentions(path, name)
+            entry = entry._replace(mentions=tuple(sorted(known.items())))
+            self._put(key, entry)
+            self.verdicts[path] = entry
+        return known[name]
+
+    def imports(self, paths: list[str]) -> list[tuple[str, tuple[Target, ...]]]:
+        """What each file's imports may refer to (`engine/import_graph.py`). With a cache the
+        answer is kept per content: an unchanged file is not read again. A file that cannot be
+        read imports nothing (nor does it mention any name)."""
+        found = []
+        for path in paths:
+            if self.cache is None:
+                targets = self.import_targets.get(path)
+                if targets is None:
+                    targets = self.import_targets[path] = import_targets(self._bytes(path))
+            else:
+                key = os.path.abspath(path)
+                if self.witness is not None:
+                    self.witness.saw((key,))
+                entry = self._verdict(path, key)
+                if entry is None:
+                    targets = ()
+                elif entry.imports is not None:
+                    targets = entry.imports
+                else:
+                    targets = import_targets(self._bytes(path))
+                    entry = entry._replace(imports=targets)
+                    self._put(key, entry)
+                    self.verdicts[path] = entry
+            found.append((path, targets))
+        return found
+
+    def _bytes(self, path: str) -> bytes:
+        """The file's bytes as the caller search read them (or reads them now); its decoded text
+        encoded again, where only that is kept."""
+        text = self.caller_texts.get(path, _UNREAD)
+        if text is _UNREAD:
+            try:
+                text = self.caller_texts[path] = _read(path)
+            except OSError:
+                text = self.caller_texts[path] = None
+        if isinstance(text, str):
+            return text.encode("utf-8", "surrogateescape")
+        return text if isinstance(text, bytes) else b""
+
+    def _verdict(self, path: str, key: str) -> Entry | None:
+        """The file's cache entry, read again only when its stamp changed; None when it cannot
+        be read."""
+        if path not in self.verdicts:
+            entry = self.cache.get(key) if self.cache is not None else None
+            try:
+                status = os.stat(path)
+                if entry is None or entry.stamp is None or stamp(status) != entry.stamp:
+                    data = _read(path)
+                    entry = _refreshed(entry, status, digest(data))
+                    self._put(key, entry)
+                    self.caller_texts[path] = data
+            except OSError:
+                entry = None
+            self.verdicts[path] = entry
+        return self.verdicts[path]
+
+    def _text_mentions(self, path: str, name: str) -> bool:
+        text = self.caller_texts.get(path, _UNREAD)
+        if text is _UNREAD:
+            try:
+                text = _read(path)
+            except OSError:
+                text = None
+            self.caller_texts[path] = text
+        if text is None:
+            return False
+        # The name first: a substring test on the bytes costs a hundredth of the word search
+        # on decoded text. Every source encoding is ASCII-compatible.
+        if isinstance(text, bytes):
+            if name.isascii() and name.encode() not in text:
+                return False
+            try:
+                text = decode(text).text
+            except SourceError:
+                text = None
+            self.caller_texts[path] = text
+            if text is None:
+                return False
+        return _has_word(text, name)
+
+    def facts(self, path: Path) -> ModuleFacts | None:
+        """The facts of one module now, parsed in this process if need be."""
+        return self.facts_of([path])[0]
+
+    def facts_of(self, paths: list[Path]) -> list[ModuleFacts | None]:
+        """The facts of modules asked for together (the callers of a registrar, the modules of a
+        tool's types), parsed by the workers too when they are up."""
+        outcomes = self._parsed(self.examine(path, prefilter=False) for path in paths)
+        return [outcome if isinstance(outcome, ModuleFacts) else None for outcome in outcomes]
+
+    def facts_ahead(self, paths: list[Path]) -> Callable[[], list[ModuleFacts | None]]:
+        """`facts_of`, started now and given when the returned function is called (once): the
+        workers, when they are up, parse the modules while this process goes on."""
+        outcomes, pending, parses = self._started(
+            self.examine(path, prefilter=False) for path in paths
+        )
+        parses.hand_over_all()
+
+        def facts() -> list[ModuleFacts | None]:
+            parsed = self._finished(outcomes, pending, parses)
+            return [outcome if isinstance(outcome, ModuleFacts) else None for outcome in parsed]
+
+        return facts
+
+    def outcomes(self, files: list[Path], keys: list[str], prefilter: bool) -> list[Outcome]:
+        """Each file's outcome, none pending: the files to parse are handed to worker processes
+        (when there are enough) as they are found, while the others are still being read."""
+        examined = (
+            self.examine(path, prefilter, key) for path, key in zip(files, keys, strict=True)
+        )
+        return self._parsed(examined)
+
+    def _parsed(self, examined: Iterable[Outcome]) -> list[Outcome]:
+        """The outcomes, each pending one parsed (and recorded in the cache). `examined` is
+        consumed lazily: a file is handed to the parse as soon as it is examined."""
+        return self._finished(*self._started(examined))
+
+    def _started(
+        self, examined: Iterable[Outcome]
+    ) -> tuple[list[Outcome], list[tuple[int, Pending]], OrderedMap[ScanTask, ModuleFacts | str]]:
+        """The outcomes, the pending ones with their index, and their parses, begun."""
+        outcomes: list[Outcome] = []
+        pending: list[tuple[int, Pending]] = []
+        parses: OrderedMap[ScanTask, ModuleFacts | str] = OrderedMap(scan_source, self.workers)
+        for outcome in examined:
+            if isinstance(outcome, Pending):
+                if not pending:
+                    # Imported before the workers fork, which then inherit it instead of each
+                    # importing it again.
+                    importlib.import_module("mcp_codemod.analysis.scan.scanner")
+                pending.append((len(outcomes), outcome))
+                parses.put(outcome.task, len(outcome.task.text))
+            outcomes.append(outcome)
+        return outcomes, pending, parses
+
+    def _finished(
+        self,
+        outcomes: list[Outcome],
+        pending: list[tuple[int, Pending]],
+        parses: OrderedMap[ScanTask, ModuleFacts | str],
+    ) -> list[Outcome]:
+        """The outcomes with the pending ones' results in their place, recorded in the cache."""
+        results = parses.results()
+        for (index, outcome), result in zip(pending, results, strict=True):
+            self.record(outcome, result)
+            outcomes[index] = result
+        return outcomes

@@ -1,0 +1,1 @@
+"""Specifications of the scan: what one module's bytes give as facts."""

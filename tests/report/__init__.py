@@ -1,0 +1,1 @@
+"""Specifications of the output: the formats CI and editors read."""
