@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import needs_sdk
+import pytest
 
 import mcp_codemod
 from mcp_codemod.rules import RULES, array_without_items
@@ -85,7 +85,7 @@ def test_rules_are_found_by_walking_the_package():
     assert [rule.code for rule in RULES] == sorted(rule.code for rule in RULES)
 
 
-@needs_sdk
+@pytest.mark.sdk
 def test_each_rules_marker_is_the_runtimes():
     import mcp_codemod.runtime as runtime
 
@@ -96,7 +96,7 @@ def test_each_rules_marker_is_the_runtimes():
     )
 
 
-@needs_sdk
+@pytest.mark.sdk
 def test_a_rule_with_a_fix_and_a_probe_check_is_one_module(tmp_path):
     copy = tmp_path / "package" / "mcp_codemod"
     shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))

@@ -299,7 +299,7 @@ def test_a_module_parsed_ahead_is_loaded_when_asked_for_and_parsed_once(
             "server.py": "from tools import add\nfrom notes import note\nfrom more import shout\n",
             "tools.py": "def add(server): ...\n",
             "notes.py": "def note(text): ...\n",
-            "more.py": "def shout(words): ...\nadd(1)\n",
+            "more.py": "from tools import add\n\ndef shout(words): ...\nadd(1)\n",
         },
     )
     files = [tmp_path / name for name in ("server.py", "tools.py", "notes.py", "more.py")]
@@ -325,7 +325,7 @@ def test_a_module_parsed_ahead_is_loaded_when_asked_for_and_parsed_once(
     assert sorted(parsed) == ["more.py", "notes.py", "tools.py"]
     project.parse_ahead([("tools", server), ("notes", server)])  # nothing new to parse
     # A caller search loads what was parsed ahead as it loads what it parses.
-    assert [facts.module for facts in project.load_callers("add", server)] == ["more"]
+    assert [facts.module for facts in project.load_callers("add", tools)] == ["more"]
     assert project.load("notes", server) is not None
     assert [facts.module for facts in project.loaded()] == ["server", "tools", "more", "notes"]
     assert sorted(parsed) == ["more.py", "notes.py", "tools.py"] and not project.parsed_ahead
