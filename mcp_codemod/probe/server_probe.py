@@ -5,12 +5,13 @@ imports the server and, for every registered tool and parameter, runs what the f
 a tools/call argument before the tool is called: the mcp SDK's JSON pre-parse as the server has it
 (so `guard()`, the guarded classes and `install()` count), then the validator pydantic compiled
 for that parameter. Each parameter is validated alone, so required parameters need no filler
-values, and the tool body is never called. See docs/probe.md for what counts as a problem.
+values, and the tool body is never called. Each rule's probe check (`Rule.schema_check`) runs on
+every tool's listed input schema. See docs/probe.md for what counts as a problem.
 
 The command line (`mcp_codemod.cli`) imports this module, so at import time it needs only the
 standard library: the frameworks and pydantic are imported when a server is probed (a pre-commit
-hook's environment has neither). The frameworks' handling is in `probe_frameworks`, loading a
-target in `probe_targets`, the results in `probe_results`, the formatters in `mcp_codemod.report`.
+hook's environment has neither). The frameworks' handling is in `argument_handling`, loading a
+target in `targets`, the results in `results`, the formatters in `mcp_codemod.report`.
 """
 
 from __future__ import annotations
