@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import os
 import platform
 import statistics
@@ -50,7 +51,26 @@ def server_module(lines: int) -> str:
     return head + "".join(tools)
 
 
-async def measure(edits: int = EDITS, lines: int = LINES) -> dict:
+def shapes_module(lines: int, size: int = 20) -> str:
+    """The server module of `lines` lines, with the single-module trees of each kind of
+    resolution (tests/analysis/link/generated_trees.py) at `size` appended: the shapes that once
+    made the analysis hang (methods that store their parameter and retry with it), in the file
+    being edited."""
+    spec = importlib.util.spec_from_file_location(
+        "generated_trees", HERE.parent / "tests" / "analysis" / "link" / "generated_trees.py"
+    )
+    assert spec is not None and spec.loader is not None
+    trees = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(trees)
+    bodies = []
+    for make in trees.TREES.values():
+        tree = make(size)
+        if list(tree) == ["server.py"]:
+            bodies.append(tree["server.py"].removeprefix(trees.SERVER))
+    return server_module(lines) + "\n\n" + "\n\n".join(bodies)
+
+
+async def measure(edits: int = EDITS, lines: int = LINES, shapes: bool = False) -> dict:
     # The time each version's diagnostics arrived, and their count: set by the client's handler,
     # awaited (not polled: a polling client would take the cores the server needs).
     arrivals: dict[int, asyncio.Future[tuple[float, int]]] = {}
@@ -78,7 +98,7 @@ async def measure(edits: int = EDITS, lines: int = LINES) -> dict:
         root = Path(scratch)
         (root / "pyproject.toml").write_text("[tool.mcp-codemod]\n", encoding="utf-8")
         module = root / "server.py"
-        text = server_module(lines)
+        text = shapes_module(lines) if shapes else server_module(lines)
         module.write_text(text, encoding="utf-8")
         command = Path(sys.executable).parent / "mcp-codemod"
         await client.start_io(str(command), "server")
@@ -133,12 +153,13 @@ async def measure(edits: int = EDITS, lines: int = LINES) -> dict:
     }
 
 
-async def measurements(edits: int = EDITS) -> tuple[dict, dict]:
-    """The 2,000-line module, and a 30-line one: the cost of the round trip itself."""
-    return await measure(edits), await measure(edits, 30)
+async def measurements(edits: int = EDITS) -> tuple[dict, dict, dict]:
+    """The 2,000-line module, a 30-line one (the cost of the round trip itself), and a module
+    holding the shapes that once made the analysis hang."""
+    return await measure(edits), await measure(edits, 30), await measure(edits, 400, shapes=True)
 
 
-def section(result: dict, small: dict) -> list[str]:
+def section(result: dict, small: dict, shaped: dict) -> list[str]:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     met = "meets" if result["worst"] * 1000 <= TARGET_MS else "misses"
     bound = ""
@@ -166,6 +187,9 @@ def section(result: dict, small: dict) -> list[str]:
         f"| the server's CPU time per edit: worst | {max(result['cpu']) * 1000:.0f} |",
         f"| after an edit of a {small['lines']}-line module (the round trip itself): median | "
         f"{small['median'] * 1000:.0f} |",
+        f"| after an edit of a {shaped['lines']:,}-line module holding the generated trees' "
+        f"shapes (stores and self-calls that once hung): median | {shaped['median'] * 1000:.0f} |",
+        f"| the same: worst of {len(shaped['times'])} | {shaped['worst'] * 1000:.0f} |",
         "",
         f"Target: ≤ {TARGET_MS} ms after an edit, worst included; this run {met} it.{bound}",
         "",
@@ -190,8 +214,8 @@ def main() -> int:
     parser.add_argument("--edits", type=int, default=EDITS)
     parser.add_argument("--results", type=Path, default=HERE / "RESULTS.md")
     options = parser.parse_args()
-    result, small = asyncio.run(measurements(options.edits))
-    lines = section(result, small)
+    result, small, shaped = asyncio.run(measurements(options.edits))
+    lines = section(result, small, shaped)
     print("\n".join(lines))
     print("each edit, ms:", " ".join(f"{t * 1000:.0f}" for t in result["times"]))
     print("server CPU, ms:", " ".join(f"{t * 1000:.0f}" for t in result["cpu"]))

@@ -1,10 +1,12 @@
 import ast
+import contextlib
 import importlib.util
 import os
 import re
 import subprocess
 import sys
 import unicodedata
+import warnings
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,11 @@ from click.testing import CliRunner
 from mcp_codemod.cli import main
 from mcp_codemod.engine import prefilter
 from mcp_codemod.engine.file_io import decode
+
+# fastmcp's dependencies (authlib) warn about themselves on import; recording swallows that noise,
+# before any test module imports it.
+with warnings.catch_warnings(record=True), contextlib.suppress(ModuleNotFoundError):
+    import fastmcp  # noqa: F401
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"

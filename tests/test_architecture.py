@@ -78,8 +78,8 @@ def test_rule_codes_are_spelled_only_by_their_rules():
     assert spelled <= rules
 
 
-# Each layer and the layers it may import. The root modules (the CLI, the library API, the pytest
-# helper, `__main__`) sit above them all.
+# Each layer and the layers it may import. The root modules (the library API and its fix
+# workflow, the pytest helper, `__main__`) and the command line's package sit above them all.
 LAYERS = {
     "runtime": set(),
     "analysis": set(),
@@ -91,9 +91,10 @@ LAYERS = {
     # The language server consumes the library as the CLI does: the API and every layer.
     "lsp": {"runtime", "analysis", "rules", "engine", "fix", "probe", "report"},
 }
-ROOT_MODULES = {"__init__", "__main__", "api", "cli", "testing"}
+ROOT_MODULES = {"__init__", "__main__", "api", "fix_workflow", "testing"}
+ROOT_PACKAGES = {"cli"}
 # The root modules a layer may import besides the package itself.
-ROOT_IMPORTS = {"lsp": {"mcp_codemod.api"}}
+ROOT_IMPORTS = {"lsp": {"mcp_codemod.api", "mcp_codemod.fix_workflow"}}
 
 
 def layer_of(module: str) -> str | None:
@@ -105,7 +106,7 @@ def test_the_package_root_holds_only_the_entry_points_and_the_layers():
     modules = {path.stem for path in PACKAGE.glob("*.py")}
     folders = {path.name for path in PACKAGE.iterdir() if (path / "__init__.py").exists()}
     assert modules == ROOT_MODULES
-    assert folders == set(LAYERS)
+    assert folders == set(LAYERS) | ROOT_PACKAGES
 
 
 def test_each_layer_imports_only_the_layers_below_it():
@@ -164,4 +165,14 @@ def test_only_the_command_line_starts_the_language_server():
         if layer_of(module_of(path)) != "lsp"
         and any(layer_of(other) == "lsp" for other in imported(path))
     )
-    assert importers == ["mcp_codemod.cli"]
+    assert importers == ["mcp_codemod.cli.language_server"]
+
+
+def test_only_the_command_line_uses_click():
+    # The layers and the library return text and data; the command line prints it.
+    users = sorted(
+        module_of(path)
+        for path in PACKAGE.rglob("*.py")
+        if re.search(r"^\s*(import click|from click\b)", path.read_text(encoding="utf-8"), re.M)
+    )
+    assert users and all(module.split(".")[:2] == ["mcp_codemod", "cli"] for module in users)

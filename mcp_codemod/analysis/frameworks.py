@@ -78,6 +78,8 @@ NOT_SERVERS = frozenset(
 )
 
 REGISTRATION_ATTRIBUTES = frozenset({"tool", "async_tool"})
+# The attributes through which a server registers tools.
+TOOL_ATTRIBUTES = REGISTRATION_ATTRIBUTES | {"add_tool"}
 GUARD_FUNCTIONS = {f"{m}.guard" for m in RUNTIME_MODULES}
 INSTALL_FUNCTIONS = {f"{m}.install" for m in RUNTIME_MODULES}
 

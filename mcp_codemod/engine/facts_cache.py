@@ -146,6 +146,7 @@ def analysis_sources() -> list[Path]:
             "file_io.py",
             "facts_cache.py",
             "import_graph.py",
+            "caller_texts.py",
         )
     ]
     return sources
@@ -290,3 +291,10 @@ def load_facts(data: bytes) -> ModuleFacts | None:
     except Exception:
         return None
     return facts if isinstance(facts, ModuleFacts) else None
+
+
+def refreshed(entry: Entry | None, status: os.stat_result, content: bytes) -> Entry:
+    """The entry of a file just read: what was known of the same bytes, with the new stamp."""
+    if entry is None or entry.digest != content:
+        return Entry(trusted_stamp(status), content, None, None)
+    return entry._replace(stamp=trusted_stamp(status))

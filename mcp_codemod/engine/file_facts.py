@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from mcp_codemod.analysis.facts import ModuleFacts
+from mcp_codemod.engine.caller_texts import CallerTexts
 from mcp_codemod.engine.facts_cache import (
     Entry,
     FactsCache,
@@ -24,11 +25,10 @@ from mcp_codemod.engine.facts_cache import (
     digest,
     dump_facts,
     load_facts,
+    refreshed,
     stamp,
-    trusted_stamp,
 )
 from mcp_codemod.engine.file_io import SourceError, decode
-from mcp_codemod.engine.import_graph import Target, import_targets
 from mcp_codemod.engine.module_paths import ModuleNames
 from mcp_codemod.engine.parallel import OrderedMap, Workers
 from mcp_codemod.engine.prefilter import is_candidate
@@ -83,36 +83,6 @@ def _links_in(directory: str) -> frozenset[str] | None:
         return None
 
 
-def _read(path: str) -> bytes:
-    with open(path, "rb") as file:
-        return file.read()
-
-
-def _has_word(text: str, word: str) -> bool:
-    r"""`re.search(rf"\b{re.escape(word)}\b", text)`, by `str.find`: a pattern that starts with
-    `\b` has no literal prefix to search for, and tries every position of the text."""
-    at = text.find(word)
-    while at >= 0:
-        if _word_boundary(text, at) and _word_boundary(text, at + len(word)):
-            return True
-        at = text.find(word, at + 1)
-    return False
-
-
-def _word_boundary(text: str, index: int) -> bool:
-    r"""`\b` at `index`: a word character on one side only (`\w` is `isalnum` or `_`)."""
-    before = index > 0 and (text[index - 1].isalnum() or text[index - 1] == "_")
-    after = index < len(text) and (text[index].isalnum() or text[index] == "_")
-    return before != after
-
-
-def _refreshed(entry: Entry | None, status: os.stat_result, content: bytes) -> Entry:
-    """The entry of a file just read: what was known of the same bytes, with the new stamp."""
-    if entry is None or entry.digest != content:
-        return Entry(trusted_stamp(status), content, None, None)
-    return entry._replace(stamp=trusted_stamp(status))
-
-
 def _syntax_message(error: BaseException, text: str) -> str:
     if isinstance(error, SyntaxError | ValueError) and "\0" in text:
         # The parser refuses the text whole, without a position: the first NUL is the reason.
@@ -144,7 +114,6 @@ class Pending(NamedTuple):
 
 Outcome = ModuleFacts | str | Pending | None
 _UNKNOWN = object()
-_UNREAD = object()  # a file the caller search has not read yet
 _UNCACHED = Entry(None, b"", None, None)  # what is known of a file without a cache: nothing
 
 
@@ -176,11 +145,7 @@ class FileFacts:
         # The real paths of the files discovery found that are no links (`discover`).
         self.known_real_paths = real_paths or {}
         self.module_names = ModuleNames()
-        # What the caller search read of each file (by resolved path): bytes, the text of a
-        # candidate, or None. Plain strings: it asks of every file of a project per registrar.
-        self.caller_texts: dict[str, bytes | str | None] = {}
-        self.import_targets: dict[str, tuple[Target, ...]] = {}  # without a cache
-        self.verdicts: dict[str, Entry | None] = {}
+        self.callers = CallerTexts(cache, witness)  # what the search for callers reads
 
     def resolve(self, path: Path) -> Path:
         """The real path, asked of the system once per run and path."""
@@ -287,7 +252,7 @@ class FileFacts:
                 return str(error), digest(data)
             entry = _UNCACHED._replace(candidate=True if prefilter else None, digest=digest(data))
         else:
-            entry = _refreshed(entry, stat, digest(data))
+            entry = refreshed(entry, stat, digest(data))
             self._put(key, entry)
         if (known := self._known(path, entry, prefilter)) is not _UNKNOWN:
             return self._bounded(known, len(data)), entry.digest
@@ -368,123 +333,6 @@ class FileFacts:
                 old.imports if old is not None and same else None,
             ),
         )
-
-    def mentioning(self, paths: list[str], name: str) -> list[str]:
-        """The paths whose file's text has the word `name`: `mentions`, of each in turn."""
-        if self.cache is not None or not name.isascii():
-            return [path for path in paths if self.mentions(path, name)]
-        # Without a cache most files were read for an earlier name, and their bytes lack this
-        # one: that test (`_text_mentions`'s first) is made here, not in two calls per file.
-        encoded = name.encode()
-        texts = self.caller_texts
-        found = []
-        for path in paths:
-            text = texts.get(path, _UNREAD)
-            if text is None or (isinstance(text, bytes) and encoded not in text):
-                continue
-            if self._text_mentions(path, name):
-                found.append(path)
-        return found
-
-    def mentions(self, path: str, name: str) -> bool:
-        """Whether the file's text has the word `name`. With a cache, the answer is kept per
-        file and name: an unchanged file is not read again."""
-        if self.cache is None:
-            return self._text_mentions(path, name)
-        key = os.path.abspath(path)
-        if self.witness is not None:
-            self.witness.saw((key,))
-        entry = self._verdict(path, key)
-        if entry is None:
-            return False
-        known = dict(entry.mentions)
-        if name not in known:
-            known[name] = self._text_mentions(path, name)
-            entry = entry._replace(mentions=tuple(sorted(known.items())))
-            self._put(key, entry)
-            self.verdicts[path] = entry
-        return known[name]
-
-    def imports(self, paths: list[str]) -> list[tuple[str, tuple[Target, ...]]]:
-        """What each file's imports may refer to (`engine/import_graph.py`). With a cache the
-        answer is kept per content: an unchanged file is not read again. A file that cannot be
-        read imports nothing (nor does it mention any name)."""
-        found = []
-        for path in paths:
-            if self.cache is None:
-                targets = self.import_targets.get(path)
-                if targets is None:
-                    targets = self.import_targets[path] = import_targets(self._bytes(path))
-            else:
-                key = os.path.abspath(path)
-                if self.witness is not None:
-                    self.witness.saw((key,))
-                entry = self._verdict(path, key)
-                if entry is None:
-                    targets = ()
-                elif entry.imports is not None:
-                    targets = entry.imports
-                else:
-                    targets = import_targets(self._bytes(path))
-                    entry = entry._replace(imports=targets)
-                    self._put(key, entry)
-                    self.verdicts[path] = entry
-            found.append((path, targets))
-        return found
-
-    def _bytes(self, path: str) -> bytes:
-        """The file's bytes as the caller search read them (or reads them now); its decoded text
-        encoded again, where only that is kept."""
-        text = self.caller_texts.get(path, _UNREAD)
-        if text is _UNREAD:
-            try:
-                text = self.caller_texts[path] = _read(path)
-            except OSError:
-                text = self.caller_texts[path] = None
-        if isinstance(text, str):
-            return text.encode("utf-8", "surrogateescape")
-        return text if isinstance(text, bytes) else b""
-
-    def _verdict(self, path: str, key: str) -> Entry | None:
-        """The file's cache entry, read again only when its stamp changed; None when it cannot
-        be read."""
-        if path not in self.verdicts:
-            entry = self.cache.get(key) if self.cache is not None else None
-            try:
-                status = os.stat(path)
-                if entry is None or entry.stamp is None or stamp(status) != entry.stamp:
-                    data = _read(path)
-                    entry = _refreshed(entry, status, digest(data))
-                    self._put(key, entry)
-                    self.caller_texts[path] = data
-            except OSError:
-                entry = None
-            self.verdicts[path] = entry
-        return self.verdicts[path]
-
-    def _text_mentions(self, path: str, name: str) -> bool:
-        text = self.caller_texts.get(path, _UNREAD)
-        if text is _UNREAD:
-            try:
-                text = _read(path)
-            except OSError:
-                text = None
-            self.caller_texts[path] = text
-        if text is None:
-            return False
-        # The name first: a substring test on the bytes costs a hundredth of the word search
-        # on decoded text. Every source encoding is ASCII-compatible.
-        if isinstance(text, bytes):
-            if name.isascii() and name.encode() not in text:
-                return False
-            try:
-                text = decode(text).text
-            except SourceError:
-                text = None
-            self.caller_texts[path] = text
-            if text is None:
-                return False
-        return _has_word(text, name)
 
     def facts(self, path: Path) -> ModuleFacts | None:
         """The facts of one module now, parsed in this process if need be."""

@@ -8,7 +8,7 @@ search for a registrar's callers parses only the files that mention its name *an
 its module. Every reading errs towards "may": a line that looks like an import in a string or a
 comment counts; `import a.b` may reach anything under `a`; a relative `from . import x` anything
 in its package; an absolute name may be rooted anywhere above the file; a file that calls
-`exec` may import anything."""
+`exec` in its own body may import anything."""
 
 from __future__ import annotations
 
@@ -67,10 +67,15 @@ def import_targets(text: bytes) -> tuple[Target, ...]:
 
 
 def _calls_exec(text: bytes) -> bool:
+    """Whether a statement of the module's own body calls `exec`: only such a call runs another
+    file in the module's namespace (`analysis/scan/exec_files.py`). Its line starts at the first
+    column, and nothing but another statement (`;`) comes before it there."""
     at = text.find(b"exec")
     while at != -1:
-        before = text[at - 1 : at]
-        if not (before.isalnum() or before == b"_") and _EXEC_CALL.match(text, at + 4):
+        start = text.rfind(b"\n", 0, at) + 1
+        before = text[start:at].rstrip(b" \t")
+        in_body = text[start : start + 1] not in (b" ", b"\t")
+        if in_body and (not before or before.endswith(b";")) and _EXEC_CALL.match(text, at + 4):
             return True
         at = text.find(b"exec", at + 4)
     return False

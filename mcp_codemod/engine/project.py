@@ -46,6 +46,7 @@ class Project:
         self.roots: list[Path] = []
         self.project_files: dict[Path, list[str]] = {}
         self.import_graphs: dict[Path, ImportGraph] = {}
+        self.listed_roots: set[Path] = set()  # whose listing the run cache's witness holds
         self.found: dict[tuple[str, Path, int], Path | None] = {}
         self.near_roots: dict[str, Path] = {}  # a module's path → the directory it imports from
         self.near_roots_above: dict[Path, list[Path]] = {}  # `above`
@@ -191,7 +192,7 @@ class Project:
             roots = [
                 *([near_root] if self.may_hold(near_root, top) else []),
                 *self.roots_holding(top),
-                *[root for root in self.above(near_root) if self.may_hold(root, top)],
+                *[root for root in self.above(near_root) if self.may_hold(root, top, above=True)],
             ]
             path = find_module(name, roots) if roots else None
             if self.sources.witness is not None:
@@ -217,11 +218,20 @@ class Project:
             )
         return known[1]
 
-    def may_hold(self, root: Path, top: str) -> bool:
+    def may_hold(self, root: Path, top: str, above: bool = False) -> bool:
         """Whether a module or package `top` can be under `root`: one listing per directory
-        instead of two probes per root for every name (most, as `typing`, are nowhere)."""
+        instead of two probes per root for every name (most, as `typing`, are nowhere).
+
+        What the run depends on is that listing: for a root of the project's modules, the
+        directory's stamp (an entry added or removed changes it) instead of two paths per name
+        asked about. A directory above a module's root may be busy (a home directory, /tmp),
+        and a file appearing there would drop every result: the paths asked about."""
         if self.sources.witness is not None:
-            self.sources.witness.saw((root / top, root / f"{top}.py"))
+            if above:
+                self.sources.witness.saw((root / top, root / f"{top}.py"))
+            elif root not in self.listed_roots:
+                self.listed_roots.add(root)
+                self.sources.witness.saw((root,))
         if root not in self.listings:
             try:
                 self.listings[root] = frozenset(os.listdir(root))
@@ -263,10 +273,11 @@ class Project:
             )
         files = self.files_of(root)
         unloaded = [path for path in files if path not in self.by_path]
-        mentioning = self.sources.mentioning(unloaded, name)
+        mentioning = self.sources.callers.mentioning(unloaded, name)
         # Of those, only the files whose imports may lead to `near` can call into it: worth
-        # reading every file's imports for when it spares parsing enough of them.
-        if len(mentioning) * PARSING_TO_READING_IMPORTS > len(files):
+        # reading every file's imports for when it spares parsing enough of them (or they were
+        # read for an earlier search).
+        if root in self.import_graphs or len(mentioning) * PARSING_TO_READING_IMPORTS > len(files):
             reaching = self.import_graph(root, files).reaching(str(near_path))
             mentioning = [path for path in mentioning if path in reaching]
         paths = [Path(path) for path in mentioning]
@@ -274,7 +285,7 @@ class Project:
 
     def import_graph(self, root: Path, files: list[str]) -> ImportGraph:
         if root not in self.import_graphs:
-            self.import_graphs[root] = ImportGraph(self.sources.imports(files))
+            self.import_graphs[root] = ImportGraph(self.sources.callers.imports(files))
         return self.import_graphs[root]
 
     def files_of(self, root: Path) -> list[str]:

@@ -10,10 +10,8 @@ the text. A result that does not parse is never written.
 from __future__ import annotations
 
 import ast
-import bisect
 import itertools
 import os
-import re
 from collections import defaultdict
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
@@ -42,12 +40,15 @@ from mcp_codemod.fix.imports.plan import (
     plan_imports,
 )
 from mcp_codemod.fix.line_wrap import LineStyle, carries_pragma, wrap_edited_lines
+from mcp_codemod.fix.text_edits import (
+    FixError,
+    annotate_parameter,
+    append_metadata,
+    changed_span,
+    splice,
+)
 from mcp_codemod.fix.textdiff import unified_diff
 from mcp_codemod.rules.findings import Finding, Fix
-
-
-class FixError(Exception):
-    """A file the fixer refuses to change; the message is one line."""
 
 
 @dataclass
@@ -379,14 +380,16 @@ def _edit(
     for site, markers in file_plan.markers.values():
         names = ", ".join(spell[marker] for marker in sorted(markers))
         if site.append_at is not None:
-            edits.append(_append(text, offset(site.append_at), names))
+            edits.append(append_metadata(text, offset(site.append_at), names))
         else:
             start, end = offset(site.span.start), offset(site.span.end)
             edits.append((start, start, f"{spell[ANNOTATED]}["))
             edits.append((end, end, f", {names}]"))
     for after, markers in file_plan.annotations.items():
         names = ", ".join(spell[marker] for marker in sorted(markers))
-        edits.append(_annotate(text, offset(after), f"{spell[ANNOTATED]}[{spell[ANY]}, {names}]"))
+        edits.append(
+            annotate_parameter(text, offset(after), f"{spell[ANNOTATED]}[{spell[ANY]}, {names}]")
+        )
     edits += [(start, end, spell[guarded]) for start, end, guarded in swaps]
     for start, end in guarded_calls:
         edits += [(start, start, f"{spell[GUARD]}("), (end, end, ")")]
@@ -394,7 +397,7 @@ def _edit(
     original = text
     starts = [*offsets, len(text)]
     original_lines = [text[a:b].rstrip("\r\n") for a, b in itertools.pairwise(starts)]
-    spliced, edited = _splice(text, edits)
+    spliced, edited = splice(text, edits)
     # Only where the input fitted: a line that was too long before is the user's layout.
     fitted = {
         line
@@ -427,7 +430,7 @@ def _edit(
     if text == spliced:
         return EditedText(text, tuple(edits))
     # Wrapping moved text the edits do not say: one edit over what changed makes the same text.
-    return EditedText(text, (_changed_span(original, text),))
+    return EditedText(text, (changed_span(original, text),))
 
 
 def _without_lines(file_plan: FilePlan, lines: set[int]) -> FilePlan:
@@ -447,84 +450,3 @@ def _without_lines(file_plan: FilePlan, lines: set[int]) -> FilePlan:
         guards={span for span in file_plan.guards if clear(span.start, span.end)},
         annotations={at: markers for at, markers in file_plan.annotations.items() if clear(at)},
     )
-
-
-def _changed_span(before: str, after: str) -> tuple[int, int, str]:
-    """The one edit of `before` that makes `after`: everything between their common ends."""
-    prefix = 0
-    limit = min(len(before), len(after))
-    while prefix < limit and before[prefix] == after[prefix]:
-        prefix += 1
-    suffix = 0
-    while (
-        suffix < limit - prefix
-        and before[len(before) - 1 - suffix] == after[len(after) - 1 - suffix]
-    ):
-        suffix += 1
-    return prefix, len(before) - suffix, after[prefix : len(after) - suffix]
-
-
-def _splice(text: str, edits: list[tuple[int, int, str]]) -> tuple[str, dict[int, int | None]]:
-    """`text` with every edit made in one pass (insertions at one offset keep their order), and
-    the lines (0-based) of the result that the edits touched, each with the line of `text` it
-    was (None for the lines of a new statement)."""
-    pieces: list[str] = []
-    position = 0
-    length = 0  # of the result so far
-    old_offsets = line_offsets(text)
-    touched: list[tuple[int, int, int | None]] = []  # spans of the result, their line before
-    for start, end, replacement in sorted(edits, key=lambda edit: (edit[0], edit[1])):
-        if start < position:
-            raise FixError("overlapping edits (a bug of ours); left unchanged")
-        kept = text[position:start]
-        pieces += [kept, replacement]
-        length += len(kept)
-        before = bisect.bisect_right(old_offsets, start) - 1
-        touched.append((length, length + len(replacement), None if "\n" in replacement else before))
-        length += len(replacement)
-        position = end
-    pieces.append(text[position:])
-    result = "".join(pieces)
-    offsets = line_offsets(result)
-    lines: dict[int, int | None] = {}
-    for start, end, before in touched:
-        first = bisect.bisect_right(offsets, start) - 1
-        last = bisect.bisect_right(offsets, max(start, end - 1)) - 1
-        for line in range(first, last + 1):
-            if lines.get(line, -1) is not None:
-                lines[line] = before
-    return result, lines
-
-
-# An unannotated parameter's default: `name=value`, written `name: T = value` once annotated.
-_DEFAULT = re.compile(r"[ \t]*=[ \t]*")
-
-
-def _annotate(text: str, at: int, annotation: str) -> tuple[int, int, str]:
-    """The edit that annotates the parameter whose name ends at `at`, spacing its default as
-    PEP 8 and ruff's formatter want an annotated one."""
-    default = _DEFAULT.match(text, at)
-    if default is None:
-        return at, at, f": {annotation}"
-    value_follows = text[default.end() : default.end() + 1] not in ("", "\r", "\n")
-    return at, default.end(), f": {annotation} =" + (" " if value_follows else "")
-
-
-# After the last element of a multi-line `Annotated[...]`: a trailing comma (and maybe a comment)
-# ending the line, or a line break before the closing bracket.
-_TRAILING_COMMA_LINE = re.compile(r",[ \t]*(?:#[^\r\n]*)?(\r\n|\r|\n)")
-_BREAK_BEFORE_BRACKET = re.compile(r"[ \t]*(\r\n|\r|\n)[ \t]*\]")
-
-
-def _append(text: str, at: int, names: str) -> tuple[int, int, str]:
-    """The edit that appends `names` to the `Annotated[...]` metadata ending at `at`, laid out
-    as the surrounding elements are: one per line where they are one per line."""
-    indent = re.match(r"[ \t]*", text[text.rfind("\n", 0, at) + 1 :]).group()
-    trailing = _TRAILING_COMMA_LINE.match(text, at)
-    if trailing:
-        end = trailing.end()
-        return end, end, f"{indent}{names},{trailing.group(1)}"
-    closing = _BREAK_BEFORE_BRACKET.match(text, at)
-    if closing:
-        return at, at, f",{closing.group(1)}{indent}{names}"
-    return at, at, f", {names}"

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from mcp_codemod import fix_workflow
 from mcp_codemod.analysis.scan.positions import line_offsets
 from mcp_codemod.engine.file_io import SourceError, read_for_rewrite
 from mcp_codemod.engine.settings import ConfigError
@@ -54,7 +55,9 @@ def fix_edits(
     """The edits of the findings' fixes, per file, as `fix --write` would make them. A fix that
     reaches another file (a server constructed elsewhere, an alias defined elsewhere) edits it
     too, if it is `editable` (in the workspace) and the editor's text of it is the file's; else
-    raises FixUnavailable saying where. Raises FixUnavailable also when the fix engine refuses."""
+    raises FixUnavailable saying where. Raises FixUnavailable also when the fix engine refuses,
+    and when the fixed code would import a runtime name the installed mcp lacks (as `fix`, which
+    never says "Fixed" over it: `fix_workflow.missing_runtime_names`)."""
     planned = plan(findings, lambda _path: True)
     runtime = (check.settings.runtime_module if check.settings else None) or RUNTIME
     importers = (
@@ -65,6 +68,7 @@ def fix_edits(
     styles = FormatStyles()
     here = os.path.normpath(check.path)
     changes = []
+    fixed_texts = []  # (the path as shown, the text, the fixed text) of each file
     for display, file_plan in sorted(planned.files.items()):
         target = Path(os.path.normpath(os.path.join(os.getcwd(), display)))
         line = min(
@@ -93,6 +97,10 @@ def fix_edits(
         except FixError as error:
             raise FixUnavailable(f"{shown}:{line}: {error}") from None
         changes.append(FileEdits(target, text, edited.edits, version))
+        fixed_texts.append((shown, text, edited.text))
+    unimportable = fix_workflow.missing_runtime_names(fixed_texts, {RUNTIME, runtime})
+    if unimportable:
+        raise FixUnavailable(unimportable[0].replace(": error: ", ": ", 1))
     if check.settings is not None and check.settings.runtime_module is not None and changes:
         changes.extend(_guard_module(check))
     return tuple(changes)

@@ -5,12 +5,13 @@ imports the server and, for every registered tool and parameter, runs what the f
 a tools/call argument before the tool is called: the mcp SDK's JSON pre-parse as the server has it
 (so `guard()`, the guarded classes and `install()` count), then the validator pydantic compiled
 for that parameter. Each parameter is validated alone, so required parameters need no filler
-values, and the tool body is never called. See docs/probe.md for what counts as a problem.
+values, and the tool body is never called. Each rule's probe check (`Rule.schema_check`) runs on
+every tool's listed input schema. See docs/probe.md for what counts as a problem.
 
 The command line (`mcp_codemod.cli`) imports this module, so at import time it needs only the
 standard library: the frameworks and pydantic are imported when a server is probed (a pre-commit
-hook's environment has neither). The frameworks' handling is in `probe_frameworks`, loading a
-target in `probe_targets`, the results in `probe_results`, the formatters in `mcp_codemod.report`.
+hook's environment has neither). The frameworks' handling is in `argument_handling`, loading a
+target in `targets`, the results in `results`, the formatters in `mcp_codemod.report`.
 """
 
 from __future__ import annotations
@@ -129,7 +130,7 @@ def _probe(
     # The tool should get what the parameter's own validator makes of the intended value; a
     # value the validator refuses anyway (a string for list[str], text outside a Literal) is
     # not probed.
-    from mcp_codemod.runtime.guards import TEXT_CLASSES  # pydantic: imported when probing
+    from mcp_codemod.runtime.declared_text import TEXT_CLASSES  # pydantic: imported when probing
 
     for kind, sent, intended in probes:
         try:

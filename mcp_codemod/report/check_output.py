@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-
-import click
+from typing import Protocol
 
 from mcp_codemod.engine.checker import CheckResult
 from mcp_codemod.report import plural
@@ -20,18 +19,27 @@ FIX_COMMAND = "mcp-codemod fix --write"
 PASSED = "All checks passed!"
 
 
+class Style(Protocol):
+    """How a piece of text is coloured (`click.style`'s signature): the command line chooses."""
+
+    def __call__(self, text: str, *, fg: str | None = None, bold: bool | None = None) -> str: ...
+
+
+def plain(text: str, *, fg: str | None = None, bold: bool | None = None) -> str:
+    return text
+
+
 def text(
     result: CheckResult,
     statistics: bool,
     unsafe_fixes: bool = False,
     *,
-    color: bool = False,
+    style: Style = plain,
     quiet: bool = False,
 ) -> str:
     """The findings (or their statistics) and the summary; `quiet`: without the summary (the
-    registrations not checked are still listed: they fail the run); `color`: as ruff colours
-    them (path bold, code red, fix mark cyan)."""
-    style = click.style if color else _plain
+    registrations not checked are still listed: they fail the run); `style` colours them as
+    ruff does (path bold, code red, fix mark cyan)."""
     lines = []
     for error in result.errors:
         lines.append(f"{style(error.path, bold=True)}: {style('error', fg='red')}: {error.message}")
@@ -57,10 +65,6 @@ def text(
             closing = style(closing, fg="green")
         lines.append(closing)
     return "\n".join(lines) + ("\n" if lines else "")
-
-
-def _plain(text: str, **_style) -> str:
-    return text
 
 
 def _statistics(result: CheckResult, unsafe_fixes: bool) -> list[dict]:

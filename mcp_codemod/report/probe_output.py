@@ -4,6 +4,8 @@ receive as sent."""
 from __future__ import annotations
 
 import json
+import shlex
+from collections.abc import Sequence
 
 from mcp_codemod.probe import strict_mode
 from mcp_codemod.probe.client_behaviours import CLIENT_BEHAVIOURS
@@ -202,3 +204,21 @@ def _probe_table(rows: list[tuple[str, ...]]) -> list[str]:
         )
         for row in rows
     ]
+
+
+def not_probed(tool: str, reason: str) -> str:
+    return f"mcp-codemod: tool {tool!r} not probed: {reason}"
+
+
+def nothing_probed(
+    server: str, module: str, target: str, imports: Sequence[str], missing: Sequence[str]
+) -> str:
+    """Why `server` has no tools once `module` is loaded, and the command that loads them
+    (`missing`: the modules that register tools on it, besides those `--import`ed)."""
+    message = f"probed nothing: server {server!r} has no tools once {module} is loaded"
+    if not missing:
+        return f"{message}; import the modules that register them with `--import MODULE`"
+    command = ["mcp-codemod", "probe", *(f"--import={name}" for name in (*imports, *missing))]
+    return (
+        f"{message}; {', '.join(missing)} register tools on it: `{shlex.join([*command, target])}`"
+    )

@@ -1,8 +1,22 @@
-"""`mcp-codemod rule CODE`: a rule's documentation from its own metadata."""
+"""`mcp-codemod rule CODE`: a rule's documentation from its own metadata; `mcp-codemod rules`:
+the table of them."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from mcp_codemod.rules.model import FixAvailability, Rule
+
+
+def rule_table(rules: Sequence[Rule]) -> str:
+    """A line per rule: code, `[*]` when it has a fix, name, summary, and whether it is off."""
+    width = max(len(rule.name) for rule in rules)
+    lines = []
+    for rule in rules:
+        default = "" if rule.enabled_by_default else "  (off by default)"
+        fix = "[*]" if rule.availability is not FixAvailability.NEVER else "   "
+        lines.append(f"{rule.code}  {fix} {rule.name:<{width}} {rule.summary}{default}\n")
+    return "".join(lines)
 
 
 def rule_help(rule: Rule) -> str:

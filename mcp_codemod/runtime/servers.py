@@ -4,8 +4,8 @@ The mcp SDK (`FastMCP` in 1.x, `MCPServer` in 2.x) JSON-decodes every string arg
 parameter is not annotated exactly `str` (`FuncMetadata.pre_parse_json`): `"null"` becomes `None`
 for `str | None`, `'["a"]'` a list for `str | list[str]`. The guard policy (docs/runtime.md):
 a string argument reaches the tool as sent where the parameter's declared type admits text
-(`guards.declares_text`) or the parameter is marked `NoPreParse`; every other argument goes
-through the SDK's own pre-parse. So `list[str]` still gets `["a"]` from `'["a"]'`, and `Any`,
+(`declared_text.declares_text`) or the parameter is marked `NoPreParse`; every other argument
+goes through the SDK's own pre-parse. So `list[str]` still gets `["a"]` from `'["a"]'`, and `Any`,
 `object` and unannotated parameters keep the SDK's decoding until their author marks them: the
 guard changes what a tool receives only where the SDK replaced text the declared type takes.
 """
@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from mcp.server.lowlevel.server import LifespanResultT
 from pydantic_core import ValidationError
 
-from .guards import declares_text, marked_no_pre_parse
+from .declared_text import declares_text
+from .guards import marked_no_pre_parse
 
 # `guard` returns the server it is given: `mcp = guard(MCPServer("x"))` keeps its type for the
 # project's type checker, whichever class the project's imports chose.

@@ -110,7 +110,7 @@ def test_findings_per_package(results, name):
 @pytest.mark.corpus
 def test_prefilter_loses_nothing_on_the_ecosystem_corpus(request):
     # Parsing every file of the corpus takes a while: pytest's cache keeps the facts between
-    # sessions (tests/engine/test_speed_features.py shows that cached facts are the facts).
+    # sessions (tests/engine/test_facts_cache.py shows that cached facts are the facts).
     cache_dir = request.config.cache.mkdir("mcp-codemod-facts")
     folders = [_pristine(package) for package in run.load_packages()]
     files = discover(folders, DEFAULT_EXCLUDE, respect_gitignore=True)

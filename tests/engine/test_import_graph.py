@@ -45,7 +45,11 @@ def counted(run):
         ("from \\\n    a import b\n", {(0, ("a",))}),
         ("    def f():\n        import a.b.c as d\n", {(0, ("a", "b", "c"))}),
         ("yield from a\nraise Error from error\n", set()),
+        # Only the module's own body runs another file in its namespace.
         ("exec(open('other.py').read())\n", set(ANYTHING)),
+        ("x = 1; exec(TEXT)\n", set(ANYTHING)),
+        ("def run():\n    exec(TEXT)\n", set()),
+        ('"""Runs `exec(text)`."""\nself.exec(1)\n', set()),
     ],
 )
 def test_what_a_module_may_import_is_read_from_its_text(source: str, targets: set) -> None:

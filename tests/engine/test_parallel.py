@@ -57,6 +57,7 @@ def _map(function, items: list[int], workers: parallel.Workers) -> list:
 
 @pytest.fixture
 def small_chunks(monkeypatch):
+    # No option sets the pool's threshold or chunks: tested at sizes a test can afford.
     monkeypatch.setattr(parallel, "POOL_THRESHOLD_BYTES", 0)
     monkeypatch.setattr(parallel, "_CHUNK_BYTES", 1)  # one item a chunk
 
@@ -158,6 +159,7 @@ def test_the_spawned_pool_maps_in_order(monkeypatch):
 def test_the_default_job_count_is_one_on_overloaded_cores(monkeypatch):
     from mcp_codemod.engine import parallel
 
+    # The machine, made up: two cores and a load, which default_jobs reads from the system.
     monkeypatch.setattr(parallel.os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
     monkeypatch.setattr(parallel, "_load", lambda: 1.5)
     assert parallel.default_jobs() == 2

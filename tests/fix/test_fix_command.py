@@ -30,7 +30,7 @@ def test_write_then_nothing_left_to_do(tmp_path):
     fixed = (tmp_path / "server.py").read_text()
     assert "GuardedFastMCP" in fixed
     second = run_cli("fix", "--write", "--diff", "server.py", cwd=tmp_path)
-    assert second.exit_code == 0 and "Nothing to fix." in second.output
+    assert second.exit_code == 0 and second.stdout == ""  # no diff: nothing to fix
     assert (tmp_path / "server.py").read_text() == fixed
     assert run_cli("check", "server.py", cwd=tmp_path).exit_code == 0
 

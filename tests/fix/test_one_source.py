@@ -108,9 +108,17 @@ def fixed(tmp_path_factory) -> tuple[dict, dict, dict, dict, Path]:
     shutil.copytree(SOURCE, root, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(SHADOWING, root / "shadowing", ignore=shutil.ignore_patterns("__pycache__"))
     before, before_fastmcp = describe(root), describe(root, FASTMCP_ASKED)
+    sources = {path: path.read_bytes() for path in root.rglob("*.py")}
+    reported = run_cli("check", "--no-cache", "--output-format", "json", ".", cwd=root)
+    safe = [
+        r
+        for r in json.loads(reported.stdout)
+        if (r.get("fix") or {}).get("applicability") == "safe"
+    ]
+    assert len(safe) == 28
     result = run_cli("fix", "--write", "--no-cache", ".", cwd=root)
     assert result.exit_code == 0, result.output
-    assert "Fixed 28 issues in 10 files." in result.output, result.output
+    assert sum(path.read_bytes() != text for path, text in sources.items()) == 10
     return before, describe(root), before_fastmcp, describe(root, FASTMCP_ASKED), root
 
 

@@ -1,14 +1,8 @@
-import contextlib
-import warnings
 from types import ModuleType
 
 import pytest
 
 from .servers import FASTMCP_MAJOR, MCP_MAJOR, NOTES, NOTES_FASTMCP, load
-
-# fastmcp's dependencies (authlib) warn about themselves on import; recording swallows that noise.
-with warnings.catch_warnings(record=True), contextlib.suppress(ModuleNotFoundError):
-    import fastmcp  # noqa: F401
 
 
 @pytest.fixture

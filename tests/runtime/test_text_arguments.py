@@ -13,7 +13,8 @@ from sdk import OTHER_GUARDED_CLASS, GuardedServer, PlainServer, Tool, call, con
 
 import mcp_codemod.runtime as runtime
 from mcp_codemod.runtime import NoPreParse, guard, install, uninstall
-from mcp_codemod.runtime.guards import admits_str, declares_text, marked_no_pre_parse
+from mcp_codemod.runtime.declared_text import admits_str, declares_text
+from mcp_codemod.runtime.guards import marked_no_pre_parse
 
 pytestmark = [pytest.mark.anyio, pytest.mark.sdk]
 

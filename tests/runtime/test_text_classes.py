@@ -16,7 +16,7 @@ import pytest
 from pydantic import SecretStr
 from sdk import GuardedServer, PlainServer, call, connect, for_installed_sdk
 
-from mcp_codemod.runtime.guards import declares_text
+from mcp_codemod.runtime.declared_text import declares_text
 
 pytestmark = [pytest.mark.anyio, pytest.mark.sdk]
 

@@ -4,7 +4,6 @@ project, a store it does not follow. Each is an unseen registration of that serv
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 
@@ -16,6 +15,7 @@ from mcp_codemod.analysis.link.names import ProjectNames
 from mcp_codemod.analysis.link.served import SDK_SERVERS, as_run
 from mcp_codemod.analysis.link.server_resolution import ServerResolver
 from mcp_codemod.analysis.link.work import OverBudget
+from mcp_codemod.analysis.scan.scope import STANDARD_LIBRARY
 from mcp_codemod.analysis.subjects import ResolvedServer, UnresolvedTool
 from mcp_codemod.analysis.unseen import Unseen
 
@@ -250,7 +250,7 @@ class ServerEscapes:
             function.instance_class if function.kind is FunctionKind.METHOD else function.qualified
         )
         if (
-            target.partition(".")[0] in _STANDARD_LIBRARY
+            target.partition(".")[0] in STANDARD_LIBRARY
             or target in _APPLICATION_CALLS
             or target.startswith(_CLIENTS)
         ):
@@ -273,7 +273,6 @@ class ServerEscapes:
         )
 
 
-_STANDARD_LIBRARY = frozenset((*sys.stdlib_module_names, "builtins"))
 _APPLICATION_CALLS = frozenset((*FACADE_CLASSES, *SERVER_MAKERS))
 # Servers named by what makes them: a parameter's server is its callers' (whose own calls count).
 _NAMED_SERVERS = (ServerKind.CONSTRUCT, ServerKind.IMPORT, ServerKind.ANNOTATED)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import sys
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -11,6 +12,9 @@ from mcp_codemod.analysis.facts import FunctionRef, ServerRef
 
 # Each builtin's qualified name, one string for all its uses.
 _BUILTIN_NAMES = {name: f"builtins.{name}" for name in dir(builtins)}
+# The standard library's top-level modules and the builtins: a name qualified under one of them is
+# none of the project's.
+STANDARD_LIBRARY = frozenset((*sys.stdlib_module_names, "builtins"))
 STAR = "*"  # prefix of a name that no statement of the module binds, but a star import may
 OTHER_BINDING = "?"  # an alternative binding of an imported name that is no import (`X = None`)
 

@@ -138,3 +138,11 @@ def is_super(node: ast.expr) -> bool:
     return (
         isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
     )
+
+
+def last_name(node: ast.expr) -> str:
+    """The name an expression ends with: `f` in `f` and in `a.b.f`, else empty."""
+    kind = type(node)
+    if kind is ast.Name:
+        return node.id  # type: ignore[attr-defined]
+    return node.attr if kind is ast.Attribute else ""  # type: ignore[attr-defined]

@@ -13,6 +13,18 @@ from typing import NamedTuple
 
 from mcp_codemod.analysis.scan.positions import split_lines
 from mcp_codemod.fix.imports.bindings import bound_by, char_offset, import_statements
+from mcp_codemod.fix.imports.order import (
+    FIRST_PARTY,
+    FUTURE,
+    LOCAL,
+    STDLIB,
+    THIRD_PARTY,
+    from_import,
+    member_key,
+    new_statement_key,
+    sections_apart,
+    statement_key,
+)
 from mcp_codemod.fix.line_wrap import LineStyle
 
 # What a kept import that nothing in its own module uses says: to ruff (F401, which finds its
@@ -21,9 +33,6 @@ from mcp_codemod.fix.line_wrap import LineStyle
 KEPT_FOR_OTHERS = (
     "# pyright: ignore[reportUnusedImport]  # noqa: F401 -- other modules import it from here"
 )
-
-# Sections in isort's order.
-_FUTURE, _STDLIB, _THIRD_PARTY, _FIRST_PARTY, _LOCAL = range(5)
 
 Edit = tuple[int, int, str]  # (start, end, replacement) in characters
 
@@ -50,38 +59,6 @@ class _Item:
     line_start: int  # offset of its first line
     end: int  # offset of the line after it
     removed: bool = False
-
-
-# ---- isort's order ----------------------------------------------------------------------
-
-
-def member_key(name: str) -> tuple:
-    """isort's `order-by-type`: CONSTANTS, then Classes, then the rest; case-insensitively."""
-    if len(name) > 1 and name.isupper():
-        kind = 0
-    elif name[:1].isupper():
-        kind = 1
-    else:
-        kind = 2
-    return (kind, name.lower(), name)
-
-
-def _statement_key(node: ast.Import | ast.ImportFrom) -> tuple:
-    if isinstance(node, ast.Import):
-        module = node.names[0].name
-        return (0, 0, module.lower(), module, ())
-    first = node.names[0]
-    return (
-        1,
-        -node.level,
-        (node.module or "").lower(),
-        node.module or "",
-        (member_key(first.name), first.asname or ""),
-    )
-
-
-def new_statement_key(module: str, name: str, alias: str | None) -> tuple:
-    return (1, 0, module.lower(), module, (member_key(name), alias or ""))
 
 
 def line_ending(text: str) -> str:
@@ -127,7 +104,7 @@ class LeadingBlock:
                 _Item(
                     statement,
                     self._section_of(statement),
-                    _statement_key(statement),
+                    statement_key(statement),
                     self._start_with_comments(statement.lineno, floor),
                     self.offsets[statement.lineno - 1],
                     self._line_after(statement.end_lineno),
@@ -160,16 +137,16 @@ class LeadingBlock:
 
     def section(self, module: str) -> int:
         if module == "__future__":
-            return _FUTURE
+            return FUTURE
         top = module.split(".")[0]
         if top in sys.stdlib_module_names:
-            return _STDLIB
-        return _FIRST_PARTY if self.first_party(top) else _THIRD_PARTY
+            return STDLIB
+        return FIRST_PARTY if self.first_party(top) else THIRD_PARTY
 
     def _section_of(self, node: ast.Import | ast.ImportFrom) -> int:
         if isinstance(node, ast.ImportFrom):
             if node.level:
-                return _LOCAL
+                return LOCAL
             return self.section(node.module or "")
         return self.section(node.names[0].name)
 
@@ -287,7 +264,7 @@ class LeadingBlock:
                 start = self.offsets[node.lineno - 1]
                 end = self._position(node.end_lineno, node.end_col_offset)
                 self._edits.append(
-                    (start, end, _from_import(_module_of(node), merged, eol, self.style))
+                    (start, end, from_import(_module_of(node), merged, eol, self.style))
                 )
                 return
         one_per_line = node.end_lineno > node.lineno and len({a.lineno for a in existing}) == len(
@@ -325,7 +302,7 @@ class LeadingBlock:
         section = self.section(module)
         key = new_statement_key(module, *statements[0][0])
         statement = "".join(
-            _from_import(module, names, eol, self.style) + eol for names in statements
+            from_import(module, names, eol, self.style) + eol for names in statements
         )
         used_at = min(self.first_use[name] for names in statements for name, _ in names)
 
@@ -380,7 +357,7 @@ class LeadingBlock:
             else:
                 edits.append((new.at, new.at, new.text))
         for at, news in grouped.items():
-            block = _sections_apart(sorted((n.section, n.text) for n in news), eol)
+            block = sections_apart(sorted((n.section, n.text) for n in news), eol)
             edit = self._new_block(block, eol) if at == -1 else (at, at, block)
             if edit[0] > min(n.used_at for n in news):
                 late += sorted(news, key=lambda n: n.section)
@@ -463,15 +440,6 @@ class LeadingBlock:
         return 2 if all(line.lstrip().startswith("#") for line in between) else 1
 
 
-def _sections_apart(statements: list[tuple[int, str]], eol: str) -> str:
-    parts: list[str] = []
-    for index, (section, statement) in enumerate(statements):
-        if index and section != statements[index - 1][0]:
-            parts.append(eol)
-        parts.append(statement)
-    return "".join(parts)
-
-
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _BLANK_LINES = re.compile(r"(?:[ \t]*(?:\r\n|\r|\n))*")
 
@@ -491,15 +459,3 @@ def _is_docstring(statement: ast.stmt) -> bool:
 
 def _module_of(node: ast.ImportFrom) -> str:
     return "." * node.level + (node.module or "")
-
-
-def _from_import(
-    module: str, names: list[tuple[str, str | None]], eol: str, style: LineStyle
-) -> str:
-    """`from module import names`, wrapped one name a line when longer than ruff allows."""
-    spelled = [f"{n} as {alias}" if alias else n for n, alias in names]
-    line = f"from {module} import {', '.join(spelled)}"
-    if style.width(line) <= style.line_length:
-        return line
-    inner = "".join(f"{style.indent}{n},{eol}" for n in spelled)
-    return f"from {module} import ({eol}{inner})"

@@ -20,13 +20,8 @@ from pathlib import Path
 from mcp_codemod.analysis.scan.positions import line_offsets
 from mcp_codemod.engine.module_paths import module_name, project_root
 from mcp_codemod.fix.imports.bindings import free_name, module_bindings, reusable
-from mcp_codemod.fix.imports.placement import (
-    Edit,
-    LeadingBlock,
-    line_ending,
-    member_key,
-    new_statement_key,
-)
+from mcp_codemod.fix.imports.order import member_key, new_statement_key
+from mcp_codemod.fix.imports.placement import Edit, LeadingBlock, line_ending
 from mcp_codemod.fix.imports.usage import occurrences_outside, still_used
 from mcp_codemod.fix.line_wrap import LineStyle
 

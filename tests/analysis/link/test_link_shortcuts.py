@@ -15,6 +15,7 @@ from mcp_codemod.analysis.link import tool_parameters
 from mcp_codemod.analysis.link.names import ProjectNames
 from mcp_codemod.analysis.shapes import KNOWN_NAMES, shape_of
 from mcp_codemod.analysis.type_exprs import TConst, TName, TSubscript, TUnion, type_names
+from mcp_codemod.engine import caller_texts
 from mcp_codemod.engine import file_facts as module_facts
 from mcp_codemod.engine.checker import check_files
 from mcp_codemod.engine.discovery import DiscoveryScope, discover
@@ -206,6 +207,7 @@ def test_an_annotation_is_shaped_once_per_module_and_as_its_module_sees_it(
         shaped.append(annotation)
         return counted(annotation, *args)
 
+    # A spy: no public result says how often a shape was computed.
     monkeypatch.setattr(tool_parameters, "shape_of", counting)
     memoized = check_files(files, rules, jobs=1)
     assert len(shaped) == 2  # once per module, not once per tool
@@ -218,6 +220,7 @@ def test_an_annotation_is_shaped_once_per_module_and_as_its_module_sees_it(
         original_init(self, *args, **kwargs)
         self.shaped = _Forgetful()
 
+    # The memo, made to forget: the plain computation to compare with has no switch.
     monkeypatch.setattr(tool_parameters.ToolParameters, "__init__", forgetful_init)
     fresh = check_files(files, rules, jobs=1)
     assert len(shaped) == 2 + 4
@@ -251,7 +254,7 @@ def test_a_word_is_found_where_the_pattern_finds_it():
         text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(12)))
         word = "".join(rng.choice(alphabet) for _ in range(rng.randrange(4)))
         expected = re.search(rf"\b{re.escape(word)}\b", text) is not None
-        assert module_facts._has_word(text, word) is expected, (text, word)
+        assert caller_texts._has_word(text, word) is expected, (text, word)
 
 
 def test_the_loaded_modules_and_their_calls_follow_every_module_loaded(tmp_path: Path):
@@ -314,6 +317,7 @@ def test_a_module_parsed_ahead_is_loaded_when_asked_for_and_parsed_once(
         parsed.append(Path(task.display).name)
         return scan(task)
 
+    # A spy: no public result says which modules a run parsed.
     monkeypatch.setattr(module_facts, "scan_source", counted)
     # Without workers the batch is parsed here, when the first of its modules is asked for.
     project.parse_ahead(
@@ -359,4 +363,4 @@ def test_the_files_that_mention_a_name_are_those_whose_text_has_the_word(tmp_pat
     sources = FileFacts(None)
     # Each name in turn: what earlier names read, decoded or found unreadable is kept.
     for name in ("register_all", "register", "registré", "mcp", "register", "absent"):
-        assert sources.mentioning(paths, name) == reference(name), name
+        assert sources.callers.mentioning(paths, name) == reference(name), name

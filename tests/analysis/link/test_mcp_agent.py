@@ -5,6 +5,7 @@ mcp-agent 0.2.6 server that these expectations come from."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from textwrap import dedent
 
@@ -332,8 +333,10 @@ def test_a_server_given_to_apps_is_swapped_for_mcp_agents_own_tools(tmp_path):
     assert 'mcp = GuardedFastMCP("flows")' in (tmp_path / "main.py").read_text()
     after = run_cli("check", "--no-cache", "main.py", cwd=tmp_path)
     assert after.exit_code == 0 and "All checks passed!" not in after.output
-    assert "1 tool registration could not be checked, on servers that do not JSON" in after.output
-    assert "protected: the server is guarded" in after.output
+    listed = run_cli("check", "--no-cache", "--output-format", "json", "main.py", cwd=tmp_path)
+    assert [(r["type"], r["line"], r["protected"]) for r in json.loads(listed.stdout)] == [
+        ("unchecked-registration", 5, True)
+    ]
 
 
 @pytest.mark.parametrize("server_init", [True, False], ids=["package", "folder"])

@@ -4,6 +4,7 @@ they cannot."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from textwrap import dedent
 
@@ -35,36 +36,51 @@ def check(root: Path, source: str):
     return CliRunner().invoke(main, ["check", "--no-cache", "--select", "MCP001,MCP004", "."])
 
 
+def records(root: Path, source: str) -> list[tuple]:
+    """What `check` reports (the same rules), as data: each finding's code, place and tool, each
+    unchecked registration's kind and place."""
+    (root / "server.py").write_text(dedent(source), encoding="utf-8")
+    arguments = ["check", "--no-cache", "--select", "MCP001,MCP004", "--output-format", "json"]
+    result = CliRunner().invoke(main, [*arguments, "."])
+    assert result.exit_code in (0, 1), result.output
+    return [
+        (r["code"], r["line"], r["column"], r["tool"])
+        if r["type"] == "finding"
+        else (r["type"], r["kind"], r["line"])
+        for r in json.loads(result.stdout)
+    ]
+
+
 def test_each_tool_made_from_a_function_is_checked_under_its_name(project):
-    result = check(
+    found = records(
         project,
         SDK
         + FUNCTIONS
         + '\n\nmcp = FastMCP("t", tools=[Tool.from_function(search), '
         + 'Tool.from_function(lookup, name="find")])\n',
     )
-    assert result.exit_code == 1
-    assert "server.py:5:12: MCP001 [*] Tool `search`: `query: str | None`" in result.output
-    assert "server.py:9:12: MCP001 [*] Tool `find`: `key: str | None`" in result.output
+    assert found == [("MCP001", 5, 12, "search"), ("MCP001", 9, 12, "find")]
 
 
 def test_a_named_list_of_tools_is_read_where_it_is_bound(project):
-    result = check(
+    found = records(
         project,
         SDK
         + FUNCTIONS
         + '\n\nTOOLS = [Tool.from_function(search)]\nmcp = FastMCP("t", tools=TOOLS)\n',
     )
-    assert "MCP001 [*] Tool `search`" in result.output, result.output
+    assert found == [("MCP001", 5, 12, "search")]
 
 
 def test_tools_the_analysis_cannot_read_are_unseen(project):
     result = check(
         project, SDK + 'from .catalog import make_tools\n\nmcp = FastMCP("t", tools=make_tools())\n'
     )
-    assert result.exit_code == 1
-    assert "MCP004" in result.output and "All checks passed!" not in result.output
-    assert "tool function `make_tools()` not found" in result.output, result.output
+    assert result.exit_code == 1 and "All checks passed!" not in result.output
+    found = records(
+        project, SDK + 'from .catalog import make_tools\n\nmcp = FastMCP("t", tools=make_tools())\n'
+    )
+    assert found == [("MCP004", 7, 1, None), ("unchecked-registration", "not-found", 7)]
 
 
 def test_fastmcp_takes_plain_functions_and_does_not_pre_parse(project):

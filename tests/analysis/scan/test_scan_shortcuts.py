@@ -16,8 +16,9 @@ from conftest import FIXTURES
 
 from mcp_codemod.analysis.scan import positions
 from mcp_codemod.analysis.scan.annotations import SharedTypes
+from mcp_codemod.analysis.scan.noqa_comments import noqa_lines
 from mcp_codemod.analysis.scan.positions import SourceText, split_lines
-from mcp_codemod.analysis.scan.scanner import noqa_lines, scan_module
+from mcp_codemod.analysis.scan.scanner import scan_module
 from mcp_codemod.analysis.scan.syntax import calls_within, header_expressions, nested_bodies
 from mcp_codemod.analysis.type_exprs import TName, TSubscript
 

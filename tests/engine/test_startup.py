@@ -1,0 +1,52 @@
+"""What a run imports: check never imports libcst, and `--version` and `--help` start without
+the analysis.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import modules_added_by
+
+
+def test_check_never_imports_libcst(fixtures_copy: Path):
+    script = (
+        "import sys\n"
+        "from mcp_codemod.cli import main\n"
+        "for _ in range(2):\n"
+        "    try:\n"
+        "        main(['check', '.'])\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "assert 'libcst' not in sys.modules, 'libcst was imported'\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=fixtures_copy, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    assert "MCP001" in result.stdout
+
+
+def test_the_version_and_the_help_start_without_the_analysis():
+    # Each command imports what it runs: start-up alone loads the command line and its option
+    # choices (the output formats, the frameworks' names), nothing the commands do.
+    added = modules_added_by(
+        "from mcp_codemod.cli import main\n"
+        "for arguments in (['--version'], ['--help'], ['check', '--help']):\n"
+        "    try:\n"
+        "        main(arguments)\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+    )
+    ours = {name for name in added if name.startswith("mcp_codemod.")}
+    what_the_commands_do = {
+        name
+        for name in ours
+        if name.split(".")[1] in {"fix", "probe", "report", "rules", "runtime", "api"}
+        or (name.startswith("mcp_codemod.engine.") and name != "mcp_codemod.engine.settings")
+        or (name.startswith("mcp_codemod.analysis.") and name != "mcp_codemod.analysis.frameworks")
+    }
+    assert ours and what_the_commands_do == set()
+    assert not added & {"tomllib", "tomli", "libcst"}
