@@ -12,7 +12,7 @@ Per-file problems are data; only a bug of ours is an exception, kept in the resu
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
@@ -189,23 +189,34 @@ def unimportable_names(changed: Sequence[fixer.FileFix], outcome: api.FixOutcome
     """A line per runtime name the fixed files import that the installed mcp lacks."""
     first: dict[str, str] = {}
     final: dict[str, str] = {}
+    swapped: dict[str, frozenset[str]] = {}
     for change in changed:  # a later round's text wins; the first round's original is the user's
         first.setdefault(change.path, change.original)
         final[change.path] = change.fixed
+        swapped[change.path] = swapped.get(change.path, frozenset()) | change.swapped
     return missing_runtime_names(
-        [(path, first[path], text) for path, text in final.items()], outcome.runtime_modules
+        [(path, first[path], text) for path, text in final.items()],
+        outcome.runtime_modules,
+        swapped,
     )
 
 
 def missing_runtime_names(
-    fixed: Iterable[tuple[str, str, str]], runtime_modules: Collection[str]
+    fixed: Iterable[tuple[str, str, str]],
+    runtime_modules: Collection[str],
+    swapped: Mapping[str, Collection[str]] | None = None,
 ) -> list[str]:
     """A line per name a fixed file (path, text before, text after) imports from the runtime
     (`runtime_modules`: `mcp_codemod.runtime` and the project's `runtime-module`) that does not
     exist with the mcp installed here: `fix` never says "Fixed" over it, and the language server
-    offers no such edit."""
+    offers no such edit. `swapped`: per file, the guarded classes the fix swapped in, which the
+    analysis found right for the module (`runtime_names.missing_names`)."""
     return runtime_names.missing_names(
-        fixed, runtime_modules, runtime_names.runtime_exports(), runtime_names.installed_mcp()
+        fixed,
+        runtime_modules,
+        runtime_names.runtime_exports(),
+        runtime_names.installed_mcp(),
+        swapped,
     )
 
 

@@ -69,6 +69,7 @@ def fix_edits(
     here = os.path.normpath(check.path)
     changes = []
     fixed_texts = []  # (the path as shown, the text, the fixed text) of each file
+    swapped: dict[str, frozenset[str]] = {}  # the guarded classes swapped in, per file
     for display, file_plan in sorted(planned.files.items()):
         target = Path(os.path.normpath(os.path.join(os.getcwd(), display)))
         line = min(
@@ -98,7 +99,8 @@ def fix_edits(
             raise FixUnavailable(f"{shown}:{line}: {error}") from None
         changes.append(FileEdits(target, text, edited.edits, version))
         fixed_texts.append((shown, text, edited.text))
-    unimportable = fix_workflow.missing_runtime_names(fixed_texts, {RUNTIME, runtime})
+        swapped[shown] = frozenset(file_plan.swaps.values())
+    unimportable = fix_workflow.missing_runtime_names(fixed_texts, {RUNTIME, runtime}, swapped)
     if unimportable:
         raise FixUnavailable(unimportable[0].replace(": error: ", ": ", 1))
     if check.settings is not None and check.settings.runtime_module is not None and changes:

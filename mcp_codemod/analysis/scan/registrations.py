@@ -300,7 +300,7 @@ class Registrations:
             given = keyword(node, "tools")
             if given is not None and self.is_server_class(func, scope):
                 self.constructor_tools(node, given, scope, cls)
-            elif given is not None and not self.is_library_call(func, scope):
+            elif given is not None and not self.call_sites.is_library_call(func, scope):
                 # A subclass of a server class, perhaps (the linker knows).
                 self.constructor_tools(node, given, scope, cls, if_server_class=True)
         # `server.tool(name=...)(fn)`: the call form used for methods and late registration.
