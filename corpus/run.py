@@ -16,7 +16,7 @@ $MCP_CODEMOD_CORPUS_CACHE), copy it to `work/<key>/tree` beside a second pristin
 - `check` afterwards reports no fixable finding, and the same number of tools;
 - files without findings are byte-identical.
 
-Unseen registrations (unresolved, except tools with generated signatures) are counted against
+Missed registrations (unchecked, except tools with generated signatures) are counted against
 all registrations over the run; the run fails at 2% or more. It prints a table per package (a
 column for every rule that reported something) and exits 1 when any invariant fails.
 
@@ -229,8 +229,8 @@ def codemod(arguments: list[str], cwd: Path) -> Run:
 
 def analysis_here(framework: str | None) -> dict:
     """What `mcp_codemod.api` finds in the working directory, for what the CLI's JSON does not
-    carry: the registrations, the unresolved ones with why, and the files the fix (with unsafe
-    fixes) rewrites. Tools and unresolved are counted without `framework`, as a user first sees
+    carry: the registrations, the unchecked ones with why, and the files the fix (with unsafe
+    fixes) rewrites. Tools and unchecked are counted without `framework`, as a user first sees
     them; the planned files with it."""
     from mcp_codemod import api
 
@@ -242,7 +242,7 @@ def analysis_here(framework: str | None) -> dict:
         _, found = api.check_paths([], api.Options(select=[SELECT], cache=False))
     return {
         "tools": found.tools,
-        "unresolved": [[u.path, u.line, u.reason, u.kind.value] for u in found.unresolved],
+        "unchecked": [[u.path, u.line, u.reason, u.kind.value] for u in found.unchecked],
         "planned": sorted(change.path for change in stated.fixes.files),
     }
 
@@ -299,7 +299,7 @@ class PackageResult:
     package: Package
     files: int = 0  # .py files
     tools: int | None = None  # registrations the analysis found
-    unresolved: list[list] = field(default_factory=list)
+    unchecked: list[list] = field(default_factory=list)
     planned: list[str] = field(default_factory=list)  # files the fixes will rewrite
     naive: dict[str, int] = field(default_factory=dict)
     findings: list[dict] = field(default_factory=list)
@@ -332,19 +332,19 @@ class PackageResult:
         return sum(bool(f.get("fixable")) for f in self.findings)
 
     @property
-    def unseen(self) -> list[list]:
-        """Unresolved registrations, except tools whose signature is made at run time: no static
+    def missed(self) -> list[list]:
+        """Unchecked registrations, except tools whose signature is made at run time: no static
         analysis can see those, so they do not count against its reach."""
-        return [u for u in self.unresolved if u[3] != GENERATED_SIGNATURE]
+        return [u for u in self.unchecked if u[3] != GENERATED_SIGNATURE]
 
 
-GENERATED_SIGNATURE = "generated-signature"  # an `Unseen` kind of the linker
-UNSEEN_TARGET = 0.02  # the share of unseen registrations the run tolerates
+GENERATED_SIGNATURE = "generated-signature"  # an `Unchecked` kind of the linker
+MISSED_TARGET = 0.02  # the share of missed registrations the run tolerates
 
 
-def unseen_share(results: list[PackageResult]) -> tuple[int, int]:
-    """Unseen registrations and all registrations, over the packages."""
-    return sum(len(r.unseen) for r in results), sum(r.tools or 0 for r in results)
+def missed_share(results: list[PackageResult]) -> tuple[int, int]:
+    """Missed registrations and all registrations, over the packages."""
+    return sum(len(r.missed) for r in results), sum(r.tools or 0 for r in results)
 
 
 # What tools leave beside the sources (bytecode, mcp-codemod's own analysis cache): not sources.
@@ -407,7 +407,7 @@ def check_phase(result: PackageResult, work: Path) -> Run | None:
         result.failures.append("the analysis through mcp_codemod.api failed")
     else:
         result.tools = info["tools"]
-        result.unresolved = info["unresolved"]
+        result.unchecked = info["unchecked"]
         result.planned = info["planned"]
     return run
 
@@ -505,10 +505,10 @@ def fix_phase(result: PackageResult, work: Path, planned: set[str]) -> None:
         if sorted(unparsable) != sorted(result.unparsable):
             result.failures.append(f"unparsable files changed: {result.unparsable} -> {unparsable}")
         info = analysis(work, result.package.framework)
-        if info is not None and len(info["unresolved"]) != len(result.unresolved):
+        if info is not None and len(info["unchecked"]) != len(result.unchecked):
             result.failures.append(
-                f"unresolved tools: {len(result.unresolved)} before the fix, "
-                f"{len(info['unresolved'])} after"
+                f"unchecked tools: {len(result.unchecked)} before the fix, "
+                f"{len(info['unchecked'])} after"
             )
         if info is not None and result.tools is not None and info["tools"] != result.tools:
             result.failures.append(
@@ -932,8 +932,8 @@ def _compare(
             "never reported": left - reported,
         }
         parts = [f"{len(pairs)} {kind}: {_names(pairs)}" for kind, pairs in kinds.items() if pairs]
-        if kinds["never reported"] and result.unresolved:
-            parts.append(f"(check announced {len(result.unresolved)} unchecked tools)")
+        if kinds["never reported"] and result.unchecked:
+            parts.append(f"(check announced {len(result.unchecked)} unchecked tools)")
         result.failures.append(
             f"deep: the probe still finds {len(left)} parameters mangled after the fix; "
             + "; ".join(parts)
@@ -981,8 +981,8 @@ def table(results: list[PackageResult], markdown: bool = False) -> str:
         "package",
         "files",
         "tools",
-        "unres.",
-        "unseen",
+        "unchk.",
+        "missed",
         "naive",
         *codes,
         "fixable",
@@ -1009,8 +1009,8 @@ def table(results: list[PackageResult], markdown: bool = False) -> str:
                 r.package.requirement,
                 str(r.files),
                 "?" if r.tools is None else str(r.tools),
-                str(len(r.unresolved)),
-                str(len(r.unseen)),
+                str(len(r.unchecked)),
+                str(len(r.missed)),
                 naive_text,
                 *(str(counts.get(code, 0)) for code in codes),
                 str(r.fixable),
@@ -1032,8 +1032,8 @@ def table(results: list[PackageResult], markdown: bool = False) -> str:
         "TOTAL",
         str(sum(r.files for r in results)),
         str(sum(r.tools or 0 for r in results)),
-        str(sum(len(r.unresolved) for r in results)),
-        str(sum(len(r.unseen) for r in results)),
+        str(sum(len(r.unchecked) for r in results)),
+        str(sum(len(r.missed) for r in results)),
         "",
         *(str(total.get(code, 0)) for code in codes),
         str(sum(r.fixable for r in results)),
@@ -1097,7 +1097,7 @@ def _oneline(text: str | None) -> str:
 def details(results: list[PackageResult]) -> str:
     lines = []
     for r in results:
-        if not (r.failures or r.unresolved or r.unparsable or r.findings or r.deep):
+        if not (r.failures or r.unchecked or r.unparsable or r.findings or r.deep):
             continue
         lines.append(f"## {r.package.requirement}")
         for failure in r.failures:
@@ -1110,10 +1110,10 @@ def details(results: list[PackageResult]) -> str:
                 f"- {f['path']}:{f['line']} {f['code']}{mark} {_subject(f)} ({f['framework']})"
             )
         reasons = Counter(
-            (kind, re.sub(r"`[^`]*`", "`…`", reason)) for _p, _l, reason, kind in r.unresolved
+            (kind, re.sub(r"`[^`]*`", "`…`", reason)) for _p, _l, reason, kind in r.unchecked
         )
         for (kind, reason), count in reasons.most_common():
-            lines.append(f"- unresolved ×{count} ({kind}): {reason}")
+            lines.append(f"- unchecked ×{count} ({kind}): {reason}")
         if r.deep:
             lines.append(f"- deep: {r.deep}")
         if r.probe_only:
@@ -1148,12 +1148,12 @@ def markers(section: str | None) -> tuple[str, str]:
 
 
 def share_line(results: list[PackageResult]) -> str:
-    unseen, tools = unseen_share(results)
-    share = unseen / tools if tools else 0.0
-    verdict = "ok" if share < UNSEEN_TARGET else "FAILED"
+    missed, tools = missed_share(results)
+    share = missed / tools if tools else 0.0
+    verdict = "ok" if share < MISSED_TARGET else "FAILED"
     return (
-        f"Unseen registrations (outside generated signatures): {unseen} of {tools} "
-        f"({share:.1%}; target < {UNSEEN_TARGET:.0%}): {verdict}."
+        f"Missed registrations (unchecked, outside generated signatures): {missed} of {tools} "
+        f"({share:.1%}; target < {MISSED_TARGET:.0%}): {verdict}."
     )
 
 
@@ -1231,7 +1231,7 @@ def main(argv: list[str] | None = None) -> int:
         help="with --markdown: the named generated section to replace (`begin generated NAME`), "
         "so that a run of some packages (--only) leaves the whole corpus's table in place",
     )
-    parser.add_argument("--details", action="store_true", help="print findings and unresolved")
+    parser.add_argument("--details", action="store_true", help="print findings and unchecked")
     # What `analysis` runs in a package's copy (not for people: it prints JSON).
     parser.add_argument("--analysis-here", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--framework", help=argparse.SUPPRESS)
@@ -1271,7 +1271,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"FAILED {r.package.requirement}:")
         for failure in r.failures:
             print(f"  - {failure}")
-    unseen, tools = unseen_share(results)
+    missed, tools = missed_share(results)
     print(share_line(results))
     if deep_line(results):
         print(deep_line(results))
@@ -1279,7 +1279,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.markdown:
         command = "python corpus/run.py " + " ".join(argv if argv is not None else sys.argv[1:])
         write_markdown(args.markdown, results, args.deep, elapsed, args.section, command.strip())
-    return 1 if failed or (tools and unseen / tools >= UNSEEN_TARGET) else 0
+    return 1 if failed or (tools and missed / tools >= MISSED_TARGET) else 0
 
 
 if __name__ == "__main__":

@@ -252,7 +252,7 @@ def merged(groups: Sequence[Group]) -> CheckResult:
         errors=tuple(sorted(e for r in results for e in r.errors)),
         files=sum(r.files for r in results),
         tools=sum(r.tools for r in results),
-        unresolved=tuple(u for r in results for u in r.unresolved),
+        unchecked=tuple(u for r in results for u in r.unchecked),
         suppressed=sum(r.suppressed for r in results),
         digests={key: value for r in results for key, value in r.digests.items()},
         tool_files=tuple(sorted({pair for r in results for pair in r.tool_files})),

@@ -11,7 +11,7 @@ from conftest import run_cli
 from demo_servers import EXPOSED, UNKNOWN_FRAMEWORK
 
 from mcp_codemod import __version__
-from mcp_codemod.analysis.unseen import Unseen
+from mcp_codemod.analysis.unchecked import Unchecked
 from mcp_codemod.report import record_fields
 from mcp_codemod.report.rule_pages import generated_pages
 
@@ -35,7 +35,7 @@ def test_the_record_reference_in_cli_md_is_what_the_code_generates():
     block = re.search(r"<!-- record-fields:[^\n]*-->\n(.*?)<!-- /record-fields -->", text, re.S)
     assert block is not None
     assert block[1] == record_fields.reference()
-    assert set(record_fields.UNCHECKED_KINDS) == set(Unseen)
+    assert set(record_fields.UNCHECKED_KINDS) == set(Unchecked)
 
 
 def test_the_records_hold_the_documented_fields(tmp_path):

@@ -173,4 +173,4 @@ def unknown_reason(shape: Shape) -> str:
         for member in shape.args:
             if _text(member) is _UNKNOWN_TEXT:
                 return unknown_reason(member)
-    return shape.unresolved
+    return shape.opaque

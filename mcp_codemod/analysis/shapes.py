@@ -53,7 +53,7 @@ class Kind(str, Enum):
     # (pydantic checks it is an instance); another `typing` construct, with its arguments
     # (`Callable[...]`).
     OTHER = "other"
-    UNKNOWN = "unknown"  # what the analysis cannot see through: `unresolved` says what
+    UNKNOWN = "unknown"  # what the analysis cannot see through: `opaque` says what
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ class Shape:
     # A `pattern=` in its `Annotated` refuses every text the SDK's pre-parse decodes
     # (`TCall.refuses_pre_parsed`).
     refuses_pre_parsed: bool = False
-    unresolved: str = ""  # UNKNOWN: what the analysis cannot see through, as messages say it
+    opaque: str = ""  # UNKNOWN: what the analysis cannot see through, as messages say it
 
     def walk(self) -> Iterator[Shape]:
         """This shape and every shape inside it, a project class's fields once each."""
@@ -232,10 +232,10 @@ def shape_of(
     return _Shaper(resolve_alias, resolve_fields, runtime_copy, resolve_class).visit(expr, 0)
 
 
-def _unresolved(qualified: str) -> Shape:
+def _opaque(qualified: str) -> Shape:
     """A name the analysis cannot see through (`?Name`: nothing binds it)."""
     name = qualified.lstrip("?*")
-    return Shape(Kind.UNKNOWN, source=qualified, unresolved=f"`{name}`, which it cannot resolve")
+    return Shape(Kind.UNKNOWN, source=qualified, opaque=f"`{name}`, which it cannot resolve")
 
 
 class _Shaper:
@@ -266,12 +266,12 @@ class _Shaper:
         if isinstance(expr, TConst):
             if expr.value is None:
                 return _NONE
-            return Shape(Kind.UNKNOWN, unresolved=f"the constant {expr.value!r}")
+            return Shape(Kind.UNKNOWN, opaque=f"the constant {expr.value!r}")
         if isinstance(expr, TCall):
             return self.call(expr)
         if isinstance(expr, TOpaque):
-            return Shape(Kind.UNKNOWN, unresolved=f"`{expr.text}`, which it cannot evaluate")
-        return Shape(Kind.UNKNOWN, unresolved="an expression it cannot evaluate")
+            return Shape(Kind.UNKNOWN, opaque=f"`{expr.text}`, which it cannot evaluate")
+        return Shape(Kind.UNKNOWN, opaque="an expression it cannot evaluate")
 
     def name(self, qualified: str, depth: int) -> Shape:
         shape = _NAMED.get(qualified) or self.known.get(qualified)
@@ -293,11 +293,11 @@ class _Shaper:
             return found
         if found is not None:
             return self.alias(qualified, found, depth)
-        return _unresolved(qualified)
+        return _opaque(qualified)
 
     def alias(self, qualified: str, alias: tuple[TypeExpr, bool], depth: int) -> Shape:
         value, type_statement = alias
-        self.known[qualified] = _unresolved(qualified)
+        self.known[qualified] = _opaque(qualified)
         shape = self.visit(value, depth + 1)
         if type_statement:
             shape = replace(shape, type_alias=True)
@@ -313,7 +313,7 @@ class _Shaper:
             Kind.UNKNOWN,
             source=expr.function,
             strict=expr.strict,
-            unresolved=f"`{made}(...)`, a type made at run time",
+            opaque=f"`{made}(...)`, a type made at run time",
         )
 
     def subscript(self, base: str, args: tuple[TypeExpr, ...], depth: int) -> Shape:

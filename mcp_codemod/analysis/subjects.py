@@ -10,7 +10,7 @@ from mcp_codemod.analysis.facades import Facade
 from mcp_codemod.analysis.facts import AnnotationSite, Function, Parameter, ServerSwap
 from mcp_codemod.analysis.frameworks import Framework
 from mcp_codemod.analysis.shapes import Shape
-from mcp_codemod.analysis.unseen import Unseen
+from mcp_codemod.analysis.unchecked import Unchecked
 
 
 @dataclass(frozen=True)
@@ -94,16 +94,16 @@ class RegisteredTool:
     function: Function  # a library's function carries the registration's position
     server: ResolvedServer
     # The arguments the SDK lists for it: the function's parameters less those a facade fills
-    # (checked as `ToolParameter`s, or unseen when an annotation cannot be followed).
+    # (checked as `ToolParameter`s, or unchecked when an annotation cannot be followed).
     parameters: tuple[Parameter, ...]
 
 
 @dataclass(frozen=True)
-class UnresolvedTool:
+class UncheckedRegistration:
     path: str
     line: int
     reason: str
-    kind: Unseen
+    kind: Unchecked
     server: ResolvedServer  # the server it lands on, as far as it is known
     # UNTIED: the other servers it may land on, each of which it counts against.
     also_on: tuple[ResolvedServer, ...] = ()
@@ -115,24 +115,24 @@ class ServerTools:
     see: the subject of the server-level rules."""
 
     server: ResolvedServer
-    unseen: tuple[UnresolvedTool, ...]  # sorted by path and line
+    unchecked: tuple[UncheckedRegistration, ...]  # sorted by path and line
 
 
 @dataclass(frozen=True)
 class LinkResult:
     parameters: tuple[ToolParameter, ...]
-    unresolved: tuple[UnresolvedTool, ...]
+    unchecked: tuple[UncheckedRegistration, ...]
     tools: int
     registered: tuple[RegisteredTool, ...] = ()  # each tool whose function was seen
     work: int = 0  # the steps the linking took (analysis/link/work.py)
 
     @property
     def servers(self) -> tuple[ServerTools, ...]:
-        """Each server of known framework with unseen registrations, once: by its construction
+        """Each server of known framework with unchecked registrations, once: by its construction
         where it is known, else by how it was reached."""
-        grouped: dict[object, list[UnresolvedTool]] = {}
+        grouped: dict[object, list[UncheckedRegistration]] = {}
         servers: dict[object, ResolvedServer] = {}
-        for tool in self.unresolved:
+        for tool in self.unchecked:
             for server in (tool.server, *tool.also_on):
                 if server.framework is None:
                     continue

@@ -115,8 +115,8 @@ def check(
         out.echo(report.text(result, statistics, unsafe_fixes, style=style, quiet=out.quiet))
     else:
         out.echo(report.FORMATTERS[fmt](result))
-        if result.unresolved:
-            out.finding_note(report.unresolved_note(result))
+        if result.unchecked:
+            out.finding_note(report.unchecked_note(result))
     out.close()
     sys.exit(0 if exit_zero else exit_code(result))
 
@@ -159,7 +159,7 @@ def _add_noqa(paths, options, stdin, out: Output) -> NoReturn:
     for error in result.errors:
         out.finding_note(fix_output.error_line(error.path, error.message))
     out.note(fix_output.noqa_summary(outcome.added, outcome.files))
-    if result.unchecked:
+    if result.unprotected:
         # A registration not checked has no code to add: it still needs its remedy.
-        out.finding_note(check_output.unresolved_note(result))
+        out.finding_note(check_output.unchecked_note(result))
     sys.exit(1 if outcome.failures or result.errors else 0)

@@ -34,7 +34,7 @@ def internal_error(error: Exception) -> NoReturn:
 def exit_code(result: CheckResult) -> int:
     if result.errors or result.findings:
         return 1
-    if any(tool.server.framework is None for tool in result.unchecked):
+    if any(tool.server.framework is None for tool in result.unprotected):
         # Tools on a server that may pre-parse went unchecked, and no finding says so. (Where
         # the unguarded-server rule says so and the user suppressed it, `noqa` or
         # `per-file-ignores`, that is their decision: the summary still lists them, and never

@@ -90,8 +90,8 @@ def fix_stdin(
     for line in fixed.unimportable:
         out.finding_note(line)
     out.note(fix_output.buffer_summary(fixed.fixed, len(fixed.left), bool(fixed.unimportable)))
-    if result.unchecked:
-        out.finding_note(check_output.unresolved_note(result))
+    if result.unprotected:
+        out.finding_note(check_output.unchecked_note(result))
     # As `fix --diff`, a diff that is not empty fails the run.
     failed = bool(
         fixed.unimportable
@@ -153,8 +153,8 @@ def run_fix(
     for line in run.unimportable:
         out.finding_note(line)
     out.note(fix_output.fix_summary(run.summary))
-    if run.after.unchecked:  # as the fixes leave them: a server they guarded is protected now
-        out.finding_note(check_output.unresolved_note(run.after))
+    if run.after.unprotected:  # as the fixes leave them: a server they guarded is protected now
+        out.finding_note(check_output.unchecked_note(run.after))
     if exit_zero:
         sys.exit(0)
     failed = result.errors or fixes.failures or run.write_failures or run.unimportable

@@ -21,9 +21,9 @@ from mcp_codemod.analysis.subjects import (
     RegisteredTool,
     ServerTools,
     ToolParameter,
-    UnresolvedTool,
+    UncheckedRegistration,
 )
-from mcp_codemod.analysis.unseen import Unseen
+from mcp_codemod.analysis.unchecked import Unchecked
 from mcp_codemod.engine.cycle_collection import without_cycle_collection
 from mcp_codemod.engine.declared_sdk import DeclaredSdk
 from mcp_codemod.engine.discovery import DiscoveryScope
@@ -42,7 +42,7 @@ class CheckResult:
     errors: tuple[FileError, ...]
     files: int  # files considered
     tools: int  # tool registrations found
-    unresolved: tuple[UnresolvedTool, ...]  # registrations whose tools were not checked
+    unchecked: tuple[UncheckedRegistration, ...]  # registrations whose tools were not checked
     # Findings a `noqa` comment or `per-file-ignores` turned off: the user's decision, but not a
     # run in which every check passed.
     suppressed: int = 0
@@ -59,12 +59,12 @@ class CheckResult:
     work: int = 0
 
     @property
-    def unchecked(self) -> tuple[UnresolvedTool, ...]:
-        """Unresolved registrations that nothing is known to protect: on a server of unknown
+    def unprotected(self) -> tuple[UncheckedRegistration, ...]:
+        """Unchecked registrations that nothing is known to protect: on a server of unknown
         framework, or on a pre-parsing server that is not guarded."""
         return tuple(
             tool
-            for tool in self.unresolved
+            for tool in self.unchecked
             if tool.server.framework is None or tool.server.framework.pre_parses_json
         )
 
@@ -186,7 +186,7 @@ def _check(
         errors=tuple(sorted(errors)),
         files=len(files),
         tools=linked.tools,
-        unresolved=linked.unresolved,
+        unchecked=linked.unchecked,
         suppressed=len(suppressed),
         # Of the given files only, the ones `fix` may write: what else a run reads depends on
         # its caches (a cached run reads fewer of a registrar's possible callers).
@@ -299,9 +299,11 @@ def _tool_site(tool: RegisteredTool) -> _Site:
 
 
 def _server_site(subject: ServerTools) -> _Site:
-    # At its own first unseen registration; one only counted against it (a registration on a
+    # At its own first unchecked registration; one only counted against it (a registration on a
     # server of unknown framework) may be counted against other servers too.
-    first = next((t for t in subject.unseen if t.kind is not Unseen.UNTIED), subject.unseen[0])
+    first = next(
+        (t for t in subject.unchecked if t.kind is not Unchecked.UNTIED), subject.unchecked[0]
+    )
     lines = [first.line]
     swap = subject.server.swap
     if swap is not None and swap.path == first.path:
@@ -332,9 +334,9 @@ def judge(
     }
     for server in linked.servers:
         # Only the registrations in the files given count, as for parameters.
-        unseen = tuple(tool for tool in server.unseen if given(tool.path))
-        if unseen:
-            subjects[ServerTools].append(ServerTools(server.server, unseen))
+        unchecked = tuple(tool for tool in server.unchecked if given(tool.path))
+        if unchecked:
+            subjects[ServerTools].append(ServerTools(server.server, unchecked))
     for rule in rules:
         for subject in subjects[rule.subject]:
             report = rule.check(subject)

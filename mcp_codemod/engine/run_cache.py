@@ -37,8 +37,8 @@ _KEPT = 8  # results of this many distinct runs (file sets, settings) are kept
 # a result comes to hold is listed here, or every stored result is a miss (test_cache_safety).
 RESULT_CLASSES = cache.FACTS_CLASSES | {
     ("mcp_codemod.engine.checker", "CheckResult"),
-    ("mcp_codemod.analysis.facades", "Facade"),  # a server's facade (an unseen registration's)
-    ("mcp_codemod.analysis.unseen", "Unseen"),
+    ("mcp_codemod.analysis.facades", "Facade"),  # a server's facade (an unchecked registration's)
+    ("mcp_codemod.analysis.unchecked", "Unchecked"),
     *(
         ("mcp_codemod.rules.findings", name)
         for name in ("AnnotationEdit", "FileError", "Finding", "Fix", "MarkerEdit", "Safety")
@@ -50,7 +50,7 @@ RESULT_CLASSES = cache.FACTS_CLASSES | {
             "ResolvedServer",
             "ServerTools",
             "ToolParameter",
-            "UnresolvedTool",
+            "UncheckedRegistration",
         )
     ),
 }

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mcp_codemod import api
-from mcp_codemod.analysis.subjects import UnresolvedTool
+from mcp_codemod.analysis.subjects import UncheckedRegistration
 from mcp_codemod.engine.settings import ConfigError, Settings, find_config
 from mcp_codemod.rules.findings import Finding
 
@@ -29,7 +29,7 @@ class DocumentCheck:
     findings: tuple[Finding, ...]  # in this document
     # Registrations in this document on a server whose framework is unknown: nothing reports
     # them, and the document is not clean while they go unchecked.
-    unchecked: tuple[UnresolvedTool, ...] = ()
+    unchecked: tuple[UncheckedRegistration, ...] = ()
     # Why the document could not be checked (its syntax, the configuration), one line.
     error: str | None = None
     error_position: tuple[int, int] = (1, 1)  # 1-based line and column of the error
@@ -63,7 +63,7 @@ def check_document(
     is_here = _is_document(path)
     findings = tuple(f for f in result.findings if is_here(f.path))
     unchecked = tuple(
-        tool for tool in result.unresolved if tool.server.framework is None and is_here(tool.path)
+        tool for tool in result.unchecked if tool.server.framework is None and is_here(tool.path)
     )
     for error in result.errors:
         if is_here(error.path):

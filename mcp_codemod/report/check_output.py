@@ -57,8 +57,8 @@ def text(
                 f"{colon} {style(finding.code, fg='red', bold=True)} {mark}{finding.message}"
             )
     if quiet:
-        if result.unresolved:
-            lines.append(unresolved_note(result))
+        if result.unchecked:
+            lines.append(unchecked_note(result))
     else:
         closing = summary(result, unsafe_fixes)
         if closing == PASSED:
@@ -77,7 +77,7 @@ def _statistics(result: CheckResult, unsafe_fixes: bool) -> list[dict]:
         {"code": code, "name": RULES_BY_CODE[code].name, "count": count, "fixable": code in fixable}
         for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     ]
-    kinds = Counter(tool.kind.value for tool in result.unresolved)
+    kinds = Counter(tool.kind.value for tool in result.unchecked)
     rows += [
         {"code": RECORD_TYPE, "name": kind, "count": count, "fixable": False}
         for kind, count in sorted(kinds.items(), key=lambda item: (-item[1], item[0]))
@@ -106,18 +106,18 @@ def summary(result: CheckResult, unsafe_fixes: bool = False) -> str:
             parts.append(
                 f"{plural(hidden, 'hidden fix', 'hidden fixes')} can be enabled with `{FIX_COMMAND} --unsafe-fixes`."
             )
-    elif result.unchecked:
+    elif result.unprotected:
         parts.append(
-            f"No issues found in the tools checked, but {plural(len(result.unchecked), 'tool')} "
+            f"No issues found in the tools checked, but {plural(len(result.unprotected), 'tool')} "
             "that the server may JSON-pre-parse went unchecked (listed below)."
         )
-    elif result.unresolved:
+    elif result.unchecked:
         # Their server keeps text as sent, but a strict integer they declare would still refuse
         # `5.0`, and a guarded server still decodes JSON for a parameter that takes anything:
         # not every check passed on them, whatever the exit code says.
         parts.append(
             "No issues found in the tools checked; "
-            f"{plural(len(result.unresolved), 'tool registration')} could not be checked, "
+            f"{plural(len(result.unchecked), 'tool registration')} could not be checked, "
             "on servers that do not JSON-pre-parse text parameters (listed below)."
         )
     elif result.errors:
@@ -131,19 +131,19 @@ def summary(result: CheckResult, unsafe_fixes: bool = False) -> str:
         parts.append(PASSED)
     if result.errors:
         parts.append(f"{plural(len(result.errors), 'file')} could not be checked.")
-    if result.unresolved:
-        parts.append(unresolved_note(result))
+    if result.unchecked:
+        parts.append(unchecked_note(result))
     return "\n".join(parts)
 
 
-def unresolved_note(result: CheckResult) -> str:
+def unchecked_note(result: CheckResult) -> str:
     """Each registration whose tool was not checked, why, and what protects it or would."""
     lines = [
-        f"{plural(len(result.unresolved), 'tool registration')} not checked "
+        f"{plural(len(result.unchecked), 'tool registration')} not checked "
         "(`mcp-codemod probe` checks any server at run time):"
     ]
     lines.extend(
-        f"  {tool.path}:{tool.line}: {tool.reason}; {remedy(tool)}" for tool in result.unresolved
+        f"  {tool.path}:{tool.line}: {tool.reason}; {remedy(tool)}" for tool in result.unchecked
     )
     return "\n".join(lines)
 

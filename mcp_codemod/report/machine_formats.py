@@ -78,7 +78,7 @@ def github(result: CheckResult) -> str:
         f"::error file={_escape_property(tool.path)},line={tool.line},"
         f"title={unchecked.RECORD_TYPE}::"
         + _escape_data(f"Tool not checked: {tool.reason}; {unchecked.remedy(tool)}")
-        for tool in result.unresolved
+        for tool in result.unchecked
         if unchecked.sets_exit_code(tool)
     ]
     return "\n".join(lines) + ("\n" if lines else "")
@@ -137,7 +137,7 @@ def gitlab(result: CheckResult) -> str:
             "fingerprint": fingerprint(unchecked.RECORD_TYPE, tool.path, tool.reason),
             "location": _location(tool.path, tool.line, 1),
         }
-        for tool in result.unresolved
+        for tool in result.unchecked
         if unchecked.sets_exit_code(tool)
     ]
     return json.dumps(issues, indent=2) + "\n"
@@ -150,7 +150,7 @@ def junit(result: CheckResult) -> str:
         cases.setdefault(f.path, []).append((f.code, f.line, f.column, f.message))
     for e in result.errors:
         cases.setdefault(e.path, []).append((FILE_ERROR, 1, 1, e.message))
-    for tool in result.unresolved:
+    for tool in result.unchecked:
         if unchecked.sets_exit_code(tool):
             message = f"Tool not checked: {tool.reason}; {unchecked.remedy(tool)}"
             cases.setdefault(tool.path, []).append((unchecked.RECORD_TYPE, tool.line, 1, message))

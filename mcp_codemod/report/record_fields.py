@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 
-from mcp_codemod.analysis.unseen import Unseen
+from mcp_codemod.analysis.unchecked import Unchecked
 from mcp_codemod.report.unchecked import RECORD_TYPE
 from mcp_codemod.rules import RULES, unguarded_server
 
@@ -50,23 +50,23 @@ JSON_RECORDS: dict[str, dict[str, str]] = {
     },
 }
 
-UNCHECKED_KINDS: dict[Unseen, str] = {
-    Unseen.UNKNOWN_FRAMEWORK: "the server's class cannot be resolved",
-    Unseen.HELPER_PARAMETER: "the tool is a parameter of a project helper",
-    Unseen.LOOP_VARIABLE: "the tool comes from a loop over what cannot be resolved",
-    Unseen.THIRD_PARTY: "the tool is imported from outside the project, its source not found",
-    Unseen.GENERATED_SIGNATURE: "the tool's signature is made at run time (`fn.__signature__`)",
-    Unseen.EXEC_TEXT: "in a file exec'd from a text that may not be the file's",
-    Unseen.NOT_FOUND: "any other expression the analysis cannot follow",
-    Unseen.FRAMEWORK_TOOLS: "tools the framework registers by itself, from code outside the "
+UNCHECKED_KINDS: dict[Unchecked, str] = {
+    Unchecked.UNKNOWN_FRAMEWORK: "the server's class cannot be resolved",
+    Unchecked.HELPER_PARAMETER: "the tool is a parameter of a project helper",
+    Unchecked.LOOP_VARIABLE: "the tool comes from a loop over what cannot be resolved",
+    Unchecked.THIRD_PARTY: "the tool is imported from outside the project, its source not found",
+    Unchecked.GENERATED_SIGNATURE: "the tool's signature is made at run time (`fn.__signature__`)",
+    Unchecked.EXEC_TEXT: "in a file exec'd from a text that may not be the file's",
+    Unchecked.NOT_FOUND: "any other expression the analysis cannot follow",
+    Unchecked.FRAMEWORK_TOOLS: "tools the framework registers by itself, from code outside the "
     "project (mcp-agent's `workflows-*`)",
-    Unseen.UNRESOLVED_ANNOTATION: "a parameter's annotation names what the analysis cannot "
+    Unchecked.UNRESOLVED_ANNOTATION: "a parameter's annotation names what the analysis cannot "
     "resolve (a third-party name, a `TypeVar`, a string, a type made at run time)",
-    Unseen.UNKNOWN_USE: "the server, or its `tool`/`add_tool`, is handed to code the analysis "
+    Unchecked.UNKNOWN_USE: "the server, or its `tool`/`add_tool`, is handed to code the analysis "
     "does not follow (`tool = mcp.tool`, `getattr(mcp, 'tool')`)",
-    Unseen.UNTIED: "a registration on a server of unknown framework, counted against each "
+    Unchecked.UNTIED: "a registration on a server of unknown framework, counted against each "
     "pre-parsing server the tree builds",
-    Unseen.OVER_BUDGET: "a question that needed more work than its budget: what it would have "
+    Unchecked.OVER_BUDGET: "a question that needed more work than its budget: what it would have "
     "decided may be a registration on any server",
 }
 

@@ -5,14 +5,14 @@ set the exit code (a server of unknown framework may JSON-pre-parse, and no find
 from __future__ import annotations
 
 from mcp_codemod.analysis.frameworks import Framework
-from mcp_codemod.analysis.subjects import UnresolvedTool
+from mcp_codemod.analysis.subjects import UncheckedRegistration
 from mcp_codemod.engine.checker import CheckResult
 from mcp_codemod.rules.unguarded_server import RULE as UNGUARDED_SERVER
 
 RECORD_TYPE = "unchecked-registration"
 
 
-def remedy(tool: UnresolvedTool) -> str:
+def remedy(tool: UncheckedRegistration) -> str:
     framework = tool.server.framework
     if framework is None:
         return (
@@ -29,12 +29,12 @@ def remedy(tool: UnresolvedTool) -> str:
     return f"unprotected: guard the server ({UNGUARDED_SERVER.code})"
 
 
-def sets_exit_code(tool: UnresolvedTool) -> bool:
+def sets_exit_code(tool: UncheckedRegistration) -> bool:
     """Whether the registration fails the run by itself (no finding reports it)."""
     return tool.server.framework is None
 
 
-def protected(tool: UnresolvedTool) -> bool:
+def protected(tool: UncheckedRegistration) -> bool:
     framework = tool.server.framework
     return framework is not None and not framework.pre_parses_json
 
@@ -53,5 +53,5 @@ def records(result: CheckResult) -> list[dict]:
             "protected": protected(tool),
             "sets_exit_code": sets_exit_code(tool),
         }
-        for tool in result.unresolved
+        for tool in result.unchecked
     ]

@@ -5,37 +5,37 @@ from __future__ import annotations
 from collections import Counter
 
 from mcp_codemod.analysis.subjects import ServerTools
-from mcp_codemod.analysis.unseen import Unseen
+from mcp_codemod.analysis.unchecked import Unchecked
 from mcp_codemod.rules.edits import guard_server, guarding
 from mcp_codemod.rules.findings import Fix, Safety
 from mcp_codemod.rules.messages import capitalized
 from mcp_codemod.rules.model import FixAvailability, Invalid, Report, Rule, Valid
 
-# What each kind of unseen registration is, counted: "2 helper parameters".
+# What each kind of unchecked registration is, counted: "2 helper parameters".
 KIND_NAMES = {
-    Unseen.HELPER_PARAMETER: ("tool passed to a helper", "tools passed to helpers"),
-    Unseen.LOOP_VARIABLE: ("tool chosen in a loop", "tools chosen in loops"),
-    Unseen.THIRD_PARTY: ("third-party function", "third-party functions"),
-    Unseen.GENERATED_SIGNATURE: ("generated signature", "generated signatures"),
-    Unseen.EXEC_TEXT: ("exec'd text", "exec'd texts"),
-    Unseen.NOT_FOUND: ("expression it cannot follow", "expressions it cannot follow"),
-    Unseen.FRAMEWORK_TOOLS: (
+    Unchecked.HELPER_PARAMETER: ("tool passed to a helper", "tools passed to helpers"),
+    Unchecked.LOOP_VARIABLE: ("tool chosen in a loop", "tools chosen in loops"),
+    Unchecked.THIRD_PARTY: ("third-party function", "third-party functions"),
+    Unchecked.GENERATED_SIGNATURE: ("generated signature", "generated signatures"),
+    Unchecked.EXEC_TEXT: ("exec'd text", "exec'd texts"),
+    Unchecked.NOT_FOUND: ("expression it cannot follow", "expressions it cannot follow"),
+    Unchecked.FRAMEWORK_TOOLS: (
         "set of tools its framework registers by itself",
         "sets of tools its framework registers by itself",
     ),
-    Unseen.UNRESOLVED_ANNOTATION: (
+    Unchecked.UNRESOLVED_ANNOTATION: (
         "parameter whose annotation it cannot resolve",
         "parameters whose annotations it cannot resolve",
     ),
-    Unseen.UNKNOWN_USE: (
+    Unchecked.UNKNOWN_USE: (
         "use of the server's registration it cannot follow",
         "uses of the server's registration it cannot follow",
     ),
-    Unseen.UNTIED: (
+    Unchecked.UNTIED: (
         "registration on a server of unknown framework, which may be this one",
         "registrations on a server of unknown framework, which may be this one",
     ),
-    Unseen.OVER_BUDGET: (
+    Unchecked.OVER_BUDGET: (
         "registration it could not follow within its budget",
         "registrations it could not follow within its budget",
     ),
@@ -44,9 +44,9 @@ KIND_NAMES = {
 
 def check(subject: ServerTools) -> Report | None:
     server = subject.server
-    if server.framework is None or not server.framework.pre_parses_json or not subject.unseen:
+    if server.framework is None or not server.framework.pre_parses_json or not subject.unchecked:
         return None
-    counts = Counter(tool.kind for tool in subject.unseen if tool.kind in KIND_NAMES)
+    counts = Counter(tool.kind for tool in subject.unchecked if tool.kind in KIND_NAMES)
     if not counts:
         return None
     kinds = ", ".join(
@@ -55,7 +55,7 @@ def check(subject: ServerTools) -> Report | None:
     total = sum(counts.values())
     registrations = "registration" if total == 1 else "registrations"
     description = server.description
-    if Unseen.UNTIED in counts and server.origin is not None:
+    if Unchecked.UNTIED in counts and server.origin is not None:
         # Which of the servers the tree builds this finding is about.
         description = f"{description} (built at {server.origin[0]}:{server.origin[1]})"
     message = (
@@ -93,7 +93,7 @@ RULE = Rule(
         'parameter; the SDK still JSON-pre-parses its text arguments ("null" → None, "[1, 2]" →\n'
         "a list). Only the server can protect what the analysis cannot see: `GuardedFastMCP` /\n"
         "`GuardedMCPServer`, or `guard(server)`, never pre-parse a string for a parameter whose\n"
-        "declared type admits text. One finding per server, at its first unseen registration;\n"
+        "declared type admits text. One finding per server, at its first unchecked registration;\n"
         "`check` lists every such registration."
     ),
     fix_title=(

@@ -97,11 +97,11 @@ def test_a_recursive_alias_ends():
 
 
 def test_what_the_analysis_cannot_see_through_says_why():
-    assert shape("Undefined").unresolved == "`Undefined`, which it cannot resolve"
-    assert shape("conlist(int)").unresolved == "`conlist(...)`, a type made at run time"
-    assert shape("'str |'").unresolved == "`str |`, which it cannot evaluate"
+    assert shape("Undefined").opaque == "`Undefined`, which it cannot resolve"
+    assert shape("conlist(int)").opaque == "`conlist(...)`, a type made at run time"
+    assert shape("'str |'").opaque == "`str |`, which it cannot evaluate"
     # A recursive alias that is its own member.
-    assert shape("Loop").args[1].unresolved == "`m.Loop`, which it cannot resolve"
+    assert shape("Loop").args[1].opaque == "`m.Loop`, which it cannot resolve"
 
 
 def test_a_pattern_that_refuses_pre_parsed_text_is_recorded():

@@ -51,7 +51,7 @@ def run(*args: str, stdin: bytes | None = None):
     return CliRunner().invoke(main, list(args), input=stdin)
 
 
-def test_the_server_swap_for_unseen_tools_is_a_safe_fix(project):
+def test_the_server_swap_for_unchecked_tools_is_a_safe_fix(project):
     (project / "server.py").write_text(PLUGINS)
     check = run("check", "--no-cache")
     assert check.exit_code == 1
@@ -62,7 +62,7 @@ def test_the_server_swap_for_unseen_tools_is_a_safe_fix(project):
     assert 'mcp = GuardedFastMCP("plugins")' in (project / "server.py").read_text()
     after = run("check", "--no-cache")
     assert after.exit_code == 0
-    # The server is guarded; its unseen tool is still named, and no check is said to have
+    # The server is guarded; its unchecked tool is still named, and no check is said to have
     # passed on it (a strict integer it declares would refuse 5.0).
     assert "All checks passed!" not in after.stdout
     assert (

@@ -54,15 +54,15 @@ def test_unresolved_server_is_counted_not_guessed():
     result = run([FIXTURES / "unresolved_server.py"])
     assert result.findings == ()
     assert result.tools == 1
-    [unresolved] = result.unresolved
-    assert unresolved.line == 8
-    assert "company_toolkit.build_server" in unresolved.reason
+    [unchecked] = result.unchecked
+    assert unchecked.line == 8
+    assert "company_toolkit.build_server" in unchecked.reason
 
 
 def test_stated_framework_checks_unresolved_servers():
     result = run([FIXTURES / "unresolved_server.py"], framework=Framework.MCP1)
     assert [(f.line, f.code, f.parameter) for f in result.findings] == [(9, "MCP001", "query")]
-    assert result.unresolved == ()
+    assert result.unchecked == ()
 
 
 def test_large_id_rule_only_when_selected():
@@ -95,7 +95,7 @@ def test_given_registrar_files_still_find_the_callers_that_pass_the_server():
         ("search", "query"),
         ("append_note", "text"),
     }
-    assert result.unresolved == ()
+    assert result.unchecked == ()
 
 
 def test_fixable_and_not_fixable():

@@ -41,7 +41,7 @@ def _load_runner():
 
 run = _load_runner()
 
-# name: (tools found, unresolved, {code: count}, files the fix rewrites)
+# name: (tools found, unchecked, {code: count}, files the fix rewrites)
 EXPECTED = {
     # mcp 1.x FastMCP, module level: `new_name: str | None`.
     # And eight open dictionaries that keep tools out of OpenAI strict mode (MCP101, report only),
@@ -96,11 +96,11 @@ def test_check_and_fix_hold_the_invariants(results, name):
 @pytest.mark.corpus
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_findings_per_package(results, name):
-    tools, unresolved, codes, changed = EXPECTED[name]
+    tools, unchecked, codes, changed = EXPECTED[name]
     result = results[name]
     assert dict(result.counts()) == codes, run.details([result])
     assert result.tools == tools
-    assert len(result.unresolved) == unresolved, result.unresolved
+    assert len(result.unchecked) == unchecked, result.unchecked
     assert len(result.changed) == changed, result.changed
     # Every finding of this subset is fixable but the strict-mode reports without a fix.
     unfixable = ("MCP101", "MCP103")
@@ -125,7 +125,7 @@ def test_prefilter_loses_nothing_on_the_ecosystem_corpus(request):
         is_candidate(Path(error.path).read_bytes())
         for error in set(parsed.errors) - set(filtered.errors)
     )
-    assert (filtered.tools, filtered.unresolved) == (parsed.tools, parsed.unresolved)
+    assert (filtered.tools, filtered.unchecked) == (parsed.tools, parsed.unchecked)
     assert [f.fix for f in filtered.findings] == [f.fix for f in parsed.findings]
     # What `fix` may write was read the same way: a file the prefilter rules out has no digest.
     assert filtered.digests.items() <= parsed.digests.items()
@@ -179,15 +179,15 @@ def test_every_deep_target_names_a_module_and_an_expression():
             assert sep and module and expression, (package.requirement, target)
 
 
-def test_generated_signatures_are_not_unseen():
+def test_generated_signatures_are_not_missed():
     package = run.Package("p", "1")
     result = run.PackageResult(package, tools=50)
-    result.unresolved = [
+    result.unchecked = [
         ["a.py", 1, "tool function `f` not found", "not-found"],
         ["b.py", 2, "signature made at run time", run.GENERATED_SIGNATURE],
     ]
-    assert result.unseen == [result.unresolved[0]]
-    assert run.unseen_share([result]) == (1, 50)
+    assert result.missed == [result.unchecked[0]]
+    assert run.missed_share([result]) == (1, 50)
     assert "1 of 50 (2.0%; target < 2%): FAILED" in run.share_line([result])
 
 
@@ -200,4 +200,4 @@ def test_a_published_server_check_once_did_not_finish_on_costs_what_its_size_doe
     files = discover([_pristine(package)], DEFAULT_EXCLUDE, respect_gitignore=True)
     result = check_files(files, select_rules(None, []), jobs=1)
     assert result.work < 10 * len(files), (result.work, len(files))
-    assert [tool.kind.value for tool in result.unresolved] == ["loop-variable"]
+    assert [tool.kind.value for tool in result.unchecked] == ["loop-variable"]

@@ -52,7 +52,7 @@ def same(first: checker.CheckResult, second: checker.CheckResult) -> None:
     assert first.findings == second.findings
     assert [f.fix for f in first.findings] == [f.fix for f in second.findings]
     assert first.errors == second.errors
-    assert first.unresolved == second.unresolved
+    assert first.unchecked == second.unchecked
     assert first.tools == second.tools
 
 

@@ -1,7 +1,7 @@
 """Run as `python record_arrivals.py ROOT`: import every module under ROOT, probe every server it
 holds at module level, and print as JSON what each probe value arrives as.
 
-A separate process, so that the fixture modules (`probe`, `unseen`, ...) are imported under their
+A separate process, so that the fixture modules (`probe`, `unchecked`, ...) are imported under their
 own names without meeting the test suite's packages, and the trees before and after a fix never
 share a module.
 """

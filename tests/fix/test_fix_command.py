@@ -71,7 +71,7 @@ def test_a_file_with_a_syntax_error_is_reported_and_left_alone(tmp_path):
 
 def test_fixed_fixtures_parse_pass_ruff_and_are_stable(fixtures_copy):
     before = {p: p.read_bytes() for p in fixtures_copy.rglob("*.py")}
-    # Exit 1: the servers with only unseen tools are left to the unsafe fix.
+    # Exit 1: the servers with only unchecked tools are left to the unsafe fix.
     assert run_cli("fix", "--write", ".", cwd=fixtures_copy).exit_code == 1
     after = {p: p.read_bytes() for p in fixtures_copy.rglob("*.py")}
     for data in after.values():

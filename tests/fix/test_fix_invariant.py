@@ -1,7 +1,7 @@
 """The invariant of `fix --write`, over every fixture and every invalid case of every rule: each
 module that imported before the fix still imports after it, and the probe's verdicts change
 only for the parameters `check` reported (or for tools it could not see, which it reports as
-unseen), with the safe fixes and with the unsafe ones too.
+unchecked), with the safe fixes and with the unsafe ones too.
 
 The modules are imported, and their servers probed, in a fresh interpreter per tree with the
 installed SDK; a module that does not import before the fix (its framework or SDK major is not

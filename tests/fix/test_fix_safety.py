@@ -287,7 +287,7 @@ def test_eight_hundred_chained_aliases_are_one_line_not_a_crash(tmp_path):
         "deep.py:807: `query`: its annotation nests more than 100 type aliases; too deep to follow"
         in checked.output
     )
-    # The unseen tool's server is guarded: nothing is left, and no note says it is unprotected.
+    # The unchecked tool's server is guarded: nothing is left, and no note says it is unprotected.
     assert fixed.exit_code == 0, fixed.output
     assert "unprotected" not in fixed.output
     assert FIXED_LINE in (tmp_path / "server.py").read_text(encoding="utf-8")

@@ -183,7 +183,7 @@ def test_the_fixed_fixtures_pass_the_checkers_wherever_the_input_did(tmp_path, c
     after = errors(checker, tree)
     # A file that passed passes; one that did not gains no new kind of error, but for pyright's
     # reports of what is unknown already in the input: a server whose class the other major's
-    # unresolved import makes partly unknown is as unknown given to `guard()` as assigned.
+    # unchecked import makes partly unknown is as unknown given to `guard()` as assigned.
     failed_before = {path for path, _ in before}
     assert {
         (path, rule): count

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from mcp_codemod.analysis.unseen import Unseen
+from mcp_codemod.analysis.unchecked import Unchecked
 from mcp_codemod.engine.checker import check_files
 from mcp_codemod.fix.apply import fix_findings
 from mcp_codemod.rules import RULES
@@ -111,8 +111,8 @@ def test_a_rule_that_protects_a_client_names_it_and_its_reference_in_its_documen
             assert f"- {client.name}: {client.reference}" in page
 
 
-def test_every_kind_of_unseen_registration_counts_for_mcp004():
+def test_every_kind_of_unchecked_registration_counts_for_mcp004():
     """A kind MCP004's message cannot name would leave its server unguarded, silently. A
     registration on a server of unknown framework is on no server MCP004 judges (it is unchecked,
     and counts against the tree's servers as `untied`)."""
-    assert set(KIND_NAMES) == set(Unseen) - {Unseen.UNKNOWN_FRAMEWORK}
+    assert set(KIND_NAMES) == set(Unchecked) - {Unchecked.UNKNOWN_FRAMEWORK}

@@ -1,6 +1,6 @@
 """Where a server leaves the code the analysis follows: a use it cannot see through
 (`getattr(mcp, "tool")`, `mcp.tool` as a value), a call that hands it to code outside the
-project, a store it does not follow. Each is an unseen registration of that server."""
+project, a store it does not follow. Each is an unchecked registration of that server."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from mcp_codemod.analysis.link.served import SDK_SERVERS, as_run
 from mcp_codemod.analysis.link.server_resolution import ServerResolver
 from mcp_codemod.analysis.link.work import OverBudget
 from mcp_codemod.analysis.scan.scope import STANDARD_LIBRARY
-from mcp_codemod.analysis.subjects import ResolvedServer, UnresolvedTool
-from mcp_codemod.analysis.unseen import Unseen
+from mcp_codemod.analysis.subjects import ResolvedServer, UncheckedRegistration
+from mcp_codemod.analysis.unchecked import Unchecked
 
 
 class ServerEscapes:
@@ -38,9 +38,9 @@ class ServerEscapes:
 
     def escapes(
         self, modules: list[ModuleFacts], guarded: set[tuple[str, int]] | bool
-    ) -> list[UnresolvedTool]:
+    ) -> list[UncheckedRegistration]:
         """Each use of a server that hands its registration on to code not followed, as an
-        unseen registration of that server (when its framework is known)."""
+        unchecked registration of that server (when its framework is known)."""
         found = []
         for module in modules:
             uses = [
@@ -55,10 +55,12 @@ class ServerEscapes:
                 if handed_on and server.facade is not None:
                     continue  # an application object imported from where it is built
                 served = as_run(server, None, guarded)
-                found.append(UnresolvedTool(module.path, line, reason, Unseen.UNKNOWN_USE, served))
+                found.append(
+                    UncheckedRegistration(module.path, line, reason, Unchecked.UNKNOWN_USE, served)
+                )
         return found
 
-    def stores(self, guarded: set[tuple[str, int]] | bool) -> list[UnresolvedTool]:
+    def stores(self, guarded: set[tuple[str, int]] | bool) -> list[UncheckedRegistration]:
         """Each server stored where the analysis does not follow it (`ModuleFacts.stores`), in
         any module read: the checked ones, and those their servers were followed into (a
         helper `remember(server)` that keeps it says no registration word). Also a server
@@ -70,7 +72,7 @@ class ServerEscapes:
         Most of what is stored is no server, and finding out by reading more modules would
         cost more than the rest of the run: what is stored, and what a call is, are resolved
         over the modules read only (`reader`)."""
-        found: list[UnresolvedTool] = []
+        found: list[UncheckedRegistration] = []
         loaded = self.names.loaded()
         read = frozenset(module.module for module in loaded)
         reader = self.reader()
@@ -91,20 +93,20 @@ class ServerEscapes:
                 known[key] = server
             return known[key]
 
-        def stored(path: str, line: int, use: str, server: ResolvedServer) -> UnresolvedTool:
+        def stored(path: str, line: int, use: str, server: ResolvedServer) -> UncheckedRegistration:
             if server.framework is None:
                 reason = (
                     f"what is {use} could not be followed within the analysis's budget of "
                     f"{self.names.work.budget:,} steps: if it is a server, what is registered through "
                     "it cannot be seen"
                 )
-                return UnresolvedTool(path, line, reason, Unseen.OVER_BUDGET, server)
+                return UncheckedRegistration(path, line, reason, Unchecked.OVER_BUDGET, server)
             reason = (
                 f"the server is {use}, which the analysis does not follow: what is registered "
                 "through it cannot be seen"
             )
             served = as_run(server, None, guarded)
-            return UnresolvedTool(path, line, reason, Unseen.UNKNOWN_USE, served)
+            return UncheckedRegistration(path, line, reason, Unchecked.UNKNOWN_USE, served)
 
         for module in loaded:
             for line, ref, use in module.stores:

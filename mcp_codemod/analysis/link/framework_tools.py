@@ -1,6 +1,6 @@
 """The tools a framework registers by itself on the server of each of its application objects
 (mcp-agent's `workflows-*` tools on an `MCPApp`'s server, analysis/facades.py): code outside the
-project, so one unseen registration of that server, which the unguarded-server rule reports until it is guarded.
+project, so one unchecked registration of that server, which the unguarded-server rule reports until it is guarded.
 When the framework's module that registers them is among the checked modules (mcp-agent's own
 sources), its registrations are checked there like any others, and nothing is added here."""
 
@@ -11,17 +11,17 @@ from pathlib import PurePath
 
 from mcp_codemod.analysis.facades import FACADE_CLASSES
 from mcp_codemod.analysis.facts import ModuleFacts, ServerRef
-from mcp_codemod.analysis.subjects import ResolvedServer, UnresolvedTool
-from mcp_codemod.analysis.unseen import Unseen
+from mcp_codemod.analysis.subjects import ResolvedServer, UncheckedRegistration
+from mcp_codemod.analysis.unchecked import Unchecked
 
 
 def framework_tools(
     modules: list[ModuleFacts], resolve: Callable[[ModuleFacts, ServerRef], ResolvedServer]
-) -> list[UnresolvedTool]:
-    """One unseen registration per server that application objects of the modules are served
+) -> list[UncheckedRegistration]:
+    """One unchecked registration per server that application objects of the modules are served
     on, at the first construction of an application object for it."""
     checked: dict[str, bool] = {}
-    found: dict[object, UnresolvedTool] = {}
+    found: dict[object, UncheckedRegistration] = {}
     for module in modules:
         for line, ref in module.facade_servers:
             facade = FACADE_CLASSES[ref.facade]
@@ -34,8 +34,8 @@ def framework_tools(
             key = server.origin or (server.description, server.swap)
             if key not in found:
                 reason = f"{facade.title} registers {facade.own_tools} on this server"
-                found[key] = UnresolvedTool(
-                    module.path, line, reason, Unseen.FRAMEWORK_TOOLS, server
+                found[key] = UncheckedRegistration(
+                    module.path, line, reason, Unchecked.FRAMEWORK_TOOLS, server
                 )
     return list(found.values())
 

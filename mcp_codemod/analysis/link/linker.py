@@ -27,7 +27,7 @@ from mcp_codemod.analysis.link.escapes import ServerEscapes
 from mcp_codemod.analysis.link.framework_tools import framework_tools
 from mcp_codemod.analysis.link.module_source import ModuleSource
 from mcp_codemod.analysis.link.names import ProjectNames
-from mcp_codemod.analysis.link.reach import Reached, ToolReach, Unreached
+from mcp_codemod.analysis.link.reach import Reached, ToolReach, UncheckedTool
 from mcp_codemod.analysis.link.served import as_run
 from mcp_codemod.analysis.link.server_resolution import ServerResolver
 from mcp_codemod.analysis.link.tool_parameters import ToolParameters, arguments
@@ -36,12 +36,12 @@ from mcp_codemod.analysis.subjects import (
     RegisteredTool,
     ResolvedServer,
     ToolParameter,
-    UnresolvedTool,
+    UncheckedRegistration,
 )
 from mcp_codemod.analysis.type_exprs import (
     type_names,
 )
-from mcp_codemod.analysis.unseen import Unseen
+from mcp_codemod.analysis.unchecked import Unchecked
 
 
 class Linker:
@@ -75,17 +75,17 @@ class Linker:
             if not registration.if_server_class
             or self.servers.server_classes(registration.server, module)[0]
         ]
-        unseen_framework_tools = framework_tools(modules, self.servers.server)
+        unchecked_framework_tools = framework_tools(modules, self.servers.server)
         # Resolving servers loaded the modules that create them: their `guard()` calls count too.
         guarded = self.servers.guarded_origins(self.names.loaded())
         parameters: list[ToolParameter] = []
         registered: list[RegisteredTool] = []
-        unresolved: list[UnresolvedTool] = []
+        unchecked: list[UncheckedRegistration] = []
         # Each set of a framework's own tools counts as one registration; below, the tools a
         # helper or loop registers more than once are added.
-        tools = len(registrations) + len(unseen_framework_tools)
-        for tool in unseen_framework_tools:
-            unresolved.append(replace(tool, server=as_run(tool.server, default, guarded)))
+        tools = len(registrations) + len(unchecked_framework_tools)
+        for tool in unchecked_framework_tools:
+            unchecked.append(replace(tool, server=as_run(tool.server, default, guarded)))
         # Made per run, not kept: it refers to this linker (no reference cycle, see checker).
         reach = ToolReach(self.names)
         # What each registration registers first, then the modules its tools' annotations name,
@@ -110,19 +110,19 @@ class Linker:
         # first tools' parameters are described.
         self.names.parse_types_ahead(described)
         for (module, registration, _), plan in zip(registrations, planned, strict=True):
-            if plan.unseen is not None:
-                unresolved.append(plan.unseen)
+            if plan.unchecked is not None:
+                unchecked.append(plan.unchecked)
                 continue
             server, executor, exec_file = plan.server, plan.executor, plan.exec_file
             tools += len(plan.reached) - 1
             for tool in plan.reached:
-                if isinstance(tool, Unreached):
-                    unresolved.append(
-                        UnresolvedTool(tool.path, tool.line, tool.reason, tool.kind, server)
+                if isinstance(tool, UncheckedTool):
+                    unchecked.append(
+                        UncheckedRegistration(tool.path, tool.line, tool.reason, tool.kind, server)
                     )
                 elif tool.library:
                     found = self.tool_parameters.library_parameters(
-                        module, tool, registration, server, unresolved
+                        module, tool, registration, server, unchecked
                     )
                     parameters.extend(found)
                     function = replace(tool.function, position=registration.position)
@@ -134,7 +134,7 @@ class Linker:
                     if tool.tool_name is not None:
                         named = replace(registration, tool_name=tool.tool_name)
                     found = self.tool_parameters.parameters(
-                        tool.owner, tool.function, named, server, unresolved
+                        tool.owner, tool.function, named, server, unchecked
                     )
                     if (
                         executor is not None
@@ -153,23 +153,23 @@ class Linker:
                     )
         escaped = self.escaping.escapes(modules, guarded)
         tools += len(escaped)
-        unresolved.extend(escaped)
+        unchecked.extend(escaped)
         constructed = self.constructed(modules, guarded)
         stored = self.escaping.stores(guarded)
         tools += len(stored)
-        unresolved.extend(stored)
+        unchecked.extend(stored)
         if constructed:
-            unresolved = _tied(
-                unresolved,
+            unchecked = _tied(
+                unchecked,
                 constructed,
                 {m.module: _package_of(m) for m in modules},
                 {m.path: _package_of(m) for m in modules},
             )
             parameters = [replace(p, server=_swappable(p.server, constructed)) for p in parameters]
             registered = [replace(t, server=_swappable(t.server, constructed)) for t in registered]
-            unresolved = [replace(t, server=_swappable(t.server, constructed)) for t in unresolved]
+            unchecked = [replace(t, server=_swappable(t.server, constructed)) for t in unchecked]
         return LinkResult(
-            tuple(parameters), tuple(unresolved), tools, tuple(registered), self.names.work.steps
+            tuple(parameters), tuple(unchecked), tools, tuple(registered), self.names.work.steps
         )
 
     def constructed(
@@ -205,8 +205,10 @@ class Linker:
                 f"server `{registration.server_text}` ({server.description}): framework unknown"
             )
             line = registration.position.line
-            unseen = UnresolvedTool(module.path, line, reason, Unseen.UNKNOWN_FRAMEWORK, server)
-            return _Plan(server, unseen=unseen)
+            unchecked = UncheckedRegistration(
+                module.path, line, reason, Unchecked.UNKNOWN_FRAMEWORK, server
+            )
+            return _Plan(server, unchecked=unchecked)
         executor, exec_file = None, None
         if registration.server.kind is ServerKind.FREE:
             executor, exec_file = self.execs(module) or (None, None)
@@ -216,8 +218,10 @@ class Linker:
                 "name, not provably the file's"
             )
             line = registration.position.line
-            unseen = UnresolvedTool(module.path, line, reason, Unseen.EXEC_TEXT, server)
-            return _Plan(server, unseen=unseen)
+            unchecked = UncheckedRegistration(
+                module.path, line, reason, Unchecked.EXEC_TEXT, server
+            )
+            return _Plan(server, unchecked=unchecked)
         reached = reach.tools(
             module,
             registration.function,
@@ -246,10 +250,10 @@ class Linker:
 
 class _Plan(NamedTuple):
     server: ResolvedServer
-    reached: tuple[Reached | Unreached, ...] = ()
+    reached: tuple[Reached | UncheckedTool, ...] = ()
     executor: ModuleFacts | None = None
     exec_file: ExecFile | None = None
-    unseen: UnresolvedTool | None = None  # why the registration's tools are not checked
+    unchecked: UncheckedRegistration | None = None  # why the registration's tools are not checked
 
 
 def _first_names(ref: FunctionRef) -> Iterator[str]:
@@ -293,11 +297,11 @@ def _package_of(module: ModuleFacts) -> tuple[str, str]:
 
 
 def _tied(
-    unresolved: list[UnresolvedTool],
+    unchecked: list[UncheckedRegistration],
     constructed: dict[tuple[str, int], ResolvedServer],
     package_of_module: dict[str, tuple[str, str]],
     package_of_path: dict[str, tuple[str, str]],
-) -> list[UnresolvedTool]:
+) -> list[UncheckedRegistration]:
     """A registration on a server of unknown framework, in a package that builds pre-parsing
     servers, counts against each of them: it may be on any. Servers of other packages beside
     it in the tree (a tree of several projects) are not its. A registration whose package is
@@ -306,7 +310,7 @@ def _tied(
     for (module, _line), server in constructed.items():
         built_in.setdefault(package_of_module.get(module, ("", "")), []).append(server)
 
-    def tie(tool: UnresolvedTool) -> UnresolvedTool:
+    def tie(tool: UncheckedRegistration) -> UncheckedRegistration:
         package = package_of_path.get(tool.path)
         servers = list(constructed.values()) if package is None else built_in.get(package, [])
         if tool.server.framework is not None or not servers:
@@ -318,12 +322,12 @@ def _tied(
         return replace(
             tool,
             reason=f"{tool.reason}; counted against {against}",
-            kind=Unseen.UNTIED,
+            kind=Unchecked.UNTIED,
             server=servers[0],
             also_on=tuple(servers[1:]),
         )
 
-    return [tie(tool) for tool in unresolved]
+    return [tie(tool) for tool in unchecked]
 
 
 def _swappable(

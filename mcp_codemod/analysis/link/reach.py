@@ -1,7 +1,7 @@
 """Which functions a registration's tool reference reaches: through helpers that take the tool as
 a parameter (`register_tool("a", a)`, decorator factories, registry methods), wrappers with more
 than one argument, loops over collections of another module, star imports, and into libraries
-whose source is installed. What cannot be followed exactly is unseen, with the reason's kind."""
+whose source is installed. What cannot be followed exactly is unchecked, with the reason's kind."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from mcp_codemod.analysis.facts import (
 from mcp_codemod.analysis.frameworks import REGISTRATION_ATTRIBUTES
 from mcp_codemod.analysis.link.names import ProjectNames
 from mcp_codemod.analysis.link.work import OverBudget
-from mcp_codemod.analysis.unseen import Unseen
+from mcp_codemod.analysis.unchecked import Unchecked
 
 """Facts of a module found on `sys.path` outside the project, by its dotted name."""
 T = TypeVar("T")
@@ -38,8 +38,8 @@ class Reached:
 
 
 @dataclass(frozen=True)
-class Unreached:
-    kind: Unseen
+class UncheckedTool:
+    kind: Unchecked
     reason: str
     path: str
     line: int
@@ -49,7 +49,7 @@ class ToolReach:
     def __init__(self, names: ProjectNames) -> None:
         self.names = names
         self.generated: dict[str, set[tuple[str, str]]] = {}
-        self.answers: dict[ReachKey, list[Reached | Unreached]] = {}
+        self.answers: dict[ReachKey, list[Reached | UncheckedTool]] = {}
         self.visited: set[ReachKey] = set()  # by the registration being followed
         self.incomplete = False  # whether the answer being found met a way back
         # The decorations of each decorator factory, by its module's path and qualname.
@@ -61,10 +61,10 @@ class ToolReach:
         ref: FunctionRef,
         line: int,
         name_argument: tuple[int, str] | None = None,
-    ) -> list[Reached | Unreached]:
+    ) -> list[Reached | UncheckedTool]:
         """The tools a registration registers; `name_argument`: the helper parameter that names
         them, read from each call of the helper. A registration whose tools take more than its
-        budget of work to find (`analysis/link/work.py`) is unseen."""
+        budget of work to find (`analysis/link/work.py`) is unchecked."""
         self.visited, self.incomplete = set(), False
         try:
             with self.names.work.question():
@@ -74,11 +74,11 @@ class ToolReach:
                 f"`{_message_name(ref)}`: its tools could not be followed within the analysis's "
                 f"budget of {self.names.work.budget:,} steps"
             )
-            return [Unreached(Unseen.OVER_BUDGET, reason, module.path, line)]
+            return [UncheckedTool(Unchecked.OVER_BUDGET, reason, module.path, line)]
         if not found and self.incomplete:
             # Only the helper itself passes the tool on (`register(fn, attempt + 1)`).
             reason = f"`{_message_name(ref)}`: only the helper that registers it passes it on"
-            return [Unreached(Unseen.HELPER_PARAMETER, reason, module.path, line)]
+            return [UncheckedTool(Unchecked.HELPER_PARAMETER, reason, module.path, line)]
         return found
 
     def resolve(
@@ -88,7 +88,7 @@ class ToolReach:
         line: int,
         hops: int,
         name_argument: tuple[int, str] | None = None,
-    ) -> list[Reached | Unreached]:
+    ) -> list[Reached | UncheckedTool]:
         """What a reference reaches, each way to it followed once per registration: a helper
         that calls itself (retrying with the function it was given) or its callers in turn
         adds nothing the first way did not find. An answer found without meeting such a way
@@ -115,10 +115,10 @@ class ToolReach:
         line: int,
         hops: int,
         name_argument: tuple[int, str] | None,
-    ) -> list[Reached | Unreached]:
+    ) -> list[Reached | UncheckedTool]:
         if hops > _MAX_HOPS:
             reason = f"`{_message_name(ref)}`: too many hops"
-            return [Unreached(Unseen.NOT_FOUND, reason, module.path, line)]
+            return [UncheckedTool(Unchecked.NOT_FOUND, reason, module.path, line)]
         factory = ref.factory
         if factory is not None and self.generates_signature(module, factory):
             called = (
@@ -128,7 +128,7 @@ class ToolReach:
                 f"`{_message_name(ref)}` is made by `{called}`, "
                 "which gives it its signature at run time (`__signature__`)"
             )
-            return [Unreached(Unseen.GENERATED_SIGNATURE, reason, module.path, line)]
+            return [UncheckedTool(Unchecked.GENERATED_SIGNATURE, reason, module.path, line)]
         if ref.kind is FunctionKind.PARAMETER:
             return self.passed_functions(module, ref, line, hops, name_argument)
         if ref.kind is FunctionKind.WRAPPED:
@@ -148,22 +148,22 @@ class ToolReach:
                 owner, function = library
                 return [self.checked(owner, function, True, line, module)]
             reason = f"tool function `{ref.qualified}` not found (its source is not installed)"
-            return [Unreached(Unseen.THIRD_PARTY, reason, module.path, line)]
+            return [UncheckedTool(Unchecked.THIRD_PARTY, reason, module.path, line)]
         reason = f"tool function `{_message_name(ref)}` not found"
-        return [Unreached(Unseen.NOT_FOUND, reason, module.path, line)]
+        return [UncheckedTool(Unchecked.NOT_FOUND, reason, module.path, line)]
 
     def checked(
         self, owner: ModuleFacts, function: Function, library: bool, line: int, at: ModuleFacts
-    ) -> Reached | Unreached:
+    ) -> Reached | UncheckedTool:
         """A function whose `__signature__` its own module, or the module that registers it,
-        assigns is unseen: the SDK reads that signature, not the `def`."""
+        assigns is unchecked: the SDK reads that signature, not the `def`."""
         key = (owner.path, function.qualname)
         if key in self.generated_by(owner) or key in self.generated_by(at):
             reason = (
                 f"`{function.qualname}` gets its signature at run time (`__signature__`, "
                 "`__annotations__` or `__wrapped__` set after its `def`)"
             )
-            return Unreached(Unseen.GENERATED_SIGNATURE, reason, at.path, line)
+            return UncheckedTool(Unchecked.GENERATED_SIGNATURE, reason, at.path, line)
         return Reached(owner, function, library)
 
     def generates_signature(self, module: ModuleFacts, factory: FunctionRef) -> bool:
@@ -190,7 +190,7 @@ class ToolReach:
         line: int,
         hops: int,
         name_argument: tuple[int, str] | None = None,
-    ) -> list[Reached | Unreached]:
+    ) -> list[Reached | UncheckedTool]:
         """`paginating(name, fn)`: the tool is whichever argument reaches a function."""
         found = [
             r
@@ -200,14 +200,14 @@ class ToolReach:
         reached = [r for r in found if isinstance(r, Reached)]
         if reached:
             return reached
-        # One registration, one unseen tool: the most precise reason the arguments give.
-        unreached = [r for r in found if isinstance(r, Unreached)]
+        # One registration, one unchecked tool: the most precise reason the arguments give.
+        unchecked = [r for r in found if isinstance(r, UncheckedTool)]
         reason = f"no argument of `{ref.text}` is a function in sight"
-        return unreached[:1] or [Unreached(Unseen.NOT_FOUND, reason, module.path, line)]
+        return unchecked[:1] or [UncheckedTool(Unchecked.NOT_FOUND, reason, module.path, line)]
 
     def loop(
         self, module: ModuleFacts, ref: FunctionRef, line: int, hops: int
-    ) -> list[Reached | Unreached]:
+    ) -> list[Reached | UncheckedTool]:
         """A loop over a collection another module defines as a literal."""
         found = None
         if ref.collection:
@@ -215,7 +215,7 @@ class ToolReach:
         if found is None:
             collection = ref.collection or ref.text
             reason = f"the tool comes from a loop over `{collection}`, not a literal collection"
-            return [Unreached(Unseen.LOOP_VARIABLE, reason, module.path, line)]
+            return [UncheckedTool(Unchecked.LOOP_VARIABLE, reason, module.path, line)]
         owner, name = found
         reached = [
             tool
@@ -226,7 +226,7 @@ class ToolReach:
         # An element that cannot be seen is reported at the loop's registration.
         return [
             replace(tool, path=module.path)
-            if isinstance(tool, Unreached) and tool.path == owner.path and tool.line == line
+            if isinstance(tool, UncheckedTool) and tool.path == owner.path and tool.line == line
             else tool
             for tool in reached
         ]
@@ -238,13 +238,13 @@ class ToolReach:
         line: int,
         hops: int,
         name_argument: tuple[int, str] | None = None,
-    ) -> list[Reached | Unreached]:
+    ) -> list[Reached | UncheckedTool]:
         """The functions that callers pass to a helper's parameter, and for a decorator that a
         factory returns (`def tool(**kw): def deco(fn): ...; return deco`), the functions that
         `@tool(...)` decorates."""
         assert ref.argument is not None
         index, name = ref.argument
-        found: list[Reached | Unreached] = []
+        found: list[Reached | UncheckedTool] = []
         # A helper taking one argument may be a decorator (`@tools.register`), applied in files
         # with no registration word.
         helper = module.functions.get(ref.helper)
@@ -265,7 +265,9 @@ class ToolReach:
                 and not (passed.factory and self.generates_signature(caller, passed.factory))
             ):
                 reason = f"what is passed to {ref.helper}() as `{name}` cannot be followed"
-                found.append(Unreached(Unseen.HELPER_PARAMETER, reason, caller.path, call.line))
+                found.append(
+                    UncheckedTool(Unchecked.HELPER_PARAMETER, reason, caller.path, call.line)
+                )
             elif passed is not None:
                 reached = self.resolve(caller, passed, call.line, hops + 1)
                 tool_name = _passed_string(call, bound, *name_argument) if name_argument else None
@@ -297,7 +299,7 @@ class ToolReach:
                 found.extend(_named(reached, tool_name))
         if not calls and not decorations:
             reason = f"the tool is parameter `{name}` of {ref.helper}(), and no call passes it"
-            return [Unreached(Unseen.HELPER_PARAMETER, reason, module.path, line)]
+            return [UncheckedTool(Unchecked.HELPER_PARAMETER, reason, module.path, line)]
         return found
 
     def decorations(
@@ -356,7 +358,9 @@ def _message_name(ref: FunctionRef) -> str:
     return ref.text  # WRAPPED, UNKNOWN
 
 
-def _named(reached: list[Reached | Unreached], tool_name: str | None) -> list[Reached | Unreached]:
+def _named(
+    reached: list[Reached | UncheckedTool], tool_name: str | None
+) -> list[Reached | UncheckedTool]:
     if tool_name is None:
         return reached
     return [

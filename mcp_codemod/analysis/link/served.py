@@ -6,7 +6,7 @@ from __future__ import annotations
 from mcp_codemod.analysis.frameworks import Framework
 from mcp_codemod.analysis.subjects import ResolvedServer
 
-# The servers of the mcp SDK, guarded or not: what they receive unseen is counted on both, so the
+# The servers of the mcp SDK, guarded or not: what they receive unchecked is counted on both, so the
 # count does not change when the fix guards them.
 SDK_SERVERS = frozenset(
     (Framework.MCP1, Framework.MCP2, Framework.GUARDED_MCP1, Framework.GUARDED_MCP2)

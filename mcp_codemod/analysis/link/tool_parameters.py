@@ -1,6 +1,6 @@
 """A registered tool's parameters as the rules' subjects: what each annotation admits once
 aliases, star imports and the classes of the project and its libraries are followed
-(`analysis/shapes.py`), or why it cannot be told (an unseen registration)."""
+(`analysis/shapes.py`), or why it cannot be told (an unchecked registration)."""
 
 from __future__ import annotations
 
@@ -20,10 +20,10 @@ from mcp_codemod.analysis.subjects import (
     RegisteredTool,
     ResolvedServer,
     ToolParameter,
-    UnresolvedTool,
+    UncheckedRegistration,
 )
 from mcp_codemod.analysis.type_exprs import TCall, TName, TSubscript, TUnion, TypeExpr
-from mcp_codemod.analysis.unseen import Unseen
+from mcp_codemod.analysis.unchecked import Unchecked
 
 
 class ToolParameters:
@@ -49,9 +49,9 @@ class ToolParameters:
         function: Function,
         registration: Registration,
         server: ResolvedServer,
-        unresolved: list[UnresolvedTool],
+        unchecked: list[UncheckedRegistration],
     ) -> list[ToolParameter]:
-        """The tool's parameters; one whose annotation cannot be followed goes to `unresolved`."""
+        """The tool's parameters; one whose annotation cannot be followed goes to `unchecked`."""
         tool = tool_name(registration, function)
         executed = self.execs(owner)
         executor = executed[0] if executed is not None else None
@@ -79,26 +79,26 @@ class ToolParameters:
                         lambda name: self.class_or_library_alias(name, owner),
                     )
             except AliasTooDeep:
-                unresolved.append(
-                    UnresolvedTool(
+                unchecked.append(
+                    UncheckedRegistration(
                         owner.path,
                         parameter.position.line,
                         f"`{parameter.name}`: its annotation nests more than {MAX_ALIAS_DEPTH} "
                         "type aliases; too deep to follow",
-                        Unseen.NOT_FOUND,
+                        Unchecked.NOT_FOUND,
                         server,
                     )
                 )
                 continue
             if server.framework in SDK_SERVERS and text_treatment(shape) is Text.UNKNOWN:
-                # What the SDK does with its text is unknown: as unseen as a tool not found.
-                unresolved.append(
-                    UnresolvedTool(
+                # What the SDK does with its text is unknown: as unchecked as a tool not found.
+                unchecked.append(
+                    UncheckedRegistration(
                         owner.path,
                         parameter.position.line,
                         f"tool `{tool}`: `{parameter.name}: {parameter.annotation_text}` names "
                         f"{unknown_reason(shape)}",
-                        Unseen.UNRESOLVED_ANNOTATION,
+                        Unchecked.UNRESOLVED_ANNOTATION,
                         server,
                     )
                 )
@@ -184,15 +184,15 @@ class ToolParameters:
         tool: Reached,
         registration: Registration,
         server: ResolvedServer,
-        unresolved: list[UnresolvedTool],
+        unchecked: list[UncheckedRegistration],
     ) -> list[ToolParameter]:
         """A library's tool function: reported on the registration, where the project is."""
         at = registration.position
         function = replace(tool.function, position=at)
         # Its unchecked parameters are reported where the project registers it, too.
-        unchecked: list[UnresolvedTool] = []
+        unchecked: list[UncheckedRegistration] = []
         found = self.parameters(tool.owner, tool.function, registration, server, unchecked)
-        unresolved.extend(replace(u, path=module.path, line=at.line) for u in unchecked)
+        unchecked.extend(replace(u, path=module.path, line=at.line) for u in unchecked)
         return [
             replace(
                 found,
@@ -233,7 +233,7 @@ def arguments(function: Function, facade: Facade | None) -> tuple[Parameter, ...
 
 
 def _unknown(qualified: str, why: str) -> Shape:
-    return Shape(Kind.UNKNOWN, source=qualified, unresolved=f"`{qualified}`, {why}")
+    return Shape(Kind.UNKNOWN, source=qualified, opaque=f"`{qualified}`, {why}")
 
 
 def _has_schema_hook(module: ModuleFacts, name: str) -> bool:

@@ -6,7 +6,7 @@ or `exec(open(path).read())` whose path is a file beside the module, written fro
 The exec'd file's names that it never binds are the module's (`linker`). The text that runs is
 the file's when it is read from the file, or when the module writes that very text to the file
 before it runs it (a file generated at each start); any other text is recorded as such, and the
-file's tools stay unseen. A path relative to the working directory, or any other expression, is
+file's tools stay unchecked. A path relative to the working directory, or any other expression, is
 no file in sight: nothing is recorded.
 """
 

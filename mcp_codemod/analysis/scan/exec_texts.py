@@ -1,6 +1,6 @@
 """Text given to `exec` / `eval`: what literal text reads (its names, the modules it imports,
 whether it builds a server), the namespace given to it, and the names in reach where it runs in
-its scope's own. `Registrations.run_texts` makes unseen uses of the servers they may name."""
+its scope's own. `Registrations.run_texts` makes unchecked uses of the servers they may name."""
 
 from __future__ import annotations
 

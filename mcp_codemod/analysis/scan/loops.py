@@ -3,7 +3,7 @@
 A loop over a list, tuple, set or dict literal (written in the loop, or bound once to a name of
 the module or function and never changed in place) is walked once per element, with the loop
 variables bound to that element. Any other loop binds its variables to what cannot be resolved:
-a tool registered through one is unseen, never guessed at.
+a tool registered through one is unchecked, never guessed at.
 """
 
 from __future__ import annotations

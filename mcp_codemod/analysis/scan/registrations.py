@@ -217,7 +217,7 @@ class Registrations:
     def run_texts(self, exec_file_lines: Collection[int], texts: Mapping[str, ast.expr]) -> None:
         """Text given to `exec` / `eval`, other than a file's text `analysis/scan/exec_files.py`
         follows (at `exec_file_lines`), may register tools on any server it sees: each server
-        it may name is an unseen use. Literal text is read: it counts only when it names a
+        it may name is an unchecked use. Literal text is read: it counts only when it names a
         server of the namespace (or imports one), or says `tool`, `add_tool` or
         `_tool_manager`, or reaches names by text itself (`getattr`, `exec`, `globals`...).
         Any other text (`exec(code)`) sees every server of the namespace it runs in: the

@@ -40,7 +40,7 @@ def write(root: Path, files: dict[str, str]) -> None:
 
 
 def run(*args: str):
-    # The rules about the pre-parse (and what is unseen): MCP008 judges text unions on fastmcp.
+    # The rules about the pre-parse (and what is unchecked): MCP008 judges text unions on fastmcp.
     return CliRunner().invoke(main, [*args, "--no-cache", "--select", "MCP001,MCP004"])
 
 

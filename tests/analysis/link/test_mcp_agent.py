@@ -13,7 +13,7 @@ import pytest
 from conftest import run_cli
 
 from mcp_codemod.analysis.frameworks import Framework
-from mcp_codemod.analysis.unseen import Unseen
+from mcp_codemod.analysis.unchecked import Unchecked
 from mcp_codemod.engine.checker import check_files
 from mcp_codemod.rules import select_rules
 
@@ -53,17 +53,17 @@ def found(result) -> set[tuple[str, str, bool]]:
     return {(f.tool, f.parameter, f.fixable) for f in result.findings}
 
 
-# MCP004 on a server mcp-agent makes: its own `workflows-*` tools are unseen, and the fix is out of
+# MCP004 on a server mcp-agent makes: its own `workflows-*` tools are unchecked, and the fix is out of
 # reach (the message names the guard to write).
 OWN_TOOLS_UNGUARDED = (None, None, False)
 
 
 def own_tools(result) -> list[tuple[str, int, bool]]:
-    """mcp-agent's own tools, unseen: where the app is made, and whether its server is guarded."""
+    """mcp-agent's own tools, unchecked: where the app is made, and whether its server is guarded."""
     return [
         (Path(u.path).name, u.line, not u.server.framework.pre_parses_json)
-        for u in result.unresolved
-        if u.kind is Unseen.FRAMEWORK_TOOLS
+        for u in result.unchecked
+        if u.kind is Unchecked.FRAMEWORK_TOOLS
     ]
 
 
@@ -78,7 +78,7 @@ def test_app_tools_are_checked_under_the_names_mcp_agent_gives_them(tmp_path):
     }
     assert result.tools == 4 and own_tools(result) == [("main.py", 7, False)]
     assert (
-        result.unresolved[0].reason == "mcp-agent registers its `workflows-*` tools on this server"
+        result.unchecked[0].reason == "mcp-agent registers its `workflows-*` tools on this server"
     )
     assert {f.framework for f in result.findings} == {"mcp1"}
 
@@ -169,7 +169,7 @@ async def main() -> None:
 )
 def test_the_server_mcp_agent_makes_is_guarded_where_the_project_makes_it(tmp_path, main):
     result = check(tmp_path, {"main.py": MAKES_THE_SERVER.format(main=main)})
-    assert result.findings == () and result.unchecked == ()
+    assert result.findings == () and result.unprotected == ()
     assert own_tools(result) == [("main.py", 8, True)]
     assert result.tools == 2
 
@@ -262,12 +262,12 @@ def test_the_server_is_guarded_in_another_module(tmp_path):
                 """,
         },
     )
-    assert result.findings == () and result.unchecked == () and result.tools == 2
+    assert result.findings == () and result.unprotected == () and result.tools == 2
     assert own_tools(result) == [("application.py", 3, True)]
 
 
 def test_a_subclass_of_the_app_is_not_guessed_at(tmp_path):
-    # A project's own MCPApp subclass may override `tool`: its registrations stay unseen.
+    # A project's own MCPApp subclass may override `tool`: its registrations stay unchecked.
     result = check(
         tmp_path,
         {
@@ -289,7 +289,7 @@ def test_a_subclass_of_the_app_is_not_guessed_at(tmp_path):
         },
     )
     assert result.findings == ()
-    assert [(u.line, u.kind) for u in result.unresolved] == [(11, Unseen.UNKNOWN_FRAMEWORK)]
+    assert [(u.line, u.kind) for u in result.unchecked] == [(11, Unchecked.UNKNOWN_FRAMEWORK)]
 
 
 def test_an_app_without_tools_of_its_own_still_serves_mcp_agents_tools(tmp_path):
@@ -314,7 +314,7 @@ def test_an_app_without_tools_of_its_own_still_serves_mcp_agents_tools(tmp_path)
 
 
 def test_a_server_given_to_apps_is_swapped_for_mcp_agents_own_tools(tmp_path):
-    # Two apps on one server: one unseen registration; the fix is the guarded class (unsafe, as
+    # Two apps on one server: one unchecked registration; the fix is the guarded class (unsafe, as
     # every MCP004 swap: it changes the handling of tools nobody reviewed here).
     source = """\
         from mcp.server.fastmcp import FastMCP
@@ -342,7 +342,7 @@ def test_a_server_given_to_apps_is_swapped_for_mcp_agents_own_tools(tmp_path):
 @pytest.mark.parametrize("server_init", [True, False], ids=["package", "folder"])
 def test_mcp_agents_own_tools_are_checked_where_its_sources_are(tmp_path, server_init):
     # Checked together with mcp-agent's own sources (as in the corpus), the `workflows-*`
-    # registrations are read where mcp-agent writes them: seen, not unseen. mcp-agent 0.2.6
+    # registrations are read where mcp-agent writes them: seen, not unchecked. mcp-agent 0.2.6
     # ships `mcp_agent/server/` without `__init__.py` (the "folder" case).
     files = {
         "mcp_agent/__init__.py": "",
@@ -388,8 +388,8 @@ def test_a_server_of_unknown_framework_given_to_an_app_is_not_guessed_at(tmp_pat
     )
     result = check_files([tmp_path / "main.py"], select_rules(None, []))
     assert result.findings == ()
-    assert [(u.line, u.kind, u.server.framework) for u in result.unchecked] == [
-        (4, Unseen.FRAMEWORK_TOOLS, None)
+    assert [(u.line, u.kind, u.server.framework) for u in result.unprotected] == [
+        (4, Unchecked.FRAMEWORK_TOOLS, None)
     ]
     # Stated, the framework is the server's: MCP004 says to guard it where it is built.
     stated = check_files([tmp_path / "main.py"], select_rules(None, []), Framework.MCP1)

@@ -1,7 +1,7 @@
 """`check` follows tools through helpers, wrappers, loops, star imports and into a library, and
 agrees with the probe (the SDK's own argument handling) on fixtures/reach_app, on the installed
 mcp 1.x or 2.x: every parameter the SDK mangles is a finding, except on the tools `check` reports
-as unseen, and those are exactly the tools it cannot follow."""
+as unchecked, and those are exactly the tools it cannot follow."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from conftest import FIXTURES
 from probe.servers import MCP_MAJOR
 
-from mcp_codemod.analysis.unseen import Unseen
+from mcp_codemod.analysis.unchecked import Unchecked
 from mcp_codemod.cli import main
 from mcp_codemod.engine.checker import check_files
 from mcp_codemod.engine.discovery import discover
@@ -37,10 +37,10 @@ FOLLOWED = {
     ("archive_note", "reason"),  # `for _group, cls, flag in groups: cls(flag).register(mcp)`
     ("summarize", "text"),  # a library's function, read from its source on sys.path
 }
-# What it cannot follow exactly: reported as unseen, with why.
+# What it cannot follow exactly: reported as unchecked, with why.
 UNSEEN = {
-    ("generated", "text", Unseen.GENERATED_SIGNATURE),  # `generated.__signature__ = ...`
-    ("built_note", "body", Unseen.LOOP_VARIABLE),  # `for _built_tool in _built()`
+    ("generated", "text", Unchecked.GENERATED_SIGNATURE),  # `generated.__signature__ = ...`
+    ("built_note", "body", Unchecked.LOOP_VARIABLE),  # `for _built_tool in _built()`
 }
 _copies = itertools.count()
 
@@ -82,8 +82,8 @@ def test_check_agrees_with_the_probe(tmp_path, monkeypatch):
     checked = {(f.tool, f.parameter) for f in result.findings if f.code == "MCP001"}
     assert checked == FOLLOWED
     assert probed == FOLLOWED | {(tool, parameter) for tool, parameter, _ in UNSEEN}
-    assert sorted(u.kind for u in result.unresolved) == sorted(kind for *_, kind in UNSEEN)
-    assert {u.server.origin for u in result.unresolved} == {(f"{name}.runtime", 7)}
+    assert sorted(u.kind for u in result.unchecked) == sorted(kind for *_, kind in UNSEEN)
+    assert {u.server.origin for u in result.unchecked} == {(f"{name}.runtime", 7)}
     # Every registration is counted, once per tool it registers: the loops register several.
     assert result.tools == len(report.tools) == len(FOLLOWED) + len(UNSEEN) + 1  # untag_note
 

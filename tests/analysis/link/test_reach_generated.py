@@ -1,6 +1,6 @@
 """Generated code: files exec'd into a server module, and tools whose signature a factory
-generates. What `check` follows exactly, and what stays unseen with the kind that says why
-(tests/analysis/scan/test_exec_files.py and tests/analysis/link/test_unseen_tools.py compare the
+generates. What `check` follows exactly, and what stays unchecked with the kind that says why
+(tests/analysis/scan/test_exec_files.py and tests/analysis/link/test_unchecked_tools.py compare the
 fixtures with the probe)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from textwrap import dedent
 
 import pytest
 
-from mcp_codemod.analysis.unseen import Unseen
+from mcp_codemod.analysis.unchecked import Unchecked
 from mcp_codemod.engine.checker import check_files
 from mcp_codemod.rules import select_rules
 
@@ -45,8 +45,8 @@ def found(result) -> set[tuple[str, str]]:
     return {(Path(f.path).name, f.tool, f.parameter) for f in result.findings if f.code == "MCP001"}
 
 
-def unseen(result) -> list[tuple[str, int, Unseen]]:
-    return sorted((Path(u.path).name, u.line, u.kind) for u in result.unresolved)
+def unchecked(result) -> list[tuple[str, int, Unchecked]]:
+    return sorted((Path(u.path).name, u.line, u.kind) for u in result.unchecked)
 
 
 # ---- files exec'd into the module ---------------------------------------------------------------
@@ -64,7 +64,7 @@ def unseen(result) -> list[tuple[str, int, Unseen]]:
 def test_a_file_read_and_execd_is_checked_on_the_modules_server(tmp_path, statements):
     result = check(tmp_path, {"server.py": SERVER + statements + "\n", "tools.py": TOOLS})
     assert found(result) == {("tools.py", "search", "query")}
-    assert unseen(result) == []
+    assert unchecked(result) == []
     [finding] = result.findings
     assert finding.fix is not None and finding.fix.markers  # the file is the source: marked
 
@@ -96,21 +96,21 @@ def test_a_file_the_module_writes_before_it_execs_it_is_checked_and_left_unmarke
         'exec(compile("x = 1", P, "exec"))',
     ],
 )
-def test_another_text_compiled_under_the_files_name_leaves_its_tools_unseen(tmp_path, generator):
+def test_another_text_compiled_under_the_files_name_leaves_its_tools_unchecked(tmp_path, generator):
     result = check(tmp_path, {"server.py": SERVER + generator + "\n", "tools.py": TOOLS})
     assert found(result) == set()
-    assert unseen(result) == [("tools.py", 1, Unseen.EXEC_TEXT)]
+    assert unchecked(result) == [("tools.py", 1, Unchecked.EXEC_TEXT)]
     assert [f.code for f in result.findings] == ["MCP004"]  # the server is still known
 
 
 @pytest.mark.parametrize(
-    ("statement", "also_unseen"),
+    ("statement", "also_unchecked"),
     [
         ('exec(open("tools.py").read())', []),  # relative to the working directory
         # The namespace given to `exec` holds the server: a store the analysis does not follow.
         (
             'exec(open(os.path.join(os.path.dirname(__file__), "tools.py")).read(), {"mcp": mcp})',
-            [("server.py", 6, Unseen.UNKNOWN_USE)],
+            [("server.py", 6, Unchecked.UNKNOWN_USE)],
         ),
         (
             'P = os.path.join(os.path.dirname(__file__), "tools.py")\nP = "other.py"\n'
@@ -123,15 +123,17 @@ def test_another_text_compiled_under_the_files_name_leaves_its_tools_unseen(tmp_
         ),
     ],
 )
-def test_an_exec_the_analysis_cannot_place_leaves_the_file_alone(tmp_path, statement, also_unseen):
+def test_an_exec_the_analysis_cannot_place_leaves_the_file_alone(
+    tmp_path, statement, also_unchecked
+):
     result = check(tmp_path, {"server.py": SERVER + statement + "\n", "tools.py": TOOLS})
     assert found(result) == set()
-    # The text it runs, not known to be the file's, is an unseen use of the server its
+    # The text it runs, not known to be the file's, is an unchecked use of the server its
     # namespace holds; and the file's registration's server is unknown, but the tree builds one
     # pre-parsing server: it counts against it.
     exec_line = SERVER.count("\n") + statement.count("\n") + 1
-    exec_text = ("server.py", exec_line, Unseen.UNKNOWN_USE)
-    assert unseen(result) == [*also_unseen, exec_text, ("tools.py", 1, Unseen.UNTIED)]
+    exec_text = ("server.py", exec_line, Unchecked.UNKNOWN_USE)
+    assert unchecked(result) == [*also_unchecked, exec_text, ("tools.py", 1, Unchecked.UNTIED)]
     assert [f.code for f in result.findings] == ["MCP004"]
 
 
@@ -148,8 +150,8 @@ def test_an_exec_the_analysis_cannot_place_leaves_the_file_alone(tmp_path, state
 )
 def test_a_tool_made_by_a_factory_that_sets_its_signature_is_generated(tmp_path, registration):
     result = check(tmp_path, {"server.py": SERVER + FACTORY + registration + "\n"})
-    kinds = {kind for _, _, kind in unseen(result)}
-    assert kinds == {Unseen.GENERATED_SIGNATURE}
+    kinds = {kind for _, _, kind in unchecked(result)}
+    assert kinds == {Unchecked.GENERATED_SIGNATURE}
 
 
 def test_a_method_factory_registered_in_a_loop_is_generated(tmp_path):
@@ -182,7 +184,7 @@ def test_a_method_factory_registered_in_a_loop_is_generated(tmp_path):
         generator.register(load_operations())
         """
     result = check(tmp_path, {"server.py": SERVER + dedent(generator)})
-    assert unseen(result) == [("server.py", 17, Unseen.GENERATED_SIGNATURE)]
+    assert unchecked(result) == [("server.py", 17, Unchecked.GENERATED_SIGNATURE)]
 
 
 def test_a_collection_of_factory_calls_in_another_module_is_generated(tmp_path):
@@ -194,7 +196,7 @@ def test_a_collection_of_factory_calls_in_another_module_is_generated(tmp_path):
             + "from tools import TOOLS\nfor tool in TOOLS:\n    mcp.add_tool(tool)\n",
         },
     )
-    assert unseen(result) == [("server.py", 8, Unseen.GENERATED_SIGNATURE)] * 2
+    assert unchecked(result) == [("server.py", 8, Unchecked.GENERATED_SIGNATURE)] * 2
 
 
 @pytest.mark.parametrize(
@@ -209,14 +211,14 @@ def test_a_collection_of_factory_calls_in_another_module_is_generated(tmp_path):
 )
 def test_a_factory_that_may_return_a_plain_function_is_not_a_generated_signature(tmp_path, factory):
     result = check(tmp_path, {"server.py": SERVER + factory + 'mcp.add_tool(make("a"))\n'})
-    assert [kind for _, _, kind in unseen(result)] == [Unseen.NOT_FOUND]
+    assert [kind for _, _, kind in unchecked(result)] == [Unchecked.NOT_FOUND]
 
 
 def test_a_name_bound_to_calls_of_two_functions_is_not_followed(tmp_path):
     registration = 'tool = other("b")\ntool = make("a")\nmcp.add_tool(tool)\n'
     other = "def other(name: str):\n    def plain(x: str | None = None) -> str:\n        return ''\n\n    return plain\n"
     result = check(tmp_path, {"server.py": SERVER + FACTORY + other + registration})
-    assert [kind for _, _, kind in unseen(result)] == [Unseen.NOT_FOUND]
+    assert [kind for _, _, kind in unchecked(result)] == [Unchecked.NOT_FOUND]
 
 
 def test_a_module_that_execs_a_file_with_an_imported_server_is_read(tmp_path):
@@ -249,7 +251,7 @@ def test_a_file_that_two_modules_exec_is_not_followed(tmp_path):
         {"a.py": SERVER + statement, "b.py": SERVER + statement, "tools.py": TOOLS},
     )
     # Its server is unknown: it counts against each of the two the tree builds.
-    assert unseen(result) == [("tools.py", 1, Unseen.UNTIED)]
+    assert unchecked(result) == [("tools.py", 1, Unchecked.UNTIED)]
     assert [f.code for f in result.findings] == ["MCP004", "MCP004"]
 
 
@@ -257,9 +259,9 @@ def test_a_factory_call_passed_to_a_registration_helper_is_generated(tmp_path):
     helper = "def register(name, fn):\n    mcp.tool(name=name)(fn)\n\n\n"
     calls = 'register("a", make("a"))\nregister("b", load("b"))\n'
     result = check(tmp_path, {"server.py": SERVER + FACTORY + helper + calls})
-    assert [kind for _, _, kind in unseen(result)] == [
-        Unseen.GENERATED_SIGNATURE,
-        Unseen.HELPER_PARAMETER,
+    assert [kind for _, _, kind in unchecked(result)] == [
+        Unchecked.GENERATED_SIGNATURE,
+        Unchecked.HELPER_PARAMETER,
     ]
 
 
@@ -268,10 +270,10 @@ def test_a_factory_call_passed_to_a_registration_helper_is_generated(tmp_path):
     ["generated_signature", "generated_factory_method", "generated_adapter", "chained_generator"],
 )
 def test_the_generated_signature_fixtures_are_classified_so(shape):
-    # tests/analysis/link/test_unseen_tools.py runs the same servers against the probe.
+    # tests/analysis/link/test_unchecked_tools.py runs the same servers against the probe.
     path = Path(__file__).resolve().parents[3] / "fixtures" / "unseen" / f"{shape}.py"
     result = check_files([path], select_rules(None, []))
-    assert [kind for _, _, kind in unseen(result)] == [Unseen.GENERATED_SIGNATURE]
+    assert [kind for _, _, kind in unchecked(result)] == [Unchecked.GENERATED_SIGNATURE]
 
 
 def test_a_file_in_the_modules_parent_folder_is_followed(tmp_path):

@@ -1,4 +1,4 @@
-"""Shapes that `check` follows exactly, and those it reports unseen with the kind that says why
+"""Shapes that `check` follows exactly, and those it reports unchecked with the kind that says why
 (tests/analysis/link/test_reach.py compares the main shapes with the probe on the real SDK)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from textwrap import dedent
 
 import pytest
 
-from mcp_codemod.analysis.unseen import Unseen
+from mcp_codemod.analysis.unchecked import Unchecked
 from mcp_codemod.engine.checker import check_files
 from mcp_codemod.rules import select_rules
 
@@ -29,8 +29,8 @@ def found(result) -> set[tuple[str, str]]:
     return {(f.tool, f.parameter) for f in result.findings if f.code == "MCP001"}
 
 
-def unseen(result) -> list[tuple[int, Unseen]]:
-    return sorted((u.line, u.kind) for u in result.unresolved)
+def unchecked(result) -> list[tuple[int, Unchecked]]:
+    return sorted((u.line, u.kind) for u in result.unchecked)
 
 
 def test_a_star_import_brings_in_what_all_exports(tmp_path):
@@ -80,7 +80,7 @@ def test_a_server_parameter_annotated_any_is_resolved_through_its_callers(tmp_pa
         },
     )
     assert found(result) == {("find", "q")}
-    assert result.unresolved == ()
+    assert result.unchecked == ()
     assert result.findings[0].framework == "mcp1"
 
 
@@ -119,7 +119,7 @@ CHAIN = "Handler(mcp).register()\n"
 def test_a_server_passed_to_a_constructor_inside_a_chain_reaches_the_class(tmp_path, use):
     result = check(tmp_path, {"server.py": SERVER + HANDLER + use + "\n"})
     assert found(result) == {("find", "q")}
-    assert result.unresolved == ()
+    assert result.unchecked == ()
 
 
 def test_the_chain_that_passes_the_server_is_found_from_the_class_module(tmp_path):
@@ -128,10 +128,10 @@ def test_the_chain_that_passes_the_server_is_found_from_the_class_module(tmp_pat
     (tmp_path / "server.py").write_text(SERVER + "from handlers import Handler\n\n" + CHAIN)
     result = check_files([tmp_path / "handlers.py"], select_rules(None, []))
     assert found(result) == {("find", "q")}
-    assert result.unresolved == ()
+    assert result.unchecked == ()
 
 
-def test_a_helper_no_call_fills_is_unseen(tmp_path):
+def test_a_helper_no_call_fills_is_unchecked(tmp_path):
     result = check(
         tmp_path,
         {
@@ -145,10 +145,10 @@ def test_a_helper_no_call_fills_is_unseen(tmp_path):
             ),
         },
     )
-    assert unseen(result) == [(7, Unseen.HELPER_PARAMETER)]
+    assert unchecked(result) == [(7, Unchecked.HELPER_PARAMETER)]
 
 
-def test_a_function_chosen_by_a_condition_is_unseen_where_it_is_passed(tmp_path):
+def test_a_function_chosen_by_a_condition_is_unchecked_where_it_is_passed(tmp_path):
     result = check(
         tmp_path,
         {
@@ -176,7 +176,7 @@ def test_a_function_chosen_by_a_condition_is_unseen_where_it_is_passed(tmp_path)
         },
     )
     assert found(result) == {("slow", "q")}
-    assert unseen(result) == [(19, Unseen.HELPER_PARAMETER)]
+    assert unchecked(result) == [(19, Unchecked.HELPER_PARAMETER)]
     assert result.tools == 2
 
 
@@ -208,12 +208,12 @@ def test_a_collection_changed_in_place_is_built_at_run_time(tmp_path):
             ),
         },
     )
-    assert unseen(result) == [(17, Unseen.LOOP_VARIABLE)]
+    assert unchecked(result) == [(17, Unchecked.LOOP_VARIABLE)]
     assert found(result) == {("a", "q"), ("b", "q")}
     assert result.tools == 3
 
 
-def test_a_generated_signature_in_another_module_is_unseen(tmp_path):
+def test_a_generated_signature_in_another_module_is_unchecked(tmp_path):
     result = check(
         tmp_path,
         {
@@ -234,7 +234,7 @@ def test_a_generated_signature_in_another_module_is_unseen(tmp_path):
         },
     )
     assert found(result) == set()
-    assert unseen(result) == [(9, Unseen.GENERATED_SIGNATURE)]
+    assert unchecked(result) == [(9, Unchecked.GENERATED_SIGNATURE)]
 
 
 def test_a_library_without_source_is_third_party(tmp_path):
@@ -242,7 +242,7 @@ def test_a_library_without_source_is_third_party(tmp_path):
         tmp_path,
         {"server.py": SERVER + "from no_such_library.tools import search\nmcp.add_tool(search)\n"},
     )
-    assert unseen(result) == [(5, Unseen.THIRD_PARTY)]
+    assert unchecked(result) == [(5, Unchecked.THIRD_PARTY)]
 
 
 def test_a_helper_names_each_tool_as_its_caller_says(tmp_path):
@@ -284,7 +284,7 @@ def test_a_helper_names_each_tool_as_its_caller_says(tmp_path):
     assert found(result) == {("ListWorkflows", "token"), ("GetRun", "run_id")}
 
 
-def test_a_helper_given_a_mapping_to_unpack_is_unseen_there(tmp_path):
+def test_a_helper_given_a_mapping_to_unpack_is_unchecked_there(tmp_path):
     result = check(
         tmp_path,
         {
@@ -307,7 +307,7 @@ def test_a_helper_given_a_mapping_to_unpack_is_unseen_there(tmp_path):
         },
     )
     assert found(result) == {("shown", "q")}
-    assert unseen(result) == [(15, Unseen.HELPER_PARAMETER)]
+    assert unchecked(result) == [(15, Unchecked.HELPER_PARAMETER)]
     assert result.tools == 2
 
 
@@ -328,7 +328,7 @@ class Registry:
 """
 
 
-def test_a_registry_decorator_not_applied_with_at_is_unseen(tmp_path):
+def test_a_registry_decorator_not_applied_with_at_is_unchecked(tmp_path):
     result = check(
         tmp_path,
         {
@@ -352,10 +352,10 @@ def test_a_registry_decorator_not_applied_with_at_is_unseen(tmp_path):
         },
     )
     assert found(result) == set()
-    assert unseen(result) == [(13, Unseen.HELPER_PARAMETER)]
+    assert unchecked(result) == [(13, Unchecked.HELPER_PARAMETER)]
 
 
-def test_a_registry_made_on_a_server_of_unknown_class_stays_unseen(tmp_path):
+def test_a_registry_made_on_a_server_of_unknown_class_stays_unchecked(tmp_path):
     result = check(
         tmp_path,
         {
@@ -381,7 +381,7 @@ def test_a_registry_made_on_a_server_of_unknown_class_stays_unseen(tmp_path):
         },
     )
     assert found(result) == set()
-    assert unseen(result) == [(12, Unseen.UNKNOWN_FRAMEWORK)]
+    assert unchecked(result) == [(12, Unchecked.UNKNOWN_FRAMEWORK)]
 
 
 def test_a_registry_method_used_bare_is_followed_into_files_without_a_registration_word(tmp_path):
@@ -420,4 +420,4 @@ def test_a_registry_method_used_bare_is_followed_into_files_without_a_registrati
         },
     )
     assert found(result) == {("here", "q"), ("there", "q")}
-    assert result.unresolved == () and result.tools == 2
+    assert result.unchecked == () and result.tools == 2

@@ -70,7 +70,7 @@ def test_check_agrees_with_the_probe(tmp_path, monkeypatch):
 
     assert {(f.tool, f.parameter) for f in result.findings if f.code == "MCP001"} == FOUND
     assert {(p.tool, p.parameter) for p in report.problems} == FOUND
-    assert result.unresolved == ()
+    assert result.unchecked == ()
     assert result.tools == len(report.tools) == 7
 
 
@@ -80,7 +80,7 @@ def test_only_the_server_module_given_still_finds_the_decorated_tools(tmp_path):
     target, _ = registry_app(tmp_path)
     result = check_files([target / "server.py", target / "registry.py"], select_rules(None, []))
     # The registry's four; keywords.py registers its own, counted when it is given.
-    assert result.tools == 4 and result.unresolved == ()
+    assert result.tools == 4 and result.unchecked == ()
     assert result.findings == ()  # findings stay in the files given
 
 

@@ -75,7 +75,7 @@ def test_a_named_call_registration_counts_once(tmp_path):
                 """,
         },
     )
-    assert result.tools == 1 and result.unresolved == ()
+    assert result.tools == 1 and result.unchecked == ()
 
 
 def test_annotated_registrar_parameter_is_resolved_through_its_callers(tmp_path):
@@ -190,4 +190,4 @@ def test_a_registrar_called_with_an_imported_server_is_followed(tmp_path):
     staged = check_files([tmp_path / "tools.py"], select_rules(None, []))
     for result in (everything, staged):
         assert found(result) == {("search", "query")}
-        assert result.unresolved == ()
+        assert result.unchecked == ()

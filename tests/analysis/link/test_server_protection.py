@@ -1,6 +1,6 @@
 """The server is the unit of protection (docs/analysis.md): every construction of a pre-parsing
-server is guarded by the default fix whenever any of its tools is unseen, and what the analysis
-cannot resolve is unseen, never clean."""
+server is guarded by the default fix whenever any of its tools is unchecked, and what the analysis
+cannot resolve is unchecked, never clean."""
 
 from __future__ import annotations
 
@@ -96,7 +96,7 @@ def test_a_server_reexported_past_the_hop_limit_counts_against_the_server_built(
     assert 'server = GuardedFastMCP("t")' in (project / "pkg" / "app.py").read_text()
 
 
-def test_a_tool_reexported_past_the_hop_limit_is_unseen(project):
+def test_a_tool_reexported_past_the_hop_limit_is_unchecked(project):
     files = {
         "pkg/__init__.py": "",
         "pkg/m0.py": "def search(query: str | None = None) -> str:\n    return repr(query)\n",
@@ -297,7 +297,7 @@ def test_an_unchecked_tool_under_noqa_is_still_listed_and_never_passes(project):
     assert "server.py:7: tool `search`: `query: Unknown` names `Unknown`" in check.output
 
 
-def test_a_server_given_to_a_library_function_has_unseen_tools(project):
+def test_a_server_given_to_a_library_function_has_unchecked_tools(project):
     write(
         project,
         {
@@ -326,7 +326,7 @@ def test_an_optional_context_is_injected_not_a_tool_argument(project, annotation
     assert "All checks passed!" in run("check").output
 
 
-def test_a_server_given_to_the_frameworks_client_is_no_unseen_registration(project):
+def test_a_server_given_to_the_frameworks_client_is_no_unchecked_registration(project):
     # Connecting to the server in memory (a smoke test beside the tools) registers nothing.
     write(
         project,
@@ -368,7 +368,7 @@ STORES = {
 
 
 @pytest.mark.parametrize("shape", sorted(STORES))
-def test_a_server_stored_where_the_analysis_does_not_follow_has_unseen_tools(project, shape):
+def test_a_server_stored_where_the_analysis_does_not_follow_has_unchecked_tools(project, shape):
     statement, use = STORES[shape]
     write(project, {"server.py": server("str") + "\n\n" + statement + "\n"})
     check = run("check", "--ignore", "MCP007")
@@ -478,7 +478,7 @@ def test_a_guarded_server_stored_anywhere_is_clean(project):
     ],
     ids=["a library object's method", "a dataclass of the project"],
 )
-def test_a_server_given_to_an_object_the_analysis_does_not_read_has_unseen_tools(
+def test_a_server_given_to_an_object_the_analysis_does_not_read_has_unchecked_tools(
     project, statement, use
 ):
     write(project, {"server.py": server("str") + "\n\n" + statement + "\n"})

@@ -12,7 +12,7 @@ from typing import TypeVar
 
 import pytest
 
-from mcp_codemod.analysis.unseen import Unseen
+from mcp_codemod.analysis.unchecked import Unchecked
 from mcp_codemod.engine.checker import CheckResult, check_files
 from mcp_codemod.fix.apply import fix_findings
 from mcp_codemod.rules import select_rules
@@ -109,20 +109,20 @@ def test_a_method_retrying_eight_ways_is_followed_once(tmp_path: Path) -> None:
     ("tree", "kind"),
     [
         # The stored value may be any server: it counts against the one the package builds.
-        (retrying_clients(1), Unseen.UNTIED),
-        # The registrar's tools: unseen on its server.
-        (retrying_registrars(1), Unseen.OVER_BUDGET),
+        (retrying_clients(1), Unchecked.UNTIED),
+        # The registrar's tools: unchecked on its server.
+        (retrying_registrars(1), Unchecked.OVER_BUDGET),
     ],
     ids=["a stored value", "a registrar's tools"],
 )
-def test_a_question_over_its_budget_is_an_unseen_registration(
-    tmp_path: Path, monkeypatch, tree: Tree, kind: Unseen
+def test_a_question_over_its_budget_is_an_unchecked_registration(
+    tmp_path: Path, monkeypatch, tree: Tree, kind: Unchecked
 ) -> None:
-    """What a budget cannot resolve counts as unseen (MCP004 guards the server), with a reason
+    """What a budget cannot resolve counts as unchecked (MCP004 guards the server), with a reason
     that names the budget; never a wait, never a pass."""
     monkeypatch.setattr("mcp_codemod.analysis.link.work.QUESTION_BUDGET", 2)
     result, _ = checked(tmp_path, tree)
-    over = [u for u in result.unresolved if "budget of 2 steps" in u.reason]
+    over = [u for u in result.unchecked if "budget of 2 steps" in u.reason]
     assert {u.kind for u in over} == {kind}
     assert "MCP004" in {f.code for f in result.findings}
 
@@ -156,7 +156,7 @@ def test_what_a_tool_gives_a_helper_costs_nothing_unless_it_is_a_server(tmp_path
         written(root, tree)
         files = [root / "server.py"]
         result, calls = counted(lambda: check_files(files, select_rules(None, []), jobs=1))
-        assert result.findings == () and result.unresolved == ()
+        assert result.findings == () and result.unchecked == ()
         return calls
 
     small = check_server(tmp_path / "small", handing_on(1))

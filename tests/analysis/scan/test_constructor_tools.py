@@ -1,5 +1,5 @@
 """Tools given to a server's constructor (`FastMCP("t", tools=[...])`) are registrations like any
-other (docs/registrations.md): checked where their functions can be read, unseen (MCP004) where
+other (docs/registrations.md): checked where their functions can be read, unchecked (MCP004) where
 they cannot."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def check(root: Path, source: str):
-    """`check` with the rules about what the pre-parse does and what is unseen."""
+    """`check` with the rules about what the pre-parse does and what is unchecked."""
     (root / "server.py").write_text(dedent(source), encoding="utf-8")
     return CliRunner().invoke(main, ["check", "--no-cache", "--select", "MCP001,MCP004", "."])
 
@@ -72,7 +72,7 @@ def test_a_named_list_of_tools_is_read_where_it_is_bound(project):
     assert found == [("MCP001", 5, 12, "search")]
 
 
-def test_tools_the_analysis_cannot_read_are_unseen(project):
+def test_tools_the_analysis_cannot_read_are_unchecked(project):
     result = check(
         project, SDK + 'from .catalog import make_tools\n\nmcp = FastMCP("t", tools=make_tools())\n'
     )
@@ -130,7 +130,7 @@ def test_tools_given_to_a_project_subclass_in_another_module_are_checked(project
     assert "app/server.py:6:12: MCP001 [*] Tool `search`" in result.output, result.output
 
 
-def test_tools_given_to_a_project_subclass_the_analysis_cannot_read_are_unseen(project):
+def test_tools_given_to_a_project_subclass_the_analysis_cannot_read_are_unchecked(project):
     result = check(
         project,
         SUBCLASS + '\n\nfrom .catalog import make_tools\n\nmcp = Notes("t", tools=make_tools())\n',

@@ -122,7 +122,7 @@ def reported_files(root: Path) -> set[str]:
     _settings, result = check_paths([root], Options(cache=False))
     assert not result.errors, result.errors
     found = {Path(f.path).resolve().name for f in result.findings}
-    found |= {Path(u.path).resolve().name for u in result.unchecked}
+    found |= {Path(u.path).resolve().name for u in result.unprotected}
     return found
 
 

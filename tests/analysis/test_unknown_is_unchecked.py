@@ -1,4 +1,4 @@
-"""Unknown is unseen, never clean (a property over every fixture and every rule case): each tool
+"""Unknown is unchecked, never clean (a property over every fixture and every rule case): each tool
 parameter of a pre-parsing server, its annotation replaced in turn by one the analysis cannot
 resolve, leaves `check` without "All checks passed!" and with exit code 1.
 

@@ -1,11 +1,11 @@
-"""Why the analysis cannot check a registration's tool (`subjects.UnresolvedTool.kind`)."""
+"""Why the analysis cannot check a registration's tool (`subjects.UncheckedRegistration.kind`)."""
 
 from __future__ import annotations
 
 from enum import Enum
 
 
-class Unseen(str, Enum):
+class Unchecked(str, Enum):
     UNKNOWN_FRAMEWORK = "unknown-framework"  # the server's class cannot be resolved
     HELPER_PARAMETER = "helper-parameter"  # the tool is a parameter of a project helper
     LOOP_VARIABLE = "loop-variable"  # the tool comes from a loop over what cannot be resolved
@@ -22,7 +22,7 @@ class Unseen(str, Enum):
     UNRESOLVED_ANNOTATION = "unresolved-annotation"
     # The server, or its `tool`/`add_tool`, handed to code the analysis does not follow
     # (`tool = mcp.tool`, `getattr(mcp, "tool")`, `return mcp.tool(name=name)`): whatever is
-    # registered through it is unseen.
+    # registered through it is unchecked.
     UNKNOWN_USE = "unknown-use"
     # A registration on a server of unknown framework, counted against each pre-parsing server
     # the checked tree builds (it may be any of them).

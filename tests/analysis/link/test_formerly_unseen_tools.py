@@ -1,7 +1,7 @@
 """Registration shapes that static analysis once could not follow (fixtures/unseen/): helpers with
 wrappers, loops, registrar classes are followed now (MCP001); generated signatures, third-party
 functions whose source is not found and servers stored where a library's code reads them stay
-unseen (MCP004). Either way `check` must not pass them
+unchecked (MCP004). Either way `check` must not pass them
 silently, and after `fix --write --unsafe-fixes` the SDK's own argument handling (the probe, on the
 installed mcp 1.x or 2.x) must deliver "null" and "[1]" to every text parameter as sent."""
 
@@ -37,7 +37,7 @@ def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.mark.parametrize("shape", SHAPES)
-def test_unseen_tools_are_reported_then_guarded(tree: Path, shape: str):
+def test_unchecked_tools_are_reported_then_guarded(tree: Path, shape: str):
     assert sdk.mangled_text(shape), f"{shape}: the SDK should mangle this server's text arguments"
     check = CliRunner().invoke(main, ["check", "--no-cache", f"{shape}.py"])
     assert check.exit_code == 1, check.output
