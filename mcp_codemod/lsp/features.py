@@ -96,7 +96,7 @@ def diagnostics(check: DocumentCheck, positions: Positions) -> list[types.Diagno
         )
     descriptions = _descriptions(check.findings)
     found.extend(_diagnostic_of(finding, positions, descriptions) for finding in check.findings)
-    for tool in check.unprotected:
+    for tool in check.unchecked:
         found.append(
             types.Diagnostic(
                 range=positions.range(*positions.finding_span(tool.line, 1)),

@@ -15,6 +15,10 @@ INTERRUPTED_FIX = """\
 import os, signal, sys
 from mcp_codemod.cli import main
 
+# Ctrl-C as in a terminal, whatever this process inherited: a background job starts with SIGINT
+# ignored, and then Python installs no handler for it.
+signal.signal(signal.SIGINT, signal.default_int_handler)
+
 def fsync(descriptor):
     os.kill(os.getpid(), signal.{name})
 

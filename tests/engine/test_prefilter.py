@@ -49,6 +49,11 @@ def test_candidates_by_their_bytes():
     assert is_candidate("import os\nｅｘｅｃ(open(path).read())\n".encode())
     assert is_candidate("# ünïcode\nx.add_tool(f)".encode())
     assert not is_candidate(b"toolbox = tools.tooling()")
+    # Tools given to a constructor (of a project subclass of a server class, perhaps).
+    assert is_candidate(b'mcp = Notes("t", tools=[Tool.from_function(search)])')
+    assert is_candidate(b"Notes(\n    tools = TOOLS)")
+    assert is_candidate("# ünïcode\nNotes('t', tools=TOOLS)".encode())
+    assert not is_candidate(b"tools = [search]\nif tools == []: pass\nf(my_tools=1)")
     assert not is_candidate("# ünïcode\nmcp.tools".encode())
     assert is_candidate(b'exec(compile(code, GENERATED, "exec"))')
     assert is_candidate(b"exec (\n    open(path).read())")
