@@ -48,7 +48,7 @@ _TOOL_WORDS = tuple(
     (word.encode(), word.index("tool")) for word in CANDIDATE_WORDS if "tool" in word
 )
 _OTHER_WORDS = tuple(word.encode() for word in CANDIDATE_WORDS if "tool" not in word)
-_TOOL_IN_BYTES = re.compile(TOOL_ATTRIBUTE.encode())
+_TOOL_IN_BYTES = re.compile(f"{TOOL_ATTRIBUTE}|{TOOLS_KEYWORD}".encode())
 # Every server class says `MCP` (`str.index` fails at import otherwise). A pattern finds `MCP`
 # faster than `bytes.find`, which is the faster for `tool` and `exec` (bench/HISTORY.md).
 _MCP = re.compile(rb"MCP")
@@ -123,7 +123,7 @@ def _says_tool(data: bytes) -> bool:
             return True
         if crossed_line:
             # A comment may stand between a dot and the name on an earlier line: the pattern
-            # answers for the attribute, what is left to look for are the words.
+            # answers for the attribute and a later `tools=`, what is left are the words.
             return _TOOL_IN_BYTES.search(data) is not None or any(
                 word in data for word, _ in _TOOL_WORDS
             )

@@ -54,6 +54,8 @@ def test_candidates_by_their_bytes():
     assert is_candidate(b"Notes(\n    tools = TOOLS)")
     assert is_candidate("# ünïcode\nNotes('t', tools=TOOLS)".encode())
     assert not is_candidate(b"tools = [search]\nif tools == []: pass\nf(my_tools=1)")
+    # After a `tool` alone on a line (read backwards for a dot), a later `tools=` still counts.
+    assert is_candidate(b"names = (\n    tool\n)\nListToolsResult(tools=page)\n")
     assert not is_candidate("# ünïcode\nmcp.tools".encode())
     assert is_candidate(b'exec(compile(code, GENERATED, "exec"))')
     assert is_candidate(b"exec (\n    open(path).read())")

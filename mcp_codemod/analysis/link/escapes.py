@@ -42,12 +42,15 @@ class ServerEscapes:
         """Each use of a server that hands its registration on to code not followed, as an
         unchecked registration of that server (when its framework is known)."""
         found = []
+        reader = self.reader()
         for module in modules:
             uses = [
                 (line, ref, f"{use}: what is registered through it cannot be seen", False)
                 for line, ref, use in module.escapes
             ]
-            uses.extend((line, ref, reason, True) for line, ref, reason in self.handed_on(module))
+            uses.extend(
+                (line, ref, reason, True) for line, ref, reason in self.handed_on(module, reader)
+            )
             for line, ref, reason, handed_on in uses:
                 server = self.server(module, ref)
                 if server.framework not in SDK_SERVERS:
@@ -218,20 +221,22 @@ class ServerEscapes:
         target = runtime_name(ref.qualified, self.runtime_copy)
         return target in SERVER_CLASSES or target.rpartition(".")[0] in read
 
-    def handed_on(self, module: ModuleFacts) -> Iterator[tuple[int, ServerRef, str]]:
+    def handed_on(
+        self, module: ModuleFacts, reader: ServerResolver
+    ) -> Iterator[tuple[int, ServerRef, str]]:
         """A server given to a function outside the project (neither the standard library's
         nor an application object's): it may register tools on it."""
         for call in module.calls:
             if call.decorates is not None or call.function.kind is not FunctionKind.IMPORT:
                 continue
             called = call.function.qualified
-            # Asked first: most of what is given is no pre-parsing server (a request's context),
-            # and finding the callee reads its module.
-            servers = [
-                ref
-                for ref in self.servers_given(call)
-                if self.server(module, ref).framework in SDK_SERVERS
-            ]
+            given = self.servers_given(call)
+            # Asked in the order of their cost: a callee among the modules read (then the call
+            # is followed where it goes), what is given (most of it is no pre-parsing server:
+            # a request's context), and only then a callee whose module must be read.
+            if not given or reader.names.callee(module, call) is not None:
+                continue
+            servers = [ref for ref in given if self.server(module, ref).framework in SDK_SERVERS]
             if not servers or self.names.callee(module, call) is not None:
                 continue
             if self.in_project(called, module):
