@@ -91,12 +91,7 @@ class CallerTexts:
     def _bytes(self, path: str) -> bytes:
         """The file's bytes as the caller search read them (or reads them now); its decoded text
         encoded again, where only that is kept."""
-        text = self.caller_texts.get(path, _UNREAD)
-        if text is _UNREAD:
-            try:
-                text = self.caller_texts[path] = _read(path)
-            except OSError:
-                text = self.caller_texts[path] = None
+        text = self._kept(path)
         if isinstance(text, str):
             return text.encode("utf-8", "surrogateescape")
         return text if isinstance(text, bytes) else b""
@@ -118,14 +113,18 @@ class CallerTexts:
             self.verdicts[path] = entry
         return self.verdicts[path]
 
-    def _text_mentions(self, path: str, name: str) -> bool:
-        text = self.caller_texts.get(path, _UNREAD)
-        if text is _UNREAD:
+    def _kept(self, path: str) -> bytes | str | None:
+        """What the search keeps of a file, read the first time it is asked for: its bytes, the
+        text of a file that named a word asked about, or None when it cannot be read."""
+        if path not in self.caller_texts:
             try:
-                text = _read(path)
+                self.caller_texts[path] = _read(path)
             except OSError:
-                text = None
-            self.caller_texts[path] = text
+                self.caller_texts[path] = None
+        return self.caller_texts[path]
+
+    def _text_mentions(self, path: str, name: str) -> bool:
+        text = self._kept(path)
         if text is None:
             return False
         # The name first: a substring test on the bytes costs a hundredth of the word search
