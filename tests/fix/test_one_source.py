@@ -32,6 +32,7 @@ SERVERS = [
     (".", "majors_new_first"),
     (".", "majors_old_first"),
     (".", "assigned_fallback"),
+    (".", "module_aliases"),
     (".", "branch_constructions"),
     (".", "version_switch"),
     (".", "environment_switch"),
@@ -115,10 +116,10 @@ def fixed(tmp_path_factory) -> tuple[dict, dict, dict, dict, Path]:
         for r in json.loads(reported.stdout)
         if (r.get("fix") or {}).get("applicability") == "safe"
     ]
-    assert len(safe) == 28
+    assert len(safe) == 30
     result = run_cli("fix", "--write", "--no-cache", ".", cwd=root)
     assert result.exit_code == 0, result.output
-    assert sum(path.read_bytes() != text for path, text in sources.items()) == 10
+    assert sum(path.read_bytes() != text for path, text in sources.items()) == 11
     return before, describe(root), before_fastmcp, describe(root, FASTMCP_ASKED), root
 
 

@@ -103,19 +103,25 @@ class BindingPass:
             if kind is ast.With or kind is ast.AsyncWith:
                 self.bind_running_facades(node, scope)
             self.branch_depth += 1
+            around = self.names.bound_in_branch
             for child in nested_bodies(node):
+                # Each branch starts from what the branches around it bound, not its siblings.
+                self.names.bound_in_branch = set(around)
                 self.bind_statements(child, scope, module_level)
+            self.names.bound_in_branch = around
             self.branch_depth -= 1
 
     def bind_import(self, name: str, qualified: str, scope: Scope) -> None:
         """Bind an imported name. In a branch (`try`/`except ImportError`, `if sys.version_info
         ...`, `with suppress(...)`), what the name was bound to before may be what it is at run
         time too: kept as the symbol's alternatives."""
-        scope.names[name] = Symbol(
+        symbol = scope.names[name] = Symbol(
             SymbolKind.IMPORT,
             qualified=qualified,
             alternatives=self.other_bindings(scope.names.get(name), qualified),
         )
+        if self.branch_depth:
+            self.names.bound_in_branch.add(id(symbol))
 
     def other_bindings(self, previous: Symbol | None, qualified: str) -> tuple[str, ...]:
         """What a name bound in a branch may still be from its earlier bindings (none outside a
@@ -169,11 +175,13 @@ class BindingPass:
                 # another framework's class. The name is that class, or whatever the name it
                 # copies may be.
                 earlier = self.other_bindings(previous, copied)
-                scope.names[name] = Symbol(
+                symbol = scope.names[name] = Symbol(
                     SymbolKind.IMPORT,
                     qualified=copied,
                     alternatives=tuple(dict.fromkeys((*earlier, *others))),
                 )
+                if self.branch_depth:
+                    self.names.bound_in_branch.add(id(symbol))
                 return
         if (
             self.branch_depth

@@ -101,6 +101,12 @@ class Names:
     def __init__(self, module: str, is_package: bool, tree: ast.Module) -> None:
         self.module = module
         self.package = module if is_package else module.rpartition(".")[0]
+        # The symbols (by identity) that the statements before, in the branch being bound,
+        # bound: the statements after them in that branch run right after those bindings, so
+        # there the name is what was just bound, not what another branch binds it to
+        # (`except ImportError: import mcp.server.fastmcp as sdk; Server = sdk.FastMCP`).
+        # Set by the binding pass; empty outside a branch and after it.
+        self.bound_in_branch: set[int] = set()
         # `from module import *` is allowed at module level only.
         self.star_imports = tuple(
             self.absolute_module(node)
@@ -146,7 +152,7 @@ class Names:
         if type(root) is not ast.Name:
             return ()
         symbol = scope.lookup(root.id)
-        if symbol is None or not symbol.alternatives:
+        if symbol is None or not symbol.alternatives or id(symbol) in self.bound_in_branch:
             return ()
         return tuple(
             other if other == OTHER_BINDING else f"{other}{suffix}" for other in symbol.alternatives

@@ -113,6 +113,32 @@ IDIOMS = {
         """,
         "mcp 2.x MCPServer or mcp 1.x FastMCP",
     ),
+    "each branch's module under one alias, the class taken from it": (
+        """\
+        try:
+            import mcp.server.mcpserver as sdk
+
+            Server = sdk.MCPServer
+        except ImportError:
+            import mcp.server.fastmcp as sdk
+
+            Server = sdk.FastMCP
+        """,
+        "mcp 2.x MCPServer or mcp 1.x FastMCP",
+    ),
+    "the same, mcp 1.x first": (
+        """\
+        try:
+            import mcp.server.fastmcp as sdk
+
+            Server = sdk.FastMCP
+        except ImportError:
+            import mcp.server.mcpserver as sdk
+
+            Server = sdk.MCPServer
+        """,
+        "mcp 1.x FastMCP or mcp 2.x MCPServer",
+    ),
     "a platform switch in a with block": (
         """\
         import contextlib
