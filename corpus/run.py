@@ -1208,6 +1208,20 @@ def download_all(packages: list[Package], cache: Path, jobs: int) -> int:
     return 1 if errors else 0
 
 
+def progress(result: PackageResult, phase: str, start: float) -> None:
+    """One line on standard error as each package finishes a phase: the table prints only at the
+    end, and a long run that is stopped would otherwise leave nothing of what it measured."""
+    line = (
+        f"[{time.perf_counter() - start:7.0f}s] {phase} {result.package.requirement}: "
+        f"tools {result.tools}, unchecked {len(result.unchecked)}, fix {result.fix}"
+    )
+    if phase == "deep":
+        line += f", mangled {_left(result)}, deep: {_oneline(result.deep)}"
+    for failure in result.failures:
+        line += "\n    FAILED: " + failure.replace("\n", "\n      ")
+    print(line, file=sys.stderr, flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", nargs="*", help="package names to run (default: all)")
@@ -1250,14 +1264,21 @@ def main(argv: list[str] | None = None) -> int:
     if args.download_only:
         return download_all(packages, args.cache, args.jobs)
     start = time.perf_counter()
+
+    def check_one(package: Package) -> PackageResult:
+        result = run_package(package, args.cache, not args.no_fix)
+        progress(result, "checked", start)
+        return result
+
     with ThreadPoolExecutor(max(1, args.jobs)) as pool:
-        results = list(pool.map(lambda p: run_package(p, args.cache, not args.no_fix), packages))
+        results = list(pool.map(check_one, packages))
     if args.deep:  # each package in its own virtualenv and work folder: `--jobs` at a time
 
         def deep_one(result: PackageResult) -> None:
             started = time.perf_counter()
             deep(result, args.cache)
             result.seconds += time.perf_counter() - started
+            progress(result, "deep", start)
 
         chosen = [r for r in results if r.package.deep and r.fix in ("ok", "failed")]
         with ThreadPoolExecutor(max(1, args.jobs)) as pool:
