@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import fcntl
 import hashlib
 import json
 import os
@@ -592,6 +593,15 @@ def _venv(package: Package, cache: Path) -> Path:
     """A throwaway virtualenv with the package and this project installed (kept in the cache,
     installed again when the requirements or this project's pyproject.toml change)."""
     folder = cache / "venvs" / package.key
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    # One install at a time per virtualenv: another run (or one preparing the virtualenvs ahead,
+    # several at a time) may be installing it now; after its install this one finds it complete.
+    with open(folder.parent / f"{package.key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _install(package, folder)
+
+
+def _install(package: Package, folder: Path) -> Path:
     python = folder / "bin" / "python"
     marker = folder / ".complete"
     requirements = [package.requirement, *package.extra, "-e", str(REPO)]
@@ -1245,6 +1255,18 @@ def main(argv: list[str] | None = None) -> int:
         help="with --markdown: the named generated section to replace (`begin generated NAME`), "
         "so that a run of some packages (--only) leaves the whole corpus's table in place",
     )
+    parser.add_argument(
+        "--deep-first",
+        nargs="*",
+        metavar="NAME",
+        help="with --deep: these packages' deep phase first, in this order (the table keeps its own)",
+    )
+    parser.add_argument(
+        "--install-jobs",
+        type=int,
+        default=4,
+        help="with --deep: virtualenvs installed at a time, from the start of the run",
+    )
     parser.add_argument("--details", action="store_true", help="print findings and unchecked")
     # What `analysis` runs in a package's copy (not for people: it prints JSON).
     parser.add_argument("--analysis-here", action="store_true", help=argparse.SUPPRESS)
@@ -1264,6 +1286,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.download_only:
         return download_all(packages, args.cache, args.jobs)
     start = time.perf_counter()
+    first = {_normalize(name): rank for rank, name in enumerate(args.deep_first or ())}
+
+    def priority(package: Package) -> int:
+        return first.get(_normalize(package.name), len(first))
+
+    # The virtualenvs install while the packages are checked: pip mostly waits on the network and
+    # the disk. A failed install is tried again, and reported, by the deep phase.
+    installer = ThreadPoolExecutor(max(1, args.install_jobs)) if args.deep else None
+    if installer is not None:
+        for package in sorted((p for p in packages if p.deep), key=priority):
+            installer.submit(_venv, package, args.cache)
 
     def check_one(package: Package) -> PackageResult:
         result = run_package(package, args.cache, not args.no_fix)
@@ -1281,8 +1314,11 @@ def main(argv: list[str] | None = None) -> int:
             progress(result, "deep", start)
 
         chosen = [r for r in results if r.package.deep and r.fix in ("ok", "failed")]
+        # A run that may be stopped before its end does the packages that matter most first.
+        chosen.sort(key=lambda r: priority(r.package))
         with ThreadPoolExecutor(max(1, args.jobs)) as pool:
             list(pool.map(deep_one, chosen))
+        installer.shutdown(cancel_futures=True)
     elapsed = time.perf_counter() - start
     print(table(results))
     if args.details:
