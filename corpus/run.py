@@ -608,9 +608,11 @@ def _install(package: Package, folder: Path) -> Path:
     stamp = json.dumps([requirements, (REPO / "pyproject.toml").read_text(encoding="utf-8")])
     if marker.exists() and marker.read_text(encoding="utf-8") == stamp:
         return python
-    if not python.exists():
+    # A virtualenv whose creation was stopped has its interpreter and no pip: made again.
+    if not any(folder.glob("lib/python*/site-packages/pip")):
         base = _interpreter(package.python) if package.python else sys.executable
-        subprocess.run([base, "-m", "venv", str(folder)], check=True, capture_output=True)
+        command = [base, "-m", "venv", "--clear", str(folder)]
+        subprocess.run(command, check=True, capture_output=True)
     pip = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
     done = subprocess.run([*pip, *requirements], capture_output=True, text=True, timeout=900)
     if done.returncode != 0:
