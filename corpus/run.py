@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import fcntl
 import hashlib
 import json
 import os
@@ -592,15 +593,26 @@ def _venv(package: Package, cache: Path) -> Path:
     """A throwaway virtualenv with the package and this project installed (kept in the cache,
     installed again when the requirements or this project's pyproject.toml change)."""
     folder = cache / "venvs" / package.key
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    # One install at a time per virtualenv: another run (or one preparing the virtualenvs ahead,
+    # several at a time) may be installing it now; after its install this one finds it complete.
+    with open(folder.parent / f"{package.key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _install(package, folder)
+
+
+def _install(package: Package, folder: Path) -> Path:
     python = folder / "bin" / "python"
     marker = folder / ".complete"
     requirements = [package.requirement, *package.extra, "-e", str(REPO)]
     stamp = json.dumps([requirements, (REPO / "pyproject.toml").read_text(encoding="utf-8")])
     if marker.exists() and marker.read_text(encoding="utf-8") == stamp:
         return python
-    if not python.exists():
+    # A virtualenv whose creation was stopped has its interpreter and no pip: made again.
+    if not any(folder.glob("lib/python*/site-packages/pip")):
         base = _interpreter(package.python) if package.python else sys.executable
-        subprocess.run([base, "-m", "venv", str(folder)], check=True, capture_output=True)
+        command = [base, "-m", "venv", "--clear", str(folder)]
+        subprocess.run(command, check=True, capture_output=True)
     pip = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
     done = subprocess.run([*pip, *requirements], capture_output=True, text=True, timeout=900)
     if done.returncode != 0:
@@ -1208,6 +1220,20 @@ def download_all(packages: list[Package], cache: Path, jobs: int) -> int:
     return 1 if errors else 0
 
 
+def progress(result: PackageResult, phase: str, start: float) -> None:
+    """One line on standard error as each package finishes a phase: the table prints only at the
+    end, and a long run that is stopped would otherwise leave nothing of what it measured."""
+    line = (
+        f"[{time.perf_counter() - start:7.0f}s] {phase} {result.package.requirement}: "
+        f"tools {result.tools}, unchecked {len(result.unchecked)}, fix {result.fix}"
+    )
+    if phase == "deep":
+        line += f", mangled {_left(result)}, deep: {_oneline(result.deep)}"
+    for failure in result.failures:
+        line += "\n    FAILED: " + failure.replace("\n", "\n      ")
+    print(line, file=sys.stderr, flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", nargs="*", help="package names to run (default: all)")
@@ -1231,6 +1257,18 @@ def main(argv: list[str] | None = None) -> int:
         help="with --markdown: the named generated section to replace (`begin generated NAME`), "
         "so that a run of some packages (--only) leaves the whole corpus's table in place",
     )
+    parser.add_argument(
+        "--deep-first",
+        nargs="*",
+        metavar="NAME",
+        help="with --deep: these packages' deep phase first, in this order (the table keeps its own)",
+    )
+    parser.add_argument(
+        "--install-jobs",
+        type=int,
+        default=4,
+        help="with --deep: virtualenvs installed at a time, from the start of the run",
+    )
     parser.add_argument("--details", action="store_true", help="print findings and unchecked")
     # What `analysis` runs in a package's copy (not for people: it prints JSON).
     parser.add_argument("--analysis-here", action="store_true", help=argparse.SUPPRESS)
@@ -1250,18 +1288,39 @@ def main(argv: list[str] | None = None) -> int:
     if args.download_only:
         return download_all(packages, args.cache, args.jobs)
     start = time.perf_counter()
+    first = {_normalize(name): rank for rank, name in enumerate(args.deep_first or ())}
+
+    def priority(package: Package) -> int:
+        return first.get(_normalize(package.name), len(first))
+
+    # The virtualenvs install while the packages are checked: pip mostly waits on the network and
+    # the disk. A failed install is tried again, and reported, by the deep phase.
+    installer = ThreadPoolExecutor(max(1, args.install_jobs)) if args.deep else None
+    if installer is not None:
+        for package in sorted((p for p in packages if p.deep), key=priority):
+            installer.submit(_venv, package, args.cache)
+
+    def check_one(package: Package) -> PackageResult:
+        result = run_package(package, args.cache, not args.no_fix)
+        progress(result, "checked", start)
+        return result
+
     with ThreadPoolExecutor(max(1, args.jobs)) as pool:
-        results = list(pool.map(lambda p: run_package(p, args.cache, not args.no_fix), packages))
+        results = list(pool.map(check_one, packages))
     if args.deep:  # each package in its own virtualenv and work folder: `--jobs` at a time
 
         def deep_one(result: PackageResult) -> None:
             started = time.perf_counter()
             deep(result, args.cache)
             result.seconds += time.perf_counter() - started
+            progress(result, "deep", start)
 
         chosen = [r for r in results if r.package.deep and r.fix in ("ok", "failed")]
+        # A run that may be stopped before its end does the packages that matter most first.
+        chosen.sort(key=lambda r: priority(r.package))
         with ThreadPoolExecutor(max(1, args.jobs)) as pool:
             list(pool.map(deep_one, chosen))
+        installer.shutdown(cancel_futures=True)
     elapsed = time.perf_counter() - start
     print(table(results))
     if args.details:

@@ -159,9 +159,9 @@ class AnnotationSite:
 
     span: Span
     append_at: Position | None  # set when the annotation already is `Annotated[...]`
-    # `Annotated[T, "text"]`: its one metadata is a string, which standalone fastmcp reads as the
-    # parameter's description only while it stands alone (a marker beside it drops it).
-    sole_description: bool = False
+    # `Annotated[T, "text"]`: the string, its one metadata, which standalone fastmcp reads as
+    # the parameter's description only while it stands alone (a marker beside it drops it).
+    sole_description: Span | None = None
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ seen, and the servers they land on."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from mcp_codemod.analysis.facades import Facade
 from mcp_codemod.analysis.facts import AnnotationSite, Function, Parameter, ServerSwap
@@ -74,14 +74,25 @@ class ToolParameter:
     def fix_site(self) -> tuple[str, AnnotationSite | None]:
         """Where a marker goes: on the parameter's own annotation, also when that is a type alias
         (marking the alias's definition would change every other use of it too); nowhere for a
-        library's function or in a file generated at each start, nor beside the description
-        standalone fastmcp reads from `Annotated[T, "text"]` (the schema would lose it)."""
+        library's function or in a file generated at each start.
+
+        Standalone fastmcp reads the string of `Annotated[T, "text"]` as the parameter's
+        description, as it reads `Field(description="text")`, but only while the string stands
+        alone: on a fastmcp server the site keeps its `sole_description`, which the fix spells
+        as that `Field` beside the marker; elsewhere the string describes nothing and the marker
+        goes beside it. A server that can be either gets no marker there: the `Field` would be
+        a new description under the mcp SDK, the lone string a lost one under fastmcp."""
         if self.library is not None or self.generated_by is not None:
             return self.path, None
         site = self.parameter.site
-        if site is not None and site.sole_description and self.server.runs_on(Framework.FASTMCP):
+        if site is None or site.sole_description is None:
+            return self.path, site
+        frameworks = set(self.server.frameworks) | {self.server.framework}
+        if frameworks == {Framework.FASTMCP}:
+            return self.path, site
+        if Framework.FASTMCP in frameworks:
             return self.path, None
-        return self.path, site
+        return self.path, replace(site, sole_description=None)
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ from mcp_codemod.fix.imports.dependents import Importers
 from mcp_codemod.fix.imports.plan import (
     ANNOTATED,
     ANY,
+    FIELD,
     GUARD,
     RUNTIME,
     first_party_names,
@@ -355,6 +356,8 @@ def _edit(
         at = offset(site.append_at if site.append_at is not None else site.span.start)
         for name in markers | ({ANNOTATED} if site.append_at is None else set()):
             use(name, at)
+        if site.sole_description is not None:
+            use(FIELD, offset(site.sole_description.start))
     for after, markers in file_plan.annotations.items():
         for name in markers | {ANNOTATED, ANY}:
             use(name, offset(after))
@@ -379,6 +382,10 @@ def _edit(
     edits: list[tuple[int, int, str]] = list(imports.edits)
     for site, markers in file_plan.markers.values():
         names = ", ".join(spell[marker] for marker in sorted(markers))
+        if site.sole_description is not None:  # standalone fastmcp's description, kept
+            start, end = offset(site.sole_description.start), offset(site.sole_description.end)
+            edits.append((start, start, f"{spell[FIELD]}(description="))
+            edits.append((end, end, ")"))
         if site.append_at is not None:
             edits.append(append_metadata(text, offset(site.append_at), names))
         else:

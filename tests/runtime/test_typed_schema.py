@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from typing import Annotated, Any
 
 import fastmcp
@@ -170,27 +171,97 @@ def put(files: {annotation}) -> str:
     return repr(files)
 """
 
+EITHER_FRAMEWORK = """\
+from typing import Annotated
+
+try:
+    from fastmcp import FastMCP
+except ImportError:
+    from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("files")
+
+
+@mcp.tool()
+def put(files: Annotated[list, "The files."]) -> str:
+    return repr(files)
+"""
+
 
 @pytest.mark.parametrize(
-    ("module", "annotation", "fixable"),
+    ("source", "fixed_annotation"),
     [
-        # standalone fastmcp: the string is the description only while it stands alone
-        ("fastmcp", 'Annotated[list, "The files."]', False),
-        ("fastmcp", 'Annotated[list, Field(description="The files.")]', True),
-        # the mcp SDK reads no description from a string
-        ("mcp.server.fastmcp", 'Annotated[list, "The files."]', True),
+        # standalone fastmcp reads the lone string as `Field(description=...)`: spelled so, the
+        # description stays beside the marker
+        (
+            FILES_TOOL.format(module="fastmcp", annotation='Annotated[list, "The files."]'),
+            'Annotated[list, Field(description="The files."), TypedSchema]',
+        ),
+        (
+            FILES_TOOL.format(
+                module="fastmcp", annotation='Annotated[list, Field(description="The files.")]'
+            ),
+            'Annotated[list, Field(description="The files."), TypedSchema]',
+        ),
+        # the mcp SDK reads no description from a string: the marker goes beside it
+        (
+            FILES_TOOL.format(
+                module="mcp.server.fastmcp", annotation='Annotated[list, "The files."]'
+            ),
+            'Annotated[list, "The files.", TypedSchema]',
+        ),
+        # either, chosen where it runs: a description under one would be a new one under the other
+        (EITHER_FRAMEWORK, None),
     ],
 )
-def test_no_marker_goes_beside_the_description_fastmcp_reads(tmp_path, module, annotation, fixable):
+def test_a_marker_keeps_the_description_fastmcp_reads_from_a_lone_string(
+    tmp_path, source, fixed_annotation
+):
     from click.testing import CliRunner
 
     from mcp_codemod.cli import main
 
     server = tmp_path / "server.py"
-    server.write_text(FILES_TOOL.format(module=module, annotation=annotation), encoding="utf-8")
-    before = server.read_text(encoding="utf-8")
+    server.write_text(source, encoding="utf-8")
     check = CliRunner().invoke(main, ["check", "--no-cache", "--select", "MCP007", str(server)])
     assert "MCP007" in check.output
-    assert ("MCP007 [*]" in check.output) is fixable, check.output
+    assert ("MCP007 [*]" in check.output) is (fixed_annotation is not None), check.output
     CliRunner().invoke(main, ["fix", "--write", "--no-cache", "--select", "MCP007", str(server)])
-    assert (server.read_text(encoding="utf-8") != before) is fixable
+    fixed = server.read_text(encoding="utf-8")
+    if fixed_annotation is None:
+        assert fixed == source
+    else:
+        assert f"def put(files: {fixed_annotation}) -> str:" in fixed, fixed
+
+
+def test_the_fixed_fastmcp_tool_keeps_its_description_and_takes_a_list_sent_as_text(
+    tmp_path, monkeypatch
+):
+    # The default fix on such a parameter (MCP006's and MCP007's markers): the listed description
+    # is the one before, and the list a client sends as its JSON text arrives as the list.
+    import importlib
+
+    from click.testing import CliRunner
+
+    from mcp_codemod.cli import main
+
+    source = FILES_TOOL.replace("from pydantic import Field\n", "").format(
+        module="fastmcp", annotation='Annotated[list, "The files."]'
+    )
+    (tmp_path / "lone_description.py").write_text(source, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    before = importlib.import_module("lone_description").mcp
+    CliRunner().invoke(
+        main, ["fix", "--write", "--no-cache", str(tmp_path / "lone_description.py")]
+    )
+    del sys.modules["lone_description"]
+    after = importlib.import_module("lone_description").mcp
+    del sys.modules["lone_description"]
+
+    described = [
+        asyncio.run(sdk.listed_input_schema(s))["properties"]["files"] for s in (before, after)
+    ]
+    assert described[0]["description"] == described[1]["description"] == "The files."
+    sent_as_text = {("put", "files")}
+    assert {(p.tool, p.parameter) for p in probe_server(before).problems} == sent_as_text
+    assert not probe_server(after).problems

@@ -21,7 +21,8 @@ class FixSites:
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             return self.string_site(node, scope)
         append_at = self.append_position(node, scope)
-        described = append_at is not None and _sole_description(node)
+        description = _sole_description(node) if append_at is not None else None
+        described = self.text.span(description) if description is not None else None
         return AnnotationSite(self.text.span(node), append_at, described)
 
     def append_position(self, node: ast.expr, scope: Scope) -> Position | None:
@@ -64,15 +65,24 @@ class FixSites:
         if isinstance(inner, ast.Subscript) and self.names.qualify(inner.value, scope) in ANNOTATED:
             elements = inner.slice.elts if isinstance(inner.slice, ast.Tuple) else [inner.slice]
             append_at = Position(start.line, start.column + 1 + elements[-1].end_col_offset)
-        described = append_at is not None and _sole_description(inner)
+        description = _sole_description(inner) if append_at is not None else None
+        described = None
+        if description is not None:  # one line: columns in the string are columns in the file
+            column = start.column + 1
+            described = Span(
+                Position(start.line, column + description.col_offset),
+                Position(start.line, column + description.end_col_offset),
+            )
         return AnnotationSite(span, append_at, described)
 
 
-def _sole_description(annotated: ast.expr) -> bool:
-    """`Annotated[T, "text"]`: a type and one string literal."""
+def _sole_description(annotated: ast.expr) -> ast.Constant | None:
+    """The string of `Annotated[T, "text"]`: a type and one string literal."""
     elements = annotated.slice.elts if isinstance(annotated.slice, ast.Tuple) else []  # type: ignore[attr-defined]
-    return (
+    if (
         len(elements) == 2
         and isinstance(elements[1], ast.Constant)
         and isinstance(elements[1].value, str)
-    )
+    ):
+        return elements[1]
+    return None

@@ -29,7 +29,9 @@ RUNTIME = "mcp_codemod.runtime"
 ANNOTATED = "Annotated"
 ANY = "Any"  # for the annotation an unannotated parameter gets
 GUARD = "guard"  # for a server whose class is chosen at run time
+FIELD = "Field"  # for the description standalone fastmcp reads from a lone string
 _TYPING_MODULES = ("typing", "typing_extensions")
+_PYDANTIC_MODULES = ("pydantic", "pydantic.fields")
 
 
 @dataclass(frozen=True)
@@ -74,7 +76,10 @@ def plan_imports(
     spellings: dict[str, str] = {}
     additions: dict[str, list[tuple[str, str | None]]] = {}  # module → (name, alias)
     for name in sorted(needed):
-        modules = _TYPING_MODULES if name in (ANNOTATED, ANY) else (runtime,)
+        if name in (ANNOTATED, ANY):
+            modules = _TYPING_MODULES
+        else:
+            modules = _PYDANTIC_MODULES if name == FIELD else (runtime,)
         spelling = reusable(name, modules, bindings, runtime, first_use[name])
         if spelling is None:
             local = free_name(name, text, bindings)
