@@ -182,8 +182,12 @@ def _check(
             else:
                 files = [stdin[0]]
         by_settings: dict[int, tuple[Settings, list[Path]]] = {}
+        in_directory: dict[str, Settings] = {}  # the settings of a file are its directory's
         for file in files:
-            settings = resolver.settings_of_file(file)
+            directory = os.path.dirname(file)
+            settings = in_directory.get(directory)
+            if settings is None:
+                settings = in_directory[directory] = resolver.settings_of_file(file)
             by_settings.setdefault(id(settings), (settings, []))[1].append(file)
         if not by_settings:
             by_settings[0] = (resolver.settings_of_file(Path(paths[0] if paths else ".")), [])
@@ -229,9 +233,12 @@ def _check(
 def _without_ignored(result: CheckResult, resolver: SettingsResolver) -> CheckResult:
     """The findings less those `per-file-ignores` turns off in their file."""
     kept = []
+    ignored_in: dict[str, frozenset[str] | None] = {}  # by path: a file has many findings
     for finding in result.findings:
-        absolute = os.path.abspath(finding.path)
-        ignored = resolver.settings_of_file(Path(absolute)).ignored_in(absolute)
+        if finding.path not in ignored_in:
+            absolute = os.path.abspath(finding.path)
+            ignored_in[finding.path] = resolver.settings_of_file(absolute).ignored_in(absolute)
+        ignored = ignored_in[finding.path]
         if ignored is None or not any(
             code == "ALL" or finding.code.startswith(code) for code in ignored
         ):
@@ -282,7 +289,7 @@ def _discover(
     exclusions: dict[int, Exclusion] = {}
 
     def exclusion_at(directory: str) -> Exclusion:
-        settings = resolver.settings_at(Path(directory))
+        settings = resolver.settings_at(directory)
         if id(settings) not in exclusions:
             exclusions[id(settings)] = _exclusion(settings)
         return exclusions[id(settings)]

@@ -210,7 +210,9 @@ def discover(
     if exclusion_at is None:
         single = Exclusion(excludes, respect_gitignore, force_exclude, root)
         exclusion_at = lambda _directory: single  # noqa: E731
-    found: set[Path] = set()
+    # As text, spelled as `Path` spells it (a walk joins a `Path`'s text and names): a `Path`
+    # per file, hashed and compared pair by pair, cost more than the walk.
+    found: set[str] = set()
     for given in paths:
         if not given.exists():
             raise PathError(f"{given}: no such file or directory")
@@ -221,7 +223,7 @@ def discover(
         if exclusion.force_exclude and _force_excluded(given, exclusion):
             continue
         if not is_directory:
-            found.add(given)
+            found.add(str(given))
             continue
         root_directory = given.resolve()
         base_layers = _ancestor_layers(root_directory) if exclusion.respect_gitignore else ()
@@ -281,13 +283,21 @@ def discover(
                     stack.append((here + name + os.sep, layers, below, below_prefix, exclusion))
                 elif entry.is_file():  # a regular file or a link to one: not a FIFO or a socket
                     path = here + name
-                    found.add(Path(path))
+                    found.add(path)
                     if real_paths is not None and not entry.is_symlink():
                         # Known here for the caller search, which asks for every file's, and
                         # for the modules the linker finds under the import roots (real paths).
                         real = resolved_prefix + name
                         real_paths[path] = real_paths[real] = real
-    return sorted(found)
+    return _sorted_paths(found)
+
+
+def _sorted_paths(found: set[str]) -> list[Path]:
+    """The paths, as `Path`s in the order `Path`s sort in. Relative POSIX paths (a walk from the
+    working directory) sort as the lists of their parts, which is that order, in one call."""
+    if os.name == "posix" and not any(text.startswith("/") for text in found):
+        return [Path(text) for text in sorted(found, key=lambda text: text.split("/"))]
+    return sorted(map(Path, found))
 
 
 def writable_files(files: list[Path], paths: list[Path]) -> frozenset[Path]:
