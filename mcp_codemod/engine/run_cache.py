@@ -11,12 +11,6 @@ mtime, ctime, inode) of each of those paths; a later run with the same key (file
 rules, working directory, `sys.path` and the analysis code) whose stamps all match returns the
 stored result without reading anything else. Anything that does not match is a miss: the run is done afresh (with the facts
 cache) and stored again.
-
-A path that did not exist is not stored when its directory's stamp is (or when its directory
-is missing too, below a stamped one): a name appearing in a directory changes the directory's
-stamp (an entry added, removed or renamed moves its mtime and ctime), so while that stamp holds,
-so does the absence. Absences are most of a warm run's stamps (the module names an import may
-mean, under every root), and a missing path is checked without the exception `stat` raises.
 """
 
 from __future__ import annotations
@@ -67,37 +61,6 @@ def path_stamp(path: str) -> Stamp | None:
         return stamp(os.stat(path))
     except OSError:
         return None
-
-
-# `access` answers as `stat` fails: for a missing path, a dangling link, a component that is a
-# file or cannot be searched; with the effective ids where it can, as `stat` runs with them.
-_ACCESS_AS_STAT = os.access in os.supports_effective_ids
-
-
-def still_missing(path: str) -> bool:
-    """`path_stamp(path) is None`, without raising and catching an exception."""
-    return not os.access(path, os.F_OK, effective_ids=_ACCESS_AS_STAT)
-
-
-def _absences_implied(stamps: dict[str, Stamp | None]) -> set[str]:
-    """The missing paths whose directory is stamped too, or is missing below a stamped one:
-    while that stamp holds, no entry was added to the directory (nor the directory made, or
-    replaced, where it was missing), so the path is still missing."""
-    missing: dict[str, bool] = {}  # directories not stamped: whether each is missing
-
-    def implied(path: str) -> bool:
-        directory, name = os.path.split(path)
-        while name not in ("", ".", ".."):
-            if directory in stamps:
-                return True
-            if directory not in missing:
-                missing[directory] = path_stamp(directory) is None
-            if not missing[directory]:
-                return False
-            directory, name = os.path.split(directory)
-        return False
-
-    return {path for path, state in stamps.items() if state is None and implied(path)}
 
 
 class Witness:
@@ -175,10 +138,7 @@ class RunCache:
             if key != self.key:
                 return None
             for path, expected in stamps.items():
-                if expected is None:
-                    if not still_missing(path):
-                        return None
-                elif path_stamp(path) != expected:
+                if path_stamp(path) != expected:
                     return None
             return _ResultUnpickler(io.BytesIO(result)).load()
         except Exception:  # missing, damaged, of another format: a miss
@@ -191,8 +151,6 @@ class RunCache:
         recent = self.started - cache.RACY_NS
         if any(s is not None and max(s[1], s[2]) >= recent for s in stamps.values()):
             return
-        for path in _absences_implied(stamps):
-            del stamps[path]
         data = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
         import tempfile
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from mcp_codemod import api
-from mcp_codemod.engine import checker, run_cache
+from mcp_codemod.engine import checker
 from mcp_codemod.engine import facts_cache as cache_module
 from mcp_codemod.engine import file_facts as module_facts
 from mcp_codemod.engine.checker import check_files
@@ -173,51 +173,3 @@ def test_a_damaged_run_cache_is_ignored(fixtures_copy: Path, tmp_path: Path, set
     )
     same(first, check_files(files, ALL, cache_dir=tmp_path / "cache"))
     assert not (tmp_path / "exploited").exists()
-
-
-def test_a_missing_path_is_checked_as_its_stamp_would_be(tmp_path: Path):
-    """`still_missing` (no exception raised) answers as `path_stamp` does, whatever makes the
-    path missing."""
-    (tmp_path / "file.py").write_text("")
-    (tmp_path / "package").mkdir()
-    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
-    (tmp_path / "link").symlink_to(tmp_path / "package")
-    paths = [
-        *("file.py", "package", "link", "link/x.py", "dangling", "missing.py"),
-        *("file.py/below.py", "missing/below.py", "package/../file.py", ""),
-    ]
-    for name in paths:
-        path = str(tmp_path / name) if name else ""
-        assert run_cache.still_missing(path) == (run_cache.path_stamp(path) is None), name
-
-
-def test_a_missing_path_is_kept_as_its_directory_stamp(tmp_path: Path, settled):
-    """Where the directory of a missing path is stamped, the path's own stamp is not stored: a
-    name appearing in the directory changes the directory's stamp, and the stored result is not
-    used."""
-    tree = tmp_path / "tree"
-    tree.mkdir()
-    (tree / "present.py").write_text("")
-    result = check_files([], ALL)
-    witnessed = [tree, tree / "present.py", tree / "module.py", tree / "package" / "__init__.py"]
-    witnessed.append(tmp_path / "elsewhere" / "x.py")  # its directory is not stamped
-
-    def store() -> run_cache.RunCache:
-        runs = run_cache.RunCache(tmp_path / "cache", ("key",))
-        witness = run_cache.Witness(tmp_path / "cache")
-        witness.saw(witnessed)
-        runs.save(witness, result)
-        return runs
-
-    runs = store()
-    _key, stamps, _result = pickle.loads(runs.file.read_bytes())
-    assert set(stamps) == {str(tree), str(tree / "present.py"), str(tmp_path / "elsewhere/x.py")}
-    assert run_cache.RunCache(tmp_path / "cache", ("key",)).load() == result
-
-    (tree / "module.py").write_text("")
-    assert run_cache.RunCache(tmp_path / "cache", ("key",)).load() is None
-    (tree / "module.py").unlink()
-    store()
-    (tree / "package").mkdir()
-    (tree / "package" / "__init__.py").write_text("")
-    assert run_cache.RunCache(tmp_path / "cache", ("key",)).load() is None
