@@ -677,6 +677,11 @@ WARM_MECHANISMS = {
         "import mcp_codemod.rules, mcp_codemod.analysis.subjects, mcp_codemod.report.sarif; "
         "import mcp_codemod.report.machine_formats; mcp_codemod.rules.RULES"
     ),
+    "discovery as text (off: a Path per file, sorted as Paths; excludes matched by the regex)": (
+        "from pathlib import Path; from mcp_codemod.engine import discovery; "
+        "discovery._sorted_paths = lambda found: sorted(map(Path, found)); "
+        "discovery._excluded = lambda patterns: discovery._exclusion(patterns).match"
+    ),
 }
 
 

@@ -256,3 +256,25 @@ def test_files_are_listed_once_each_in_the_order_paths_sort_in(tmp_path, monkeyp
     assert {os.path.abspath(path) for path in found} == {str(tmp_path / name) for name in names}
     if where != "both":
         assert len(found) == len(names)
+
+
+def test_exclusions_match_as_their_globs_do(tmp_path):
+    """Names without a glob character are looked up, not matched: the verdicts are the regex's,
+    for names, paths, and globs mixed with plain names."""
+    from mcp_codemod.engine.discovery import _excluded, _exclusion
+
+    patterns = (
+        *("build", ".venv", "a.b", "src/gen", "x+y", "(paren)", "dot."),
+        *("*.egg-info", "gen_?", "[ab]c", "sub/*/deep"),
+    )
+    texts = [
+        *patterns,
+        *("builds", "Build", "abuild", "a.b/c", "axb", "src/gen/x", "src", "x+y ", "dot"),
+        *("pkg.egg-info", "a/b.egg-info", "gen_1", "gen_12", "ac", "bc", "cc", "sub/x/deep"),
+        *("sub/x/y/deep", ".venv/x", "", "(paren)x", "dot.x"),
+    ]
+    for chosen in (patterns, patterns[:7], patterns[7:], ()):
+        regex = _exclusion(chosen).match
+        excluded = _excluded(chosen)
+        for text in texts:
+            assert bool(excluded(text)) == bool(regex(text)), (chosen, text)
