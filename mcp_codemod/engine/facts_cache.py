@@ -12,6 +12,7 @@ code: the unpickler builds only the plain-data classes of an exact list (docs/sa
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import os
 import pickle
@@ -94,9 +95,6 @@ def stamp(stat: os.stat_result) -> Stamp:
 
 
 def digest(data: bytes) -> bytes:
-    # Imported here: a run the run cache answers hashes nothing, and `hashlib` loads OpenSSL.
-    import hashlib
-
     return hashlib.sha1(data, usedforsecurity=False).digest()
 
 
@@ -160,8 +158,6 @@ def _analysis_fingerprint() -> str:
     """Facts change when the code that computes them does, even without a new version number
     (an editable install under development): hash that code into the key. A class whose
     fields change is of that code too: its old pickles would read a new field as its default."""
-    import hashlib
-
     hasher = hashlib.sha1(usedforsecurity=False)
     for source in analysis_sources():
         with contextlib.suppress(OSError):

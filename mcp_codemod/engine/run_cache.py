@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
+import hashlib
 import io
 import os
 import pickle
 import re
 import sys
 import time
-import zlib
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -121,11 +121,7 @@ class RunCache:
         # Stored and compared as its text: one string, where the tuples of the files given and
         # the code's stamps took as many objects to unpickle.
         self.key = repr(full_key)
-        # The file's name only: the stored key is compared whole, so two keys of one name are
-        # a miss, never a wrong answer. Two checksums, not `hashlib`, which loads OpenSSL at the
-        # start of every run this cache answers.
-        text = self.key.encode()
-        name = f"{zlib.crc32(text):08x}{zlib.adler32(text):08x}"
+        name = hashlib.sha1(self.key.encode(), usedforsecurity=False).hexdigest()
         self.folder = directory / mcp_codemod.__version__ / "runs"
         self.file = self.folder / f"{name}-{sys.implementation.cache_tag}"
         # Made before the run starts: creating the cache directory changes the directory that
