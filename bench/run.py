@@ -669,6 +669,57 @@ def measure_speed_mechanisms(report: Report, trees: dict[str, Path], repeat: int
     )
 
 
+# What makes a warm `check` (one the run cache answers) fast, and how to turn it off in a fresh
+# process; measured on warm runs, each launcher with a cache of its own (a mechanism turned off
+# may store its result otherwise). The same rule: at least 5 % on one tree (docs/speed.md).
+WARM_MECHANISMS = {
+    "a warm run imports neither the analysis nor the rules (off: imported at start-up)": (
+        "import mcp_codemod.rules, mcp_codemod.analysis.subjects, mcp_codemod.report.sarif; "
+        "import mcp_codemod.report.machine_formats; mcp_codemod.rules.RULES"
+    ),
+    "discovery as text (off: a Path per file, sorted as Paths; excludes matched by the regex)": (
+        "from pathlib import Path; from mcp_codemod.engine import discovery; "
+        "discovery._sorted_paths = lambda found: sorted(map(Path, found)); "
+        "discovery._excluded = lambda patterns: discovery._exclusion(patterns).match"
+    ),
+}
+
+
+def measure_warm_mechanisms(
+    report: Report, trees: dict[str, tuple[Path, str]], repeat: int
+) -> None:
+    """A warm `check` with each mechanism turned off against the same launcher with it on, in
+    pairs, on each tree (its directory and the path given)."""
+    # A file of a tree may have been edited a moment ago (the staged file's last row): a run
+    # stores its result only once the files it depends on are old enough to trust.
+    time.sleep(2)
+
+    def launcher(patch: str, cache: str, path: str) -> list[str]:
+        script = f"{patch}\nfrom mcp_codemod.cli import run\nrun()"
+        return [sys.executable, "-c", script, "check", "--cache-dir", cache, "--exit-zero", path]
+
+    rows = []
+    for mechanism, patch in WARM_MECHANISMS.items():
+        ratios = []
+        for tree, path in trees.values():
+            with tempfile.TemporaryDirectory() as off, tempfile.TemporaryDirectory() as on:
+                commands = (launcher(patch, off, path), launcher("pass", on, path))
+                # Twice each first: the first parses, the second stores the result once every
+                # file's timestamps are old enough to trust.
+                for command in commands * 2:
+                    run(command, tree)
+                _seconds, _memory, ratio = paired_runs(*commands, tree, repeat)
+            ratios.append(f"{ratio:.3f}×")
+        rows.append([mechanism, *ratios])
+    report.heading("Speed mechanisms of a warm check: each one off, against it on")
+    report.table(["mechanism", *trees], rows)
+    report.note(
+        "Each cell: the median of ratios (off ÷ on) of warm `check` runs (answered by the run "
+        "cache) interleaved pair by pair. A mechanism stays where it saves at least 5 % (1.050×) "
+        "on one tree."
+    )
+
+
 def measure_language_server(report: Report) -> None:
     try:
         import lsp  # bench/lsp.py, beside this script
@@ -726,20 +777,24 @@ def main() -> int:
     measure_tree(
         report, "MCP-heavy: the ecosystem corpus's server distributions", heavy, options.repeat
     )
+    trees = {"corpus": options.cache / "tree", "servers": servers, "MCP-heavy": heavy}
     with tempfile.TemporaryDirectory() as scratch:
-        measure_staged_file(
-            report, monorepo(Path(scratch) / "monorepo", heavy, MONOREPO_FILES), options.repeat
+        monorepo_tree = monorepo(Path(scratch) / "monorepo", heavy, MONOREPO_FILES)
+        measure_staged_file(report, monorepo_tree, options.repeat)
+        measure_warm_mechanisms(
+            report,
+            {
+                **{name: (tree, ".") for name, tree in trees.items()},
+                "staged file": (monorepo_tree, STAGED),
+            },
+            options.repeat,
         )
         measure_pool_threshold(report, Path(scratch), options.repeat)
         measure_every_file_holds_tools(report, Path(scratch), options.repeat)
         measure_big_file(report, Path(scratch), options.repeat)
         measure_generated_shapes(report, Path(scratch), options.repeat)
     measure_fixtures(report, options.repeat)
-    measure_speed_mechanisms(
-        report,
-        {"corpus": options.cache / "tree", "servers": servers, "MCP-heavy": heavy},
-        options.repeat,
-    )
+    measure_speed_mechanisms(report, trees, options.repeat)
     measure_language_server(report)
     options.results.write_text(
         "# Benchmark results\n\nWritten by `python bench/run.py`; see docs/speed.md.\n"

@@ -24,10 +24,8 @@ from mcp_codemod.engine.discovery import (
     writable_files,
 )
 from mcp_codemod.engine.facts_cache import default_cache_dir
-from mcp_codemod.engine.file_io import SourceError
 from mcp_codemod.engine.settings import ConfigError, Settings, SettingsResolver
-from mcp_codemod.rules import layered_rules
-from mcp_codemod.rules.findings import FileError
+from mcp_codemod.rules import ChosenRules
 
 if TYPE_CHECKING:
     from mcp_codemod.fix.apply import FileFix, FixResult
@@ -140,6 +138,8 @@ def _with_missing_guard_module(group: Group) -> Group:
         f"imports the guard module `{module}` (`runtime-module`), which does not exist{where}: "
         "`mcp-codemod fix --write` writes it"
     )
+    from mcp_codemod.rules.findings import FileError
+
     errors = [FileError(file, message) for file in result.guard_imports]
     result = replace(result, errors=tuple(sorted((*result.errors, *errors))))
     return Group(settings, group.files, result)
@@ -182,8 +182,12 @@ def _check(
             else:
                 files = [stdin[0]]
         by_settings: dict[int, tuple[Settings, list[Path]]] = {}
+        in_directory: dict[str, Settings] = {}  # the settings of a file are its directory's
         for file in files:
-            settings = resolver.settings_of_file(file)
+            directory = os.path.dirname(file)
+            settings = in_directory.get(directory)
+            if settings is None:
+                settings = in_directory[directory] = resolver.settings_of_file(file)
             by_settings.setdefault(id(settings), (settings, []))[1].append(file)
         if not by_settings:
             by_settings[0] = (resolver.settings_of_file(Path(paths[0] if paths else ".")), [])
@@ -204,7 +208,7 @@ def _check(
             )
         result = check_files(
             group_files,
-            layered_rules(
+            ChosenRules(
                 (layer.select, layer.extend_select, layer.ignore) for layer in settings.rule_layers
             ),
             settings.framework,
@@ -219,6 +223,8 @@ def _check(
         )
         groups.append(Group(settings, group_files, _without_ignored(result, resolver)))
     if unreadable:  # what is in them went unchecked: each is an error, as an unreadable file
+        from mcp_codemod.rules.findings import FileError
+
         errors = [FileError(os.path.relpath(path), message) for path, message in unreadable]
         first = groups[0]
         result = replace(first.result, errors=tuple(sorted((*first.result.errors, *errors))))
@@ -229,9 +235,12 @@ def _check(
 def _without_ignored(result: CheckResult, resolver: SettingsResolver) -> CheckResult:
     """The findings less those `per-file-ignores` turns off in their file."""
     kept = []
+    ignored_in: dict[str, frozenset[str] | None] = {}  # by path: a file has many findings
     for finding in result.findings:
-        absolute = os.path.abspath(finding.path)
-        ignored = resolver.settings_of_file(Path(absolute)).ignored_in(absolute)
+        if finding.path not in ignored_in:
+            absolute = os.path.abspath(finding.path)
+            ignored_in[finding.path] = resolver.settings_of_file(absolute).ignored_in(absolute)
+        ignored = ignored_in[finding.path]
         if ignored is None or not any(
             code == "ALL" or finding.code.startswith(code) for code in ignored
         ):
@@ -282,7 +291,7 @@ def _discover(
     exclusions: dict[int, Exclusion] = {}
 
     def exclusion_at(directory: str) -> Exclusion:
-        settings = resolver.settings_at(Path(directory))
+        settings = resolver.settings_at(directory)
         if id(settings) not in exclusions:
             exclusions[id(settings)] = _exclusion(settings)
         return exclusions[id(settings)]
@@ -321,6 +330,7 @@ def fix_paths(
     (the change's path is the name it stands for; nothing else is changed)."""
     # The fixer is imported only when fixing: `check`'s start-up (a warm run is mostly start-up)
     # does not pay for it.
+    from mcp_codemod.engine.file_io import SourceError
     from mcp_codemod.fix.apply import FixResult, fix_findings
     from mcp_codemod.fix.guard_module import guard_module_change
     from mcp_codemod.fix.imports.dependents import Importers

@@ -9,31 +9,34 @@ run in this process over plain `ModuleFacts`.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from mcp_codemod.analysis.facts import ModuleFacts
 from mcp_codemod.analysis.frameworks import Framework
-from mcp_codemod.analysis.subjects import (
-    LinkResult,
-    RegisteredTool,
-    ServerTools,
-    ToolParameter,
-    UncheckedRegistration,
-)
-from mcp_codemod.analysis.unchecked import Unchecked
 from mcp_codemod.engine.cycle_collection import without_cycle_collection
-from mcp_codemod.engine.declared_sdk import DeclaredSdk
 from mcp_codemod.engine.discovery import DiscoveryScope
 from mcp_codemod.engine.facts_cache import FactsCache
-from mcp_codemod.engine.parallel import Workers
-from mcp_codemod.engine.project import Project
 from mcp_codemod.engine.run_cache import RunCache, Witness
 from mcp_codemod.engine.settings import DEFAULT_MAX_FILE_SIZE
-from mcp_codemod.rules.findings import FileError, Finding
-from mcp_codemod.rules.model import Rule
+from mcp_codemod.rules import ChosenRules
+
+# Only for their names here: a run the run cache answers imports neither the analysis nor the
+# rules (their data classes are most of a warm run's start-up); `_check` imports what a run
+# that is not answered uses.
+if TYPE_CHECKING:
+    from mcp_codemod.analysis.facts import ModuleFacts
+    from mcp_codemod.analysis.subjects import (
+        LinkResult,
+        RegisteredTool,
+        ServerTools,
+        ToolParameter,
+        UncheckedRegistration,
+    )
+    from mcp_codemod.engine.declared_sdk import DeclaredSdk
+    from mcp_codemod.rules.findings import FileError, Finding
+    from mcp_codemod.rules.model import Rule
 
 
 @dataclass(frozen=True)
@@ -71,7 +74,7 @@ class CheckResult:
 
 def check_files(
     files: list[Path],
-    rules: tuple[Rule, ...],
+    rules: Sequence[Rule],
     framework: Framework | None = None,
     *,
     prefilter: bool = True,
@@ -83,6 +86,7 @@ def check_files(
     max_file_size: int = DEFAULT_MAX_FILE_SIZE,
 ) -> CheckResult:
     """`prefilter=False` parses every file (to verify that the prefilter loses nothing);
+    `rules`: a tuple, or `ChosenRules` (chosen only when the run cache does not answer);
     `jobs`: processes for parsing (default: one per core; 1: none); `cache_dir`: where facts are
     kept between runs (None: nowhere); `unsaved`: the bytes of given files, instead of what is
     on disk (an editor's buffer); `runtime_copy`: the project's copy of mcp_codemod.runtime
@@ -107,7 +111,7 @@ def check_files(
 
 def _check(
     files: list[Path],
-    rules: tuple[Rule, ...],
+    rules: Sequence[Rule],
     framework: Framework | None,
     prefilter: bool,
     jobs: int | None,
@@ -127,7 +131,11 @@ def _check(
             cache_dir,
             (
                 tuple(keys),
-                tuple(rule.code for rule in rules),
+                # The layers that choose the rules (with the code, in the key, what they choose),
+                # or the rules themselves.
+                rules.layers
+                if isinstance(rules, ChosenRules)
+                else tuple(rule.code for rule in rules),
                 framework.value if framework is not None else None,
                 prefilter,
                 cwd,
@@ -144,8 +152,13 @@ def _check(
         if isinstance(stored, CheckResult):
             return stored
     # Imported here: a run answered by the run cache reads, prefilters, parses and links nothing.
+    from mcp_codemod.analysis.facts import ModuleFacts
     from mcp_codemod.analysis.link.linker import Linker
+    from mcp_codemod.engine.declared_sdk import DeclaredSdk
     from mcp_codemod.engine.file_facts import FileFacts, display_path
+    from mcp_codemod.engine.parallel import Workers
+    from mcp_codemod.engine.project import Project
+    from mcp_codemod.rules.findings import FileError
 
     witness = Witness(cache_dir) if runs is not None and cache_dir is not None else None
     with Workers(jobs) as workers:
@@ -301,6 +314,8 @@ def _tool_site(tool: RegisteredTool) -> _Site:
 def _server_site(subject: ServerTools) -> _Site:
     # At its own first unchecked registration; one only counted against it (a registration on a
     # server of unknown framework) may be counted against other servers too.
+    from mcp_codemod.analysis.unchecked import Unchecked
+
     first = next(
         (t for t in subject.unchecked if t.kind is not Unchecked.UNTIED), subject.unchecked[0]
     )
@@ -311,22 +326,23 @@ def _server_site(subject: ServerTools) -> _Site:
     return _Site(first.path, first.line, 1, subject.server.framework.value, tuple(lines))
 
 
-# Where a finding about each kind of subject goes: asked only of the subjects a rule reports.
-_SITES: dict[type, Callable] = {
-    ToolParameter: _parameter_site,
-    RegisteredTool: _tool_site,
-    ServerTools: _server_site,
-}
-
-
 def judge(
-    rules: tuple[Rule, ...],
+    rules: Sequence[Rule],
     linked: LinkResult,
     given: Callable[[str], bool],
     noqa: dict[str, dict[int, frozenset[str] | None]],
 ) -> Iterator[tuple[Finding, bool]]:
     """Each rule's finding on each subject of its kind that lies in the files given, and
     whether a `noqa` comment suppresses it."""
+    from mcp_codemod.analysis.subjects import RegisteredTool, ServerTools, ToolParameter
+    from mcp_codemod.rules.findings import Finding
+
+    # Where a finding about each kind of subject goes: asked only of the subjects a rule reports.
+    sites: dict[type, Callable] = {
+        ToolParameter: _parameter_site,
+        RegisteredTool: _tool_site,
+        ServerTools: _server_site,
+    }
     subjects: dict[type, list] = {
         ToolParameter: [p for p in linked.parameters if given(p.path)],
         RegisteredTool: [t for t in linked.registered if given(t.path)],
@@ -342,7 +358,7 @@ def judge(
             report = rule.check(subject)
             if report is None:
                 continue
-            site = _SITES[rule.subject](subject)
+            site = sites[rule.subject](subject)
             finding = Finding(
                 path=site.path,
                 line=site.line,

@@ -19,11 +19,13 @@ import pickle
 import sys
 import time
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import mcp_codemod
-from mcp_codemod.analysis.facts import ModuleFacts
-from mcp_codemod.engine.import_graph import Target
+
+if TYPE_CHECKING:  # a run the run cache answers reads no facts (engine/run_cache.py)
+    from mcp_codemod.analysis.facts import ModuleFacts
+    from mcp_codemod.engine.import_graph import Target
 
 CACHE_DIR_NAME = ".mcp-codemod-cache"
 _FORMAT = 3
@@ -286,6 +288,8 @@ def dump_facts(facts: ModuleFacts) -> bytes:
 
 def load_facts(data: bytes) -> ModuleFacts | None:
     """The facts in a cache entry; None when they cannot be restored (then the file is parsed)."""
+    from mcp_codemod.analysis.facts import ModuleFacts
+
     try:
         facts = RestrictedUnpickler(io.BytesIO(data)).load()
     except Exception:

@@ -299,12 +299,15 @@ class Project:
                     resolved for resolved in self.resolved_files if resolved.startswith(inside)
                 ]
             else:
-                files = discover([root], self.discovery.excludes, self.discovery.respect_gitignore)
                 # Beneath a resolved root, walked without following links, only a file itself
-                # can be a link: one `lstat` instead of one per component.
+                # can be a link, and the walk tells which (`real_paths` holds the others, each
+                # its own real path): resolved without asking the system again.
+                real_paths: dict[str, str] = {}
+                files = discover(
+                    [root], self.discovery.excludes, self.discovery.respect_gitignore, real_paths
+                )
                 self.project_files[root] = [
-                    self.sources.real_path(str(path)) if os.path.islink(path) else str(path)
-                    for path in files
+                    real_paths.get(path) or self.sources.real_path(path) for path in map(str, files)
                 ]
                 if self.sources.witness is not None:
                     self.sources.witness.walk(root, self.discovery.excludes)

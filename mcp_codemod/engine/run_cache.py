@@ -31,7 +31,7 @@ import mcp_codemod
 from mcp_codemod.engine import facts_cache as cache
 from mcp_codemod.engine.facts_cache import RestrictedUnpickler, Stamp, stamp
 
-_FORMAT = 2
+_FORMAT = 3
 _KEPT = 8  # results of this many distinct runs (file sets, settings) are kept
 # The result's classes, besides the facts' (reading a cache file must not run code). A class
 # a result comes to hold is listed here, or every stored result is a miss (test_cache_safety).
@@ -118,8 +118,10 @@ class RunCache:
 
     def __init__(self, directory: Path, key: tuple) -> None:
         full_key = (_FORMAT, sys.implementation.cache_tag, tuple(sys.path), _code_stamps(), key)
-        self.key = full_key
-        name = hashlib.sha1(repr(full_key).encode(), usedforsecurity=False).hexdigest()
+        # Stored and compared as its text: one string, where the tuples of the files given and
+        # the code's stamps took as many objects to unpickle.
+        self.key = repr(full_key)
+        name = hashlib.sha1(self.key.encode(), usedforsecurity=False).hexdigest()
         self.folder = directory / mcp_codemod.__version__ / "runs"
         self.file = self.folder / f"{name}-{sys.implementation.cache_tag}"
         # Made before the run starts: creating the cache directory changes the directory that

@@ -214,14 +214,16 @@ class SettingsResolver:
         self._by_config: dict[Path | None, Settings] = {}
         self._config_in: dict[str, Path | None] = {}  # the configuration of each directory
 
-    def settings_at(self, directory: Path) -> Settings:
+    def settings_at(self, directory: str | Path) -> Settings:
         """The settings of the files in `directory`."""
         if self.config_file is not None:
             return self._settings_of(self.config_file)
         return self._settings_of(self._nearest(os.path.abspath(directory)))
 
-    def settings_of_file(self, path: Path) -> Settings:
-        return self.settings_at(Path(os.path.abspath(path)).parent)
+    def settings_of_file(self, path: str | Path) -> Settings:
+        # As text: asked of every file of a run, where a `Path` for the file and its directory
+        # cost more than finding the settings.
+        return self.settings_at(os.path.dirname(os.path.abspath(path)))
 
     def run_settings(self) -> Settings:
         """The settings of the run itself (its output format): the working directory's, as

@@ -3,17 +3,18 @@ junit: `machine_formats`; sarif: `sarif`) by name in FORMATTERS."""
 
 from __future__ import annotations
 
-import json
+import importlib
 from collections import Counter
-from typing import Protocol
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
 
-from mcp_codemod.engine.checker import CheckResult
 from mcp_codemod.report import plural
-from mcp_codemod.report.machine_formats import as_json, github, gitlab, junit
-from mcp_codemod.report.sarif import sarif
-from mcp_codemod.report.unchecked import RECORD_TYPE, remedy
-from mcp_codemod.rules import RULES_BY_CODE
-from mcp_codemod.rules.findings import Finding
+
+# What a report of findings or unchecked registrations needs is imported where it is used: a
+# clean run the run cache answers prints its summary without the rules and the analysis.
+if TYPE_CHECKING:
+    from mcp_codemod.engine.checker import CheckResult
+    from mcp_codemod.rules.findings import Finding
 
 FIX_COMMAND = "mcp-codemod fix --write"
 PASSED = "All checks passed!"
@@ -70,6 +71,9 @@ def text(
 def _statistics(result: CheckResult, unsafe_fixes: bool) -> list[dict]:
     """A row per rule that found something, then a row per kind of registration not checked
     (`unchecked-registration`, named by its kind): those decide the exit code too."""
+    from mcp_codemod.report.unchecked import RECORD_TYPE
+    from mcp_codemod.rules import RULES_BY_CODE
+
     findings: tuple[Finding, ...] = result.findings
     counts = Counter(f.code for f in findings)
     fixable = {f.code for f in findings if f.applies(unsafe_fixes)}
@@ -86,6 +90,8 @@ def _statistics(result: CheckResult, unsafe_fixes: bool) -> list[dict]:
 
 
 def statistics_json(result: CheckResult, unsafe_fixes: bool = False) -> str:
+    import json
+
     return json.dumps(_statistics(result, unsafe_fixes), indent=2) + "\n"
 
 
@@ -138,6 +144,8 @@ def summary(result: CheckResult, unsafe_fixes: bool = False) -> str:
 
 def unchecked_note(result: CheckResult) -> str:
     """Each registration whose tool was not checked, why, and what protects it or would."""
+    from mcp_codemod.report.unchecked import remedy
+
     lines = [
         f"{plural(len(result.unchecked), 'tool registration')} not checked "
         "(`mcp-codemod probe` checks any server at run time):"
@@ -148,4 +156,19 @@ def unchecked_note(result: CheckResult) -> str:
     return "\n".join(lines)
 
 
-FORMATTERS = {"json": as_json, "github": github, "sarif": sarif, "gitlab": gitlab, "junit": junit}
+def _formatter(module: str, name: str) -> Callable[[CheckResult], str]:
+    """`name` of `mcp_codemod.report.<module>`, imported when a report in its format is made."""
+
+    def formatted(result: CheckResult) -> str:
+        return getattr(importlib.import_module(f"mcp_codemod.report.{module}"), name)(result)
+
+    return formatted
+
+
+FORMATTERS = {
+    "json": _formatter("machine_formats", "as_json"),
+    "github": _formatter("machine_formats", "github"),
+    "sarif": _formatter("sarif", "sarif"),
+    "gitlab": _formatter("machine_formats", "gitlab"),
+    "junit": _formatter("machine_formats", "junit"),
+}

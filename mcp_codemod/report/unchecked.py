@@ -4,10 +4,13 @@ set the exit code (a server of unknown framework may JSON-pre-parse, and no find
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from mcp_codemod.analysis.frameworks import Framework
-from mcp_codemod.analysis.subjects import UncheckedRegistration
-from mcp_codemod.engine.checker import CheckResult
-from mcp_codemod.rules.unguarded_server import RULE as UNGUARDED_SERVER
+
+if TYPE_CHECKING:
+    from mcp_codemod.analysis.subjects import UncheckedRegistration
+    from mcp_codemod.engine.checker import CheckResult
 
 RECORD_TYPE = "unchecked-registration"
 
@@ -26,6 +29,10 @@ def remedy(tool: UncheckedRegistration) -> str:
                 "are still JSON-pre-parsed)"
             )
         return f"protected: {framework.title} does not pre-parse"
+    # Only here: a rule's module imports the analysis, which a stored result's report of
+    # protected registrations does without.
+    from mcp_codemod.rules.unguarded_server import RULE as UNGUARDED_SERVER
+
     return f"unprotected: guard the server ({UNGUARDED_SERVER.code})"
 
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import TYPE_CHECKING
 
-from mcp_codemod.analysis.facts import AnnotationSite, Position, ServerSwap
+if TYPE_CHECKING:  # a stored result's findings are read without the analysis (run cache)
+    from mcp_codemod.analysis.facts import AnnotationSite, Position, ServerSwap
 
 
 class Safety(str, Enum):

@@ -235,3 +235,46 @@ def test_a_pattern_of_many_stars_takes_linear_time(tmp_path):
     assert run.returncode == 0, run.stderr
     # Only the directory whose name ends in `b` (after 20 `a`s or more) is ignored.
     assert run.stdout.split() == ["a" * 200 + ".py", "a" * 250 + "/x.py"]
+
+
+@pytest.mark.parametrize("where", ["relative", "absolute", "both"])
+def test_files_are_listed_once_each_in_the_order_paths_sort_in(tmp_path, monkeypatch, where):
+    """Names whose text sorts otherwise than their parts (`a.b/` before `a/` as text, after
+    it as a path), given again as files under other spellings: each file once, as `Path`s sort."""
+    names = ["a.py", "a/b.py", "a.b/c.py", "a-b/c.py", "a/b/c.py", "ab.py", "a b/c.py", "a_/x.py"]
+    for name in names:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("")
+    monkeypatch.chdir(tmp_path)
+    given = {
+        "relative": [Path("."), Path("./a/b.py"), Path("a.b//c.py")],
+        "absolute": [tmp_path, tmp_path / "a" / "b.py"],
+        "both": [Path("."), tmp_path / "a.py", Path("a.py")],
+    }[where]
+    found = discover(given, ())
+    assert found == sorted(set(found))
+    assert {os.path.abspath(path) for path in found} == {str(tmp_path / name) for name in names}
+    if where != "both":
+        assert len(found) == len(names)
+
+
+def test_exclusions_match_as_their_globs_do(tmp_path):
+    """Names without a glob character are looked up, not matched: the verdicts are the regex's,
+    for names, paths, and globs mixed with plain names."""
+    from mcp_codemod.engine.discovery import _excluded, _exclusion
+
+    patterns = (
+        *("build", ".venv", "a.b", "src/gen", "x+y", "(paren)", "dot."),
+        *("*.egg-info", "gen_?", "[ab]c", "sub/*/deep"),
+    )
+    texts = [
+        *patterns,
+        *("builds", "Build", "abuild", "a.b/c", "axb", "src/gen/x", "src", "x+y ", "dot"),
+        *("pkg.egg-info", "a/b.egg-info", "gen_1", "gen_12", "ac", "bc", "cc", "sub/x/deep"),
+        *("sub/x/y/deep", ".venv/x", "", "(paren)x", "dot.x"),
+    ]
+    for chosen in (patterns, patterns[:7], patterns[7:], ()):
+        regex = _exclusion(chosen).match
+        excluded = _excluded(chosen)
+        for text in texts:
+            assert bool(excluded(text)) == bool(regex(text)), (chosen, text)

@@ -91,6 +91,17 @@ def test_the_real_paths_discovery_finds_are_the_systems(linked_tree: Path, given
         assert known.resolve(path) == path.resolve()
 
 
+def test_the_files_of_a_project_walked_for_its_callers_are_their_real_paths(linked_tree: Path):
+    # The walk of a project the run did not walk tells which files are links: the others are
+    # their own real paths, without a question to the system each.
+    (linked_tree / "real" / "pkg" / "dangling.py").symlink_to(linked_tree / "nowhere.py")
+    root = (linked_tree / "real").resolve()
+    project = Project(FileFacts(None), [], DiscoveryScope())
+    found = discover([root], DEFAULT_EXCLUDE, True)
+    assert project.files_of(root) == [os.path.realpath(path) for path in found]
+    assert len(found) == 4  # the dangling link is no file
+
+
 def _project(files: list[Path], walked: Path) -> Project:
     project = Project(FileFacts(None), files, DiscoveryScope((walked.resolve(),)))
     project.add_roots(files)
