@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from mcp_codemod.analysis.facts import ModuleFacts
 from mcp_codemod.analysis.frameworks import Framework
@@ -34,6 +34,9 @@ from mcp_codemod.engine.run_cache import RunCache, Witness
 from mcp_codemod.engine.settings import DEFAULT_MAX_FILE_SIZE
 from mcp_codemod.rules.findings import FileError, Finding
 from mcp_codemod.rules.model import Rule
+
+if TYPE_CHECKING:
+    from mcp_codemod.engine.file_facts import KnownScans
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,7 @@ def check_files(
     runtime_copy: str | None = None,
     discovery: DiscoveryScope | None = None,
     max_file_size: int = DEFAULT_MAX_FILE_SIZE,
+    scans: KnownScans | None = None,
 ) -> CheckResult:
     """`prefilter=False` parses every file (to verify that the prefilter loses nothing);
     `jobs`: processes for parsing (default: one per core; 1: none); `cache_dir`: where facts are
@@ -89,7 +93,8 @@ def check_files(
     (the `runtime-module` setting), whose names count as the runtime's; `discovery`: how `files`
     were found (default: given one by one, with the default exclusions), which tells where to
     look for registrars' callers; `max_file_size`: larger files that could matter are reported,
-    not parsed."""
+    not parsed; `scans`: what earlier checks of the same `fix` run scanned, reused where a
+    module's text and name are the same, and added to."""
     with without_cycle_collection():
         return _check(
             files,
@@ -102,6 +107,7 @@ def check_files(
             runtime_copy,
             discovery,
             max_file_size,
+            scans,
         )
 
 
@@ -116,6 +122,7 @@ def _check(
     runtime_copy: str | None,
     discovery: DiscoveryScope | None,
     max_file_size: int,
+    scans: KnownScans | None,
 ) -> CheckResult:
     # os.path.abspath asks the system for the working directory every time.
     cwd = os.getcwd()
@@ -150,7 +157,9 @@ def _check(
     witness = Witness(cache_dir) if runs is not None and cache_dir is not None else None
     with Workers(jobs) as workers:
         cache = FactsCache(cache_dir) if cache_dir is not None else None
-        sources = FileFacts(cache, unsaved, witness, workers, discovery.real_paths, max_file_size)
+        sources = FileFacts(
+            cache, unsaved, witness, workers, discovery.real_paths, max_file_size, scans
+        )
         outcomes = sources.outcomes(files, keys, prefilter)
         project = Project(sources, files, discovery)
         project.add_roots(files)

@@ -4,6 +4,7 @@ fixes, the runtime names the fixed code imports, and the counts, all returned as
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -70,6 +71,47 @@ def test_writing_fixes_again_what_the_fixes_made_fixable(project):
     assert "raw: Annotated[Any, NoPreParse, TypedSchema]" in text
     assert run.after is not None and run.after.findings == () and run.remaining == ()
     assert run.summary is not None and (run.summary.fixed, run.summary.files) == (3, 1)
+
+
+@pytest.fixture
+def parses_of(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every text `ast.parse` is given in this process that holds a function (a module's, not
+    an annotation's)."""
+    seen: list[str] = []
+    parse = ast.parse
+
+    def counting(source, *args, **kwargs):
+        if isinstance(source, str) and "def " in source:
+            seen.append(source)
+        return parse(source, *args, **kwargs)
+
+    monkeypatch.setattr(ast, "parse", counting)
+    return seen
+
+
+@pytest.mark.parametrize(
+    ("text", "unsafe_fixes", "rounds"), [(EXPOSED, False, 1), (TWO_ROUNDS, True, 2)]
+)
+def test_each_round_of_fix_write_parses_its_file_twice_and_the_checks_once(
+    project, parses_of, text: str, unsafe_fixes: bool, rounds: int
+):
+    """`fix --write` parses the user's text for the first check, then, each round, the text it
+    fixes (for the imports its edits need) and the fixed text (its proof that it parses): the
+    next round and the check after the fixes take that text's scan, made from the same tree,
+    and the confirmation that the fixed code imports reads the fixer's trees."""
+    (project / "server.py").write_text(text)
+    outcome = api.fix_paths(["."], OPTIONS, unsafe_fixes=unsafe_fixes, rechecked=True)
+    run = fix_workflow.apply_fixes(outcome, ["."], OPTIONS, write=True, unsafe_fixes=unsafe_fixes)
+    assert run.after is not None and run.after.findings == () and run.unimportable == ()
+    assert len(run.changed) == rounds
+    texts = {text, *(change.fixed for change in run.changed)}
+    assert len([source for source in parses_of if source in texts]) == 1 + 2 * rounds
+    # Without the scans kept, the same result, from more parses.
+    (project / "server.py").write_text(text)
+    parses_of.clear()
+    alone = fixed(write=True, unsafe_fixes=unsafe_fixes)
+    assert alone.after == run.after and alone.changed == run.changed
+    assert len([source for source in parses_of if source in texts]) > 1 + 2 * rounds
 
 
 def test_a_file_changed_since_the_plan_is_a_failure_of_its_own_and_stays_as_edited(project):
