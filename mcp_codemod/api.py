@@ -233,9 +233,14 @@ def _check(
 def _without_ignored(result: CheckResult, resolver: SettingsResolver) -> CheckResult:
     """The findings less those `per-file-ignores` turns off in their file."""
     kept = []
+    ignored_in: dict[str, frozenset[str] | None] = {}  # asked of every finding, of a few files
     for finding in result.findings:
-        absolute = os.path.abspath(finding.path)
-        ignored = resolver.settings_of_file(Path(absolute)).ignored_in(absolute)
+        if finding.path not in ignored_in:
+            absolute = os.path.abspath(finding.path)
+            ignored_in[finding.path] = resolver.settings_of_file(Path(absolute)).ignored_in(
+                absolute
+            )
+        ignored = ignored_in[finding.path]
         if ignored is None or not any(
             code == "ALL" or finding.code.startswith(code) for code in ignored
         ):

@@ -287,8 +287,9 @@ def _with_declared_sdk(linked: LinkResult, declared: DeclaredSdk) -> LinkResult:
     """The parameters of mcp 1.x servers whose project allows only releases older than 1.12,
     marked with that requirement: there the pre-parse decodes exact `str` too."""
     parameters = tuple(
-        replace(p, old_sdk=declared.old_requirement(p.path))
+        replace(p, old_sdk=old)
         if p.server.runs_on(Framework.MCP1)
+        and (old := declared.old_requirement(p.path)) != p.old_sdk
         else p
         for p in linked.parameters
     )
