@@ -117,6 +117,22 @@ class KnownScans:
     def __init__(self) -> None:
         self.results: dict[ScanTask, ModuleFacts | str] = {}
         self.module_names = ModuleNames()
+        # The syntax tree of the largest text parsed in this process, and that text: the
+        # fixer, which parses the text it edits, takes it instead (a large module is what
+        # parsing twice costs most on, and one tree at most is kept).
+        self.kept: tuple[str, ast.Module] | None = None
+
+    def keep(self, text: str, tree: ast.Module) -> None:
+        if self.kept is None or len(text) > len(self.kept[0]):
+            self.kept = (text, tree)
+
+    def tree_of(self, text: str) -> ast.Module | None:
+        """The tree kept of `text`, taken: it is not kept any longer."""
+        kept, self.kept = self.kept, None
+        if kept is not None and kept[0] == text:
+            return kept[1]
+        self.kept = kept
+        return None
 
     def add_fixed(self, path: str, text: str, tree: ast.Module) -> None:
         """The scan of `text`, the fixed text of the file at `path` (as findings show it), from
@@ -405,7 +421,9 @@ class FileFacts:
         """The outcomes, the pending ones with their index, and their parses, begun."""
         outcomes: list[Outcome] = []
         pending: list[tuple[int, Pending]] = []
-        parses: OrderedMap[ScanTask, ModuleFacts | str] = OrderedMap(scan_source, self.workers)
+        parses: OrderedMap[ScanTask, ModuleFacts | str] = OrderedMap(
+            scan_source, self.workers, self._scan_here if self.scans is not None else None
+        )
         for outcome in examined:
             if isinstance(outcome, Pending) and self.scans is not None:
                 known = self.scans.results.get(outcome.task)
@@ -422,6 +440,16 @@ class FileFacts:
                 parses.put(outcome.task, len(outcome.task.text))
             outcomes.append(outcome)
         return outcomes, pending, parses
+
+    def _scan_here(self, task: ScanTask) -> ModuleFacts | str:
+        """`scan_source` in this process, which offers the tree to the scans kept."""
+        try:
+            tree = ast.parse(task.text, filename=task.display)
+        except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
+            return _syntax_message(error, task.text)
+        assert self.scans is not None
+        self.scans.keep(task.text, tree)
+        return scan_tree(task, tree)
 
     def _finished(
         self,

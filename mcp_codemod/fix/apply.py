@@ -253,6 +253,7 @@ def fix_findings(
                 runtime=runtime,
                 style=styles.of(Path(path)),
                 importers=importers,
+                tree_of=scans.tree_of if scans is not None else None,
                 fixed_tree=partial(scans.add_fixed, path) if scans is not None else None,
             )
         except (SourceError, FixError) as error:
@@ -278,6 +279,8 @@ def fix_findings(
                     fixed_imports=edited.fixed_imports,
                 )
             )
+    if scans is not None:
+        scans.kept = None  # kept for the fixer only: not for the rest of the run
     return FixResult(
         tuple(files), tuple(failures), planned.advice, planned.outside, planned.incomplete
     )
@@ -336,12 +339,17 @@ def edit(
     runtime: str = RUNTIME,
     style: LineStyle | None = None,
     importers: Importers | None = None,
+    tree_of: Callable[[str], ast.Module | None] | None = None,
     fixed_tree: Callable[[str, ast.Module], None] | None = None,
 ) -> EditedText:
-    """`apply`, with the edits that make the fixed text; raises FixError. `fixed_tree` is given
-    the fixed text and its syntax tree, which the edit does not use afterwards."""
+    """`apply`, with the edits that make the fixed text; raises FixError. `tree_of` gives the
+    syntax tree of a text parsed before, when one was kept, which the edit takes instead of
+    parsing the text again; `fixed_tree` is given the fixed text and its syntax tree, which
+    the edit does not use afterwards."""
     with without_cycle_collection():
-        return _edit(text, file_plan, path, runtime, style or LineStyle(), importers, fixed_tree)
+        return _edit(
+            text, file_plan, path, runtime, style or LineStyle(), importers, tree_of, fixed_tree
+        )
 
 
 def _edit(
@@ -351,10 +359,14 @@ def _edit(
     runtime: str,
     style: LineStyle,
     importers: Importers | None,
+    tree_of: Callable[[str], ast.Module | None] | None,
     fixed_tree: Callable[[str, ast.Module], None] | None,
 ) -> EditedText:
+    # Taken, not held by the caller: deleted below, it is freed before the result is parsed.
+    tree = tree_of(text) if tree_of is not None else None
     try:
-        tree = ast.parse(text)
+        if tree is None:
+            tree = ast.parse(text)
     except (SyntaxError, RecursionError, MemoryError) as error:
         raise FixError(f"cannot parse: {getattr(error, 'msg', error)}") from None
     offsets = line_offsets(text)
@@ -399,7 +411,7 @@ def _edit(
         else lambda _: False,
         style=style,
     )
-    original_imports = module_imports(tree)
+    original_imports = module_imports(tree, everywhere=False)
     del tree  # before the result's own parse: two trees of a large file do not fit twice
     spell = imports.spellings
     edits: list[tuple[int, int, str]] = list(imports.edits)
@@ -446,7 +458,7 @@ def _edit(
     }
     if held:
         kept = _without_lines(file_plan, held)
-        result = _edit(original, kept, path, runtime, style, importers, fixed_tree)
+        result = _edit(original, kept, path, runtime, style, importers, tree_of, fixed_tree)
         return replace(result, held=result.held | {line + 1 for line in held})
     text = wrap_edited_lines(spliced, fitted, style)
     try:

@@ -77,21 +77,25 @@ class ModuleImports:
     # b`: a and b; `from m import x`: m) and, for an absolute `from` import, the names it takes.
     module_level: tuple[tuple[tuple[str, ...], tuple[str, ...] | None], ...]
     # Every absolute `from` import, anywhere, in the order `ast.walk` meets them: its line, its
-    # module and the names it takes.
-    absolute_from: tuple[tuple[int, str, tuple[str, ...]], ...]
+    # module and the names it takes (None: not read, for a text the confirmation reads only
+    # the module-level imports of, the one before the fix).
+    absolute_from: tuple[tuple[int, str, tuple[str, ...]], ...] | None
 
 
 # What can hold a statement: a statement, an `except` clause, a `case` (never an expression).
 _HOLDS_STATEMENTS = (ast.stmt, ast.excepthandler, ast.match_case)
 
 
-def module_imports(tree: ast.Module) -> ModuleImports:
+def module_imports(tree: ast.Module, everywhere: bool = True) -> ModuleImports:
+    """`everywhere`: also the `from` imports in functions, classes and branches."""
     module_level = []
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and not node.level and node.module:
             module_level.append(((node.module,), tuple(alias.name for alias in node.names)))
         elif isinstance(node, ast.Import):
             module_level.append((tuple(alias.name for alias in node.names), None))
+    if not everywhere:
+        return ModuleImports(tuple(module_level), None)
     absolute_from = tuple(
         (node.lineno, node.module, tuple(alias.name for alias in node.names))
         for node in _statements(tree)
@@ -122,6 +126,7 @@ def runtime_imports(
 ) -> list[tuple[int, str]]:
     """The names a module imports from the runtime, each with its line: `from
     mcp_codemod.runtime import X`, anywhere in the module."""
+    assert imports.absolute_from is not None, "read with everywhere=True"
     return [
         (line, name)
         for line, module, names in imports.absolute_from

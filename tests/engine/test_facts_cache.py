@@ -33,10 +33,19 @@ def test_a_second_run_parses_nothing(fixtures_copy: Path, tmp_path: Path, parses
 
 
 def test_the_scans_of_an_earlier_check_answer_a_later_one_as_parsing_would(
-    fixtures_copy: Path, parses
+    fixtures_copy: Path, monkeypatch
 ):
     """`fix` checks again after its changes (`KnownScans`): a module whose text and name are
-    the same is not parsed again, and nothing it finds differs."""
+    the same is not scanned again, and nothing it finds differs."""
+    parses: list[str] = []
+    scan = module_facts.scan_tree
+
+    def counting(task, tree):
+        parses.append(task.display)
+        return scan(task, tree)
+
+    # A spy: what is scanned in this process, with the scans kept or without.
+    monkeypatch.setattr(module_facts, "scan_tree", counting)
     files = files_of(fixtures_copy)
     scans = module_facts.KnownScans()
     first = check_files(files, ALL, jobs=1, scans=scans)
