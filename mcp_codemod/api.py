@@ -28,6 +28,7 @@ from mcp_codemod.engine.settings import ConfigError, Settings, SettingsResolver
 from mcp_codemod.rules import ChosenRules
 
 if TYPE_CHECKING:
+    from mcp_codemod.engine.file_facts import KnownScans
     from mcp_codemod.fix.apply import FileFix, FixResult
     from mcp_codemod.fix.noqa import NoqaResult
 
@@ -38,6 +39,7 @@ __all__ = [
     "add_noqa_paths",
     "check_after_fix",
     "check_paths",
+    "fix_again",
     "fix_paths",
 ]
 
@@ -162,12 +164,13 @@ def _check(
     options: Options,
     stdin: tuple[Path, bytes] | None,
     overlay: dict[Path, bytes] | None = None,
+    scans: KnownScans | None = None,
 ) -> tuple[Settings, list[Group]]:
     """The run's settings and, per configuration, the files discovered (discovery runs once
     per command) and what checking them found. Each group is analysed as a project of its
     own: its configuration chooses the rules, the framework and the runtime module.
     `overlay`: texts that discovered files would have (by resolved path), read instead of
-    theirs."""
+    theirs; `scans`: what the earlier checks of a `fix` run scanned (`check_files`)."""
     resolver = resolver_for(options)
     try:
         run_settings = resolver.run_settings()
@@ -220,6 +223,7 @@ def _check(
             discovery=DiscoveryScope(
                 walked, settings.excludes, settings.respect_gitignore, real_paths
             ),
+            scans=scans,
         )
         groups.append(Group(settings, group_files, _without_ignored(result, resolver)))
     if unreadable:  # what is in them went unchecked: each is an error, as an unreadable file
@@ -315,6 +319,8 @@ class FixOutcome:
     # The modules the fixed code imports the runtime from: `mcp_codemod.runtime`, and each
     # configuration's `runtime-module`.
     runtime_modules: frozenset[str] = frozenset()
+    # What the run's scans found, for the checks after the fixes (`fix_paths(rechecked=True)`).
+    scans: KnownScans | None = None
 
 
 def fix_paths(
@@ -323,11 +329,39 @@ def fix_paths(
     *,
     unsafe_fixes: bool = False,
     stdin: tuple[Path, bytes] | None = None,
+    rechecked: bool = False,
 ) -> FixOutcome:
     """The changes `mcp-codemod fix` would make (nothing is written: `fixer.write` does that).
     Only files discovery finds under `paths` are changed, never a module an import leads to
     elsewhere: an edit there is a note in the result. `stdin`: fix one module's bytes instead
-    (the change's path is the name it stands for; nothing else is changed)."""
+    (the change's path is the name it stands for; nothing else is changed). `rechecked`: the
+    fixed files will be checked again in this process (`fix_workflow.apply_fixes`): the
+    outcome keeps what the scans found for those checks, and the scan of each fixed text, made
+    from the tree parsed to confirm that it parses (`FixOutcome.scans`)."""
+    from mcp_codemod.engine.file_facts import KnownScans
+
+    return _fix_paths(paths, options, unsafe_fixes, stdin, KnownScans() if rechecked else None)
+
+
+def fix_again(
+    outcome: FixOutcome,
+    paths: Sequence[str | Path],
+    options: Options | None = None,
+    *,
+    unsafe_fixes: bool = False,
+) -> FixOutcome:
+    """`fix_paths` once `outcome`'s changes are written (`fix`'s next round): what its scans
+    found is reused, and kept for the checks after."""
+    return _fix_paths(paths, options, unsafe_fixes, None, outcome.scans)
+
+
+def _fix_paths(
+    paths: Sequence[str | Path],
+    options: Options | None,
+    unsafe_fixes: bool,
+    stdin: tuple[Path, bytes] | None,
+    scans: KnownScans | None,
+) -> FixOutcome:
     # The fixer is imported only when fixing: `check`'s start-up (a warm run is mostly start-up)
     # does not pay for it.
     from mcp_codemod.engine.file_io import SourceError
@@ -336,7 +370,7 @@ def fix_paths(
     from mcp_codemod.fix.imports.dependents import Importers
     from mcp_codemod.fix.imports.plan import RUNTIME
 
-    _settings, groups = _check(paths, options or Options(), stdin)
+    _settings, groups = _check(paths, options or Options(), stdin, scans=scans)
     given = [Path(p) for p in paths] or [Path(".")]
     if stdin is not None:
         given = [stdin[0]]
@@ -358,6 +392,7 @@ def fix_paths(
             runtime=runtime,
             importers=importers,
             unsaved=_unsaved(stdin),
+            scans=scans,
         )
         if settings.runtime_module is not None:
             # Also for a buffer (`check --fix -`, format on save): the fixed text imports it.
@@ -384,7 +419,7 @@ def fix_paths(
             outside=(*fixes.outside, *part.outside),
             incomplete=fixes.incomplete + part.incomplete,
         )
-    return FixOutcome(merged(groups), fixes, frozenset(all_writable), frozenset(runtimes))
+    return FixOutcome(merged(groups), fixes, frozenset(all_writable), frozenset(runtimes), scans)
 
 
 def add_noqa_paths(
@@ -416,14 +451,14 @@ def check_after_fix(
     if written is not None:
         if not written:
             return outcome.check
-        return merged(_check(paths, options, None)[1])
+        return merged(_check(paths, options, None, scans=outcome.scans)[1])
     if not outcome.fixes.files:
         return outcome.check
     overlay = {
         Path(change.path).resolve(): change.fixed.encode(change.encoding)
         for change in outcome.fixes.files
     }
-    return merged(_check(paths, options, None, overlay)[1])
+    return merged(_check(paths, options, None, overlay, outcome.scans)[1])
 
 
 def tool_modules(server_module: str, root: Path) -> tuple[str, ...]:

@@ -79,12 +79,15 @@ def apply_fixes(
             (generated if change.generated else changed).append(change)
     written = (*changed, *generated) if write else None
     try:
+        after = None
         if write and changed and not (result.errors or fixes.failures or failures):
             # A fix can make a finding another rule fixes (an unannotated parameter marked
             # `Annotated[Any, NoPreParse]` is then an untyped schema node): as ruff does, fix
             # again what the fixed files hold, a bounded number of rounds.
-            changed += _fix_again(paths, options, unsafe_fixes, while_writing)
-        after = api.check_after_fix(paths, options, outcome, written)
+            made, after = _fix_again(outcome, paths, options, unsafe_fixes, while_writing)
+            changed += made
+        if after is None:
+            after = api.check_after_fix(paths, options, outcome, written)
     except Exception as error:
         return FixRun(tuple(changed), tuple(generated), tuple(failures), error=error)
     unimportable = unimportable_names(changed, outcome)
@@ -112,24 +115,27 @@ def apply_fixes(
 
 
 def _fix_again(
+    first: api.FixOutcome,
     paths: Sequence[str | Path],
     options: api.Options,
     unsafe_fixes: bool,
     while_writing: WhileWriting,
-) -> list[fixer.FileFix]:
+) -> tuple[list[fixer.FileFix], CheckResult | None]:
     """The changes of the rounds after the first, written: each round fixes what the files hold
-    now, until a round changes nothing."""
+    now, until a round changes nothing. And the check of the files as the rounds leave them:
+    the last round's own, when it wrote nothing (None when every round wrote)."""
     made = []
     for _ in range(FIX_ROUNDS - 1):
-        outcome = api.fix_paths(paths, options, unsafe_fixes=unsafe_fixes)
+        outcome = api.fix_again(first, paths, options, unsafe_fixes=unsafe_fixes)
         changes = [change for change in outcome.fixes.files if not change.generated]
         if not changes or outcome.fixes.failures:
-            break
+            # Nothing was written since this round's check: it is the check after the fixes.
+            return made, outcome.check
         with while_writing():
             for change in changes:
                 fixer.write(change)
         made += changes
-    return made
+    return made, None
 
 
 @dataclass(frozen=True)
@@ -187,12 +193,13 @@ def fix_buffer(
 
 def unimportable_names(changed: Sequence[fixer.FileFix], outcome: api.FixOutcome) -> list[str]:
     """A line per runtime name the fixed files import that the installed mcp lacks."""
-    first: dict[str, str] = {}
-    final: dict[str, str] = {}
+    first: dict[str, str | runtime_names.ModuleImports] = {}
+    final: dict[str, str | runtime_names.ModuleImports] = {}
     swapped: dict[str, frozenset[str]] = {}
     for change in changed:  # a later round's text wins; the first round's original is the user's
-        first.setdefault(change.path, change.original)
-        final[change.path] = change.fixed
+        # What the fix read of each text's tree when it has it: the texts are not parsed again.
+        first.setdefault(change.path, change.original_imports or change.original)
+        final[change.path] = change.fixed_imports or change.fixed
         swapped[change.path] = swapped.get(change.path, frozenset()) | change.swapped
     return missing_runtime_names(
         [(path, first[path], text) for path, text in final.items()],
@@ -202,14 +209,16 @@ def unimportable_names(changed: Sequence[fixer.FileFix], outcome: api.FixOutcome
 
 
 def missing_runtime_names(
-    fixed: Iterable[tuple[str, str, str]],
+    fixed: Iterable[
+        tuple[str, str | runtime_names.ModuleImports, str | runtime_names.ModuleImports]
+    ],
     runtime_modules: Collection[str],
     swapped: Mapping[str, Collection[str]] | None = None,
 ) -> list[str]:
-    """A line per name a fixed file (path, text before, text after) imports from the runtime
-    (`runtime_modules`: `mcp_codemod.runtime` and the project's `runtime-module`) that does not
-    exist with the mcp installed here: `fix` never says "Fixed" over it, and the language server
-    offers no such edit. `swapped`: per file, the guarded classes the fix swapped in, which the
+    """A line per name a fixed file (path, text before, text after; for either text, what the
+    fix read of its tree) imports from the runtime (`runtime_modules`: `mcp_codemod.runtime` and
+    the project's `runtime-module`) that does not exist with the mcp installed here: `fix` never
+    says "Fixed" over it, and the language server offers no such edit. `swapped`: per file, the guarded classes the fix swapped in, which the
     analysis found right for the module (`runtime_names.missing_names`)."""
     return runtime_names.missing_names(
         fixed,

@@ -117,7 +117,7 @@ def run_fix(
 
     settings_options = api_options(**options)
     try:
-        outcome = api.fix_paths(paths, settings_options, unsafe_fixes=unsafe_fixes)
+        outcome = api.fix_paths(paths, settings_options, unsafe_fixes=unsafe_fixes, rechecked=True)
     except api.UsageError as error:
         fail(str(error))
     except Exception as error:

@@ -38,6 +38,9 @@ if TYPE_CHECKING:
     from mcp_codemod.rules.findings import FileError, Finding
     from mcp_codemod.rules.model import Rule
 
+if TYPE_CHECKING:
+    from mcp_codemod.engine.file_facts import KnownScans
+
 
 @dataclass(frozen=True)
 class CheckResult:
@@ -84,6 +87,7 @@ def check_files(
     runtime_copy: str | None = None,
     discovery: DiscoveryScope | None = None,
     max_file_size: int = DEFAULT_MAX_FILE_SIZE,
+    scans: KnownScans | None = None,
 ) -> CheckResult:
     """`prefilter=False` parses every file (to verify that the prefilter loses nothing);
     `rules`: a tuple, or `ChosenRules` (chosen only when the run cache does not answer);
@@ -93,7 +97,8 @@ def check_files(
     (the `runtime-module` setting), whose names count as the runtime's; `discovery`: how `files`
     were found (default: given one by one, with the default exclusions), which tells where to
     look for registrars' callers; `max_file_size`: larger files that could matter are reported,
-    not parsed."""
+    not parsed; `scans`: what earlier checks of the same `fix` run scanned, reused where a
+    module's text and name are the same, and added to."""
     with without_cycle_collection():
         return _check(
             files,
@@ -106,6 +111,7 @@ def check_files(
             runtime_copy,
             discovery,
             max_file_size,
+            scans,
         )
 
 
@@ -120,6 +126,7 @@ def _check(
     runtime_copy: str | None,
     discovery: DiscoveryScope | None,
     max_file_size: int,
+    scans: KnownScans | None,
 ) -> CheckResult:
     # os.path.abspath asks the system for the working directory every time.
     cwd = os.getcwd()
@@ -163,7 +170,9 @@ def _check(
     witness = Witness(cache_dir) if runs is not None and cache_dir is not None else None
     with Workers(jobs) as workers:
         cache = FactsCache(cache_dir) if cache_dir is not None else None
-        sources = FileFacts(cache, unsaved, witness, workers, discovery.real_paths, max_file_size)
+        sources = FileFacts(
+            cache, unsaved, witness, workers, discovery.real_paths, max_file_size, scans
+        )
         outcomes = sources.outcomes(files, keys, prefilter)
         project = Project(sources, files, discovery)
         project.add_roots(files)
@@ -291,8 +300,9 @@ def _with_declared_sdk(linked: LinkResult, declared: DeclaredSdk) -> LinkResult:
     """The parameters of mcp 1.x servers whose project allows only releases older than 1.12,
     marked with that requirement: there the pre-parse decodes exact `str` too."""
     parameters = tuple(
-        replace(p, old_sdk=declared.old_requirement(p.path))
+        replace(p, old_sdk=old)
         if p.server.runs_on(Framework.MCP1)
+        and (old := declared.old_requirement(p.path)) != p.old_sdk
         else p
         for p in linked.parameters
     )

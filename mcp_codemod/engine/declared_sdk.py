@@ -70,9 +70,12 @@ class DeclaredSdk:
         self.roots = roots
         self.saw = saw  # the run cache's witness: these files are inputs of the result
         self.known: dict[Path, str | None] = {}
+        self.roots_of: dict[str, Path] = {}  # asked of every parameter, of a few modules
 
     def old_requirement(self, path: str) -> str | None:
-        root = self.roots.of(Path(path))
+        root = self.roots_of.get(path)
+        if root is None:
+            root = self.roots_of[path] = self.roots.of(Path(path))
         if root not in self.known:
             listed = sorted(root.glob("requirements*.txt"))
             files = list(

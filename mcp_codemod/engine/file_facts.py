@@ -54,13 +54,18 @@ class ScanTask(NamedTuple):
 
 def scan_source(task: ScanTask) -> ModuleFacts | str:
     """The module's facts, or the one-line reason it cannot be parsed."""
-    # Imported here: a run answered by the cache never needs the scanner.
-    from mcp_codemod.analysis.scan.scanner import scan_module
-
     try:
         tree = ast.parse(task.text, filename=task.display)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
         return _syntax_message(error, task.text)
+    return scan_tree(task, tree)
+
+
+def scan_tree(task: ScanTask, tree: ast.Module) -> ModuleFacts | str:
+    """`scan_source` of a text already parsed: `tree` is `ast.parse(task.text)`."""
+    # Imported here: a run answered by the cache never needs the scanner.
+    from mcp_codemod.analysis.scan.scanner import scan_module
+
     try:
         return scan_module(task.text, tree, task.module, task.display, task.is_package)
     except RecursionError as error:  # a valid module can nest deeper than the scanner recurses
@@ -102,6 +107,43 @@ def _syntax_message(error: BaseException, text: str) -> str:
     return f"cannot parse: {error}"
 
 
+class KnownScans:
+    """What the scans of one `fix` run found, by task: the checks after its first one (the next
+    round, the check of what the fixes leave) read the same modules again, those the fixes left
+    as they were and the fixed texts the fixer has just parsed to confirm that they parse. A
+    scan is a function of its task alone (the facts cache keys it the same way), so a task seen
+    before is answered without parsing; each entry holds one module's facts, for one run."""
+
+    def __init__(self) -> None:
+        self.results: dict[ScanTask, ModuleFacts | str] = {}
+        self.module_names = ModuleNames()
+        # The syntax tree of the largest text parsed in this process, and that text: the
+        # fixer, which parses the text it edits, takes it instead (a large module is what
+        # parsing twice costs most on, and one tree at most is kept).
+        self.kept: tuple[str, ast.Module] | None = None
+
+    def keep(self, text: str, tree: ast.Module) -> None:
+        if self.kept is None or len(text) > len(self.kept[0]):
+            self.kept = (text, tree)
+
+    def tree_of(self, text: str) -> ast.Module | None:
+        """The tree kept of `text`, taken: it is not kept any longer."""
+        kept, self.kept = self.kept, None
+        if kept is not None and kept[0] == text:
+            return kept[1]
+        self.kept = kept
+        return None
+
+    def add_fixed(self, path: str, text: str, tree: ast.Module) -> None:
+        """The scan of `text`, the fixed text of the file at `path` (as findings show it), from
+        its tree, under the name a check of the file will give the module: a check that names
+        it otherwise parses it as it would have."""
+        module, _root, is_package = self.module_names.of(Path(os.path.realpath(path)))
+        task = ScanTask(text, module, display_path(Path(path)), is_package)
+        if task not in self.results:
+            self.results[task] = scan_tree(task, tree)
+
+
 class Pending(NamedTuple):
     """A file to parse, and what its cache entry will say about it."""
 
@@ -130,8 +172,10 @@ class FileFacts:
         workers: Workers | None = None,
         real_paths: Mapping[str, str] | None = None,
         max_file_size: int = DEFAULT_MAX_FILE_SIZE,
+        scans: KnownScans | None = None,
     ) -> None:
         self.cache = cache
+        self.scans = scans  # what this process's earlier scans found, kept and reused
         # A larger file that could matter is reported instead of parsed: a parse holds many
         # times the file's size, so one huge module can exhaust the machine's memory.
         self.max_file_size = max_file_size
@@ -377,8 +421,16 @@ class FileFacts:
         """The outcomes, the pending ones with their index, and their parses, begun."""
         outcomes: list[Outcome] = []
         pending: list[tuple[int, Pending]] = []
-        parses: OrderedMap[ScanTask, ModuleFacts | str] = OrderedMap(scan_source, self.workers)
+        parses: OrderedMap[ScanTask, ModuleFacts | str] = OrderedMap(
+            scan_source, self.workers, self._scan_here if self.scans is not None else None
+        )
         for outcome in examined:
+            if isinstance(outcome, Pending) and self.scans is not None:
+                known = self.scans.results.get(outcome.task)
+                if known is not None:
+                    self.record(outcome, known)
+                    outcomes.append(known)
+                    continue
             if isinstance(outcome, Pending):
                 if not pending:
                     # Imported before the workers fork, which then inherit it instead of each
@@ -388,6 +440,16 @@ class FileFacts:
                 parses.put(outcome.task, len(outcome.task.text))
             outcomes.append(outcome)
         return outcomes, pending, parses
+
+    def _scan_here(self, task: ScanTask) -> ModuleFacts | str:
+        """`scan_source` in this process, which offers the tree to the scans kept."""
+        try:
+            tree = ast.parse(task.text, filename=task.display)
+        except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
+            return _syntax_message(error, task.text)
+        assert self.scans is not None
+        self.scans.keep(task.text, tree)
+        return scan_tree(task, tree)
 
     def _finished(
         self,
@@ -399,5 +461,7 @@ class FileFacts:
         results = parses.results()
         for (index, outcome), result in zip(pending, results, strict=True):
             self.record(outcome, result)
+            if self.scans is not None:
+                self.scans.results[outcome.task] = result
             outcomes[index] = result
         return outcomes

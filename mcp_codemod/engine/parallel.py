@@ -321,10 +321,18 @@ class OrderedMap(Generic[Item, Result]):
     """`function` over items given one at a time, results in the order given. The items are
     handed to the workers as soon as those given add up to enough work, while the caller goes
     on finding more (reading and prefiltering files overlaps parsing); below that, they run in
-    this process when the results are asked for. `function` must be a module-level function."""
+    this process when the results are asked for. `function` must be a module-level function;
+    `here`, what this process runs instead for the items it keeps (the same result; it may keep
+    what a worker could not hand back)."""
 
-    def __init__(self, function: Callable[[Item], Result], workers: Workers) -> None:
+    def __init__(
+        self,
+        function: Callable[[Item], Result],
+        workers: Workers,
+        here: Callable[[Item], Result] | None = None,
+    ) -> None:
         self.function = function
+        self.here = here or function
         self.workers = workers
         self.waiting: list[Item] = []  # given, not yet handed to a worker
         self.sizes: list[int] = []  # theirs
@@ -375,7 +383,7 @@ class OrderedMap(Generic[Item, Result]):
             left, self.waiting, self.sizes = self.waiting, [], []
         here = []
         for item in left:
-            here.append(self.function(item))
+            here.append(self.here(item))
             if pool is not None:
                 pool.pump()  # the workers' next chunks go out while this process works
         return [result for chunk in self.chunks for result in chunk.result()] + here

@@ -15,7 +15,9 @@ import os
 from collections import defaultdict
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mcp_codemod.analysis.facts import AnnotationSite, Position, Span
 from mcp_codemod.analysis.frameworks import GUARDED_CLASS_NAME
@@ -41,6 +43,7 @@ from mcp_codemod.fix.imports.plan import (
     plan_imports,
 )
 from mcp_codemod.fix.line_wrap import LineStyle, carries_pragma, wrap_edited_lines
+from mcp_codemod.fix.runtime_names import ModuleImports, module_imports
 from mcp_codemod.fix.text_edits import (
     FixError,
     annotate_parameter,
@@ -50,6 +53,9 @@ from mcp_codemod.fix.text_edits import (
 )
 from mcp_codemod.fix.textdiff import unified_diff
 from mcp_codemod.rules.findings import Finding, Fix
+
+if TYPE_CHECKING:
+    from mcp_codemod.engine.file_facts import KnownScans
 
 
 @dataclass
@@ -86,6 +92,10 @@ class FileFix:
     # The guarded classes swapped in for a server class bound once, outside any branch (also
     # through re-exports): the analysis found the module's server to be of that class's major.
     swapped: frozenset[str] = frozenset()
+    # The import statements of `original` and of `fixed`, read from the trees the fix parsed:
+    # what the confirmation that the fixed code imports reads (None: it parses the text).
+    original_imports: ModuleImports | None = None
+    fixed_imports: ModuleImports | None = None
 
     def diff(self) -> str:
         """The change as `git diff` prints it, so `git apply` and `patch -p1` take it: paths
@@ -201,6 +211,7 @@ def fix_findings(
     runtime: str = RUNTIME,
     importers: Importers | None = None,
     unsaved: Mapping[str, bytes] | None = None,
+    scans: KnownScans | None = None,
 ) -> FixResult:
     """The fixed text of each file the findings' fixes edit (`unsaved`: the bytes of a buffer,
     by absolute path, to fix instead of the file's). Only files in `writable` (resolved
@@ -208,8 +219,10 @@ def fix_findings(
     still holds the bytes the analysis read (`digests`, by absolute path). Markers and guarded
     classes are imported from `runtime` (the `runtime-module` setting, or mcp_codemod.runtime).
     `importers` tells which server class imports other modules of the project take from a
-    fixed module (default: its project as discovered with the default settings). Every failure
-    is one file's, and one line."""
+    fixed module (default: its project as discovered with the default settings). `scans`: the
+    scans of a `fix` run whose checks will read the fixed texts, which gets the scan of each
+    from the tree parsed to confirm that it parses. Every failure is one file's, and one
+    line."""
     importers = importers or Importers()
     resolved: dict[str, Path] = {}
 
@@ -241,6 +254,8 @@ def fix_findings(
                 runtime=runtime,
                 style=styles.of(Path(path)),
                 importers=importers,
+                tree_of=scans.tree_of if scans is not None else None,
+                fixed_tree=partial(scans.add_fixed, path) if scans is not None else None,
             )
         except (SourceError, FixError) as error:
             failures.append(FixFailure(path, str(error)))
@@ -261,8 +276,12 @@ def fix_findings(
                     data,
                     partly_fixed=file_plan.partly_fixed,
                     swapped=frozenset(file_plan.swaps.values()),
+                    original_imports=edited.original_imports,
+                    fixed_imports=edited.fixed_imports,
                 )
             )
+    if scans is not None:
+        scans.kept = None  # kept for the fixer only: not for the rest of the run
     return FixResult(
         tuple(files), tuple(failures), planned.advice, planned.outside, planned.incomplete
     )
@@ -307,6 +326,10 @@ class EditedText:
     # Lines (1-based) whose edits were held back: each ends in a pragma comment and would have
     # had to be split.
     held: frozenset[int] = frozenset()
+    # The import statements of the original text and of `text`, read from the trees parsed here
+    # (`runtime_names.missing_names` takes them instead of parsing both again).
+    original_imports: ModuleImports | None = None
+    fixed_imports: ModuleImports | None = None
 
 
 def edit(
@@ -317,10 +340,17 @@ def edit(
     runtime: str = RUNTIME,
     style: LineStyle | None = None,
     importers: Importers | None = None,
+    tree_of: Callable[[str], ast.Module | None] | None = None,
+    fixed_tree: Callable[[str, ast.Module], None] | None = None,
 ) -> EditedText:
-    """`apply`, with the edits that make the fixed text; raises FixError."""
+    """`apply`, with the edits that make the fixed text; raises FixError. `tree_of` gives the
+    syntax tree of a text parsed before, when one was kept, which the edit takes instead of
+    parsing the text again; `fixed_tree` is given the fixed text and its syntax tree, which
+    the edit does not use afterwards."""
     with without_cycle_collection():
-        return _edit(text, file_plan, path, runtime, style or LineStyle(), importers)
+        return _edit(
+            text, file_plan, path, runtime, style or LineStyle(), importers, tree_of, fixed_tree
+        )
 
 
 def _edit(
@@ -330,9 +360,14 @@ def _edit(
     runtime: str,
     style: LineStyle,
     importers: Importers | None,
+    tree_of: Callable[[str], ast.Module | None] | None,
+    fixed_tree: Callable[[str, ast.Module], None] | None,
 ) -> EditedText:
+    # Taken, not held by the caller: deleted below, it is freed before the result is parsed.
+    tree = tree_of(text) if tree_of is not None else None
     try:
-        tree = ast.parse(text)
+        if tree is None:
+            tree = ast.parse(text)
     except (SyntaxError, RecursionError, MemoryError) as error:
         raise FixError(f"cannot parse: {getattr(error, 'msg', error)}") from None
     offsets = line_offsets(text)
@@ -374,9 +409,12 @@ def _edit(
         runtime,
         first_party_names(path),
         first_use,
-        (lambda name: importers.takes(path, name)) if importers and path else lambda _: False,
+        partial(importers.takes, path, text=text, tree=tree)
+        if importers and path
+        else lambda _: False,
         style=style,
     )
+    original_imports = module_imports(tree, everywhere=False)
     del tree  # before the result's own parse: two trees of a large file do not fit twice
     spell = imports.spellings
     edits: list[tuple[int, int, str]] = list(imports.edits)
@@ -427,17 +465,20 @@ def _edit(
     }
     if held:
         kept = _without_lines(file_plan, held)
-        result = _edit(original, kept, path, runtime, style, importers)
+        result = _edit(original, kept, path, runtime, style, importers, tree_of, fixed_tree)
         return replace(result, held=result.held | {line + 1 for line in held})
     text = wrap_edited_lines(spliced, fitted, style)
     try:
-        ast.parse(text)
+        tree = ast.parse(text)
     except SyntaxError as error:  # a bug of ours: never write it
         raise FixError(f"the fixed text would not parse ({error.msg}); left unchanged") from None
-    if text == spliced:
-        return EditedText(text, tuple(edits))
+    fixed_imports = module_imports(tree)
+    if fixed_tree is not None:
+        fixed_tree(text, tree)
+    del tree
     # Wrapping moved text the edits do not say: one edit over what changed makes the same text.
-    return EditedText(text, (changed_span(original, text),))
+    made = tuple(edits) if text == spliced else (changed_span(original, text),)
+    return EditedText(text, made, original_imports=original_imports, fixed_imports=fixed_imports)
 
 
 def _without_lines(file_plan: FilePlan, lines: set[int]) -> FilePlan:

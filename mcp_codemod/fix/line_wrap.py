@@ -44,7 +44,8 @@ class LineStyle:
     def fits(self, line: str) -> bool:
         """Whether the formatter leaves `line` as it is: a trailing pragma comment (`# noqa`,
         `# type: ignore`...) does not count, as in ruff."""
-        scan = _scan(line)
+        # A line without `#` has no comment: asked of every edited line, most of them.
+        scan = _scan(line) if "#" in line else None
         if scan is not None and scan.comment and _is_pragma(scan.comment):
             line = scan.code
         return self.width(line) <= self.line_length
@@ -53,7 +54,7 @@ class LineStyle:
 def carries_pragma(line: str) -> bool:
     """Whether the line ends in a comment that is or holds a pragma (`# noqa`, `# type:
     ignore`, `# pyright:`, `# pragma: no cover`...), which covers the code of its line."""
-    scan = _scan(line)
+    scan = _scan(line) if "#" in line else None
     if scan is None or not scan.comment:
         return False
     return any(

@@ -10,7 +10,8 @@ its distribution's metadata and file list, never by importing it, and never the 
 from __future__ import annotations
 
 import ast
-from collections.abc import Collection, Iterable, Mapping
+from collections import deque
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -66,32 +67,84 @@ def runtime_exports() -> frozenset[str]:
     return frozenset(names)
 
 
-def runtime_imports(tree: ast.Module, runtime_modules: Collection[str]) -> list[tuple[int, str]]:
+@dataclass(frozen=True)
+class ModuleImports:
+    """What the confirmation reads of a module: its import statements, read from a syntax tree
+    (`module_imports`). The fix reads them from the trees it parses anyway (the text before its
+    edits, and the fixed text it checks), so that the confirmation parses neither again."""
+
+    # Each module-level import outside any function or class: the modules it names (`import a,
+    # b`: a and b; `from m import x`: m) and, for an absolute `from` import, the names it takes.
+    module_level: tuple[tuple[tuple[str, ...], tuple[str, ...] | None], ...]
+    # Every absolute `from` import, anywhere, in the order `ast.walk` meets them: its line, its
+    # module and the names it takes (None: not read, for a text the confirmation reads only
+    # the module-level imports of, the one before the fix).
+    absolute_from: tuple[tuple[int, str, tuple[str, ...]], ...] | None
+
+
+# What can hold a statement: a statement, an `except` clause, a `case` (never an expression).
+_HOLDS_STATEMENTS = (ast.stmt, ast.excepthandler, ast.match_case)
+
+
+def module_imports(tree: ast.Module, everywhere: bool = True) -> ModuleImports:
+    """`everywhere`: also the `from` imports in functions, classes and branches."""
+    module_level = []
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            module_level.append(((node.module,), tuple(alias.name for alias in node.names)))
+        elif isinstance(node, ast.Import):
+            module_level.append((tuple(alias.name for alias in node.names), None))
+    if not everywhere:
+        return ModuleImports(tuple(module_level), None)
+    absolute_from = tuple(
+        (node.lineno, node.module, tuple(alias.name for alias in node.names))
+        for node in _statements(tree)
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module
+    )
+    return ModuleImports(tuple(module_level), absolute_from)
+
+
+def _statements(tree: ast.Module) -> Iterator[ast.AST]:
+    """The module's statements in the order `ast.walk` meets them, without walking the
+    expressions: walk's order is breadth first, and every node that holds a statement is
+    itself one that holds statements (or the module), so the walk restricted to those meets
+    them in the same order."""
+    todo: deque[ast.AST] = deque([tree])
+    while todo:
+        node = todo.popleft()
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, list):
+                todo.extend(item for item in value if isinstance(item, _HOLDS_STATEMENTS))
+            elif isinstance(value, _HOLDS_STATEMENTS):
+                todo.append(value)
+        yield node
+
+
+def runtime_imports(
+    imports: ModuleImports, runtime_modules: Collection[str]
+) -> list[tuple[int, str]]:
     """The names a module imports from the runtime, each with its line: `from
     mcp_codemod.runtime import X`, anywhere in the module."""
-    found = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and not node.level and node.module in runtime_modules:
-            found.extend((node.lineno, alias.name) for alias in node.names)
-    return found
+    assert imports.absolute_from is not None, "read with everywhere=True"
+    return [
+        (line, name)
+        for line, module, names in imports.absolute_from
+        if module in runtime_modules
+        for name in names
+    ]
 
 
-def written_for(tree: ast.Module, runtime_modules: Collection[str]) -> int | None:
+def written_for(imports: ModuleImports, runtime_modules: Collection[str]) -> int | None:
     """The one mcp major a module runs on, when a module-level import outside any branch names
     that major's server package (`from mcp.server.mcpserver import MCPServer`), or that major's
     guarded class (a module a fix made guarded before): the guarded class of that major is right
     for it, whichever mcp is installed where `fix` runs."""
-    for node in tree.body:
-        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
-            if node.module in runtime_modules:
-                for alias in node.names:
-                    if alias.name in _GUARDED_CLASSES:
-                        return _GUARDED_CLASSES[alias.name][0]
-            modules = [node.module]
-        elif isinstance(node, ast.Import):
-            modules = [alias.name for alias in node.names]
-        else:
-            continue
+    for modules, names in imports.module_level:
+        if names is not None and modules[0] in runtime_modules:
+            for name in names:
+                if name in _GUARDED_CLASSES:
+                    return _GUARDED_CLASSES[name][0]
         for module in modules:
             for major, package in _SDK_PACKAGES.items():
                 if module == package or module.startswith(f"{package}."):
@@ -100,7 +153,7 @@ def written_for(tree: ast.Module, runtime_modules: Collection[str]) -> int | Non
 
 
 def missing_names(
-    fixed: Iterable[tuple[str, str, str]],
+    fixed: Iterable[tuple[str, str | ModuleImports | None, str | ModuleImports | None]],
     runtime_modules: Collection[str],
     exported: Collection[str],
     mcp: InstalledMcp,
@@ -108,18 +161,20 @@ def missing_names(
 ) -> list[str]:
     """One line per name a fixed file (path, text before the fix, text after) imports from the
     runtime that does not exist with the mcp installed here (for a module written for one major
-    only, as its text before the fix says: with that major). `swapped`: per file, the guarded
-    classes the fix swapped in for a server class bound once, which the analysis followed to
-    its major's package (through a re-export too): right for the module wherever `fix` runs."""
+    only, as its text before the fix says: with that major). Each text may come as what the fix
+    read of its tree already (`ModuleImports`; None: it does not parse). `swapped`: per file,
+    the guarded classes the fix swapped in for a server class bound once, which the analysis
+    followed to its major's package (through a re-export too): right for the module wherever
+    `fix` runs."""
     modules = {*RUNTIME_MODULES, *runtime_modules}
     lines = []
     for path, original, text in fixed:
-        tree, before = _parsed(text), _parsed(original)
-        if tree is None:
+        after, before = _read(text), _read(original)
+        if after is None:
             continue  # never written: the fixer refuses a result that does not parse
         major = written_for(before, modules) if before is not None else None
         proven = (swapped or {}).get(path, ())
-        for line, name in runtime_imports(tree, modules):
+        for line, name in runtime_imports(after, modules):
             if major is not None and _GUARDED_CLASSES.get(name, (None,))[0] == major:
                 continue
             if name in proven:
@@ -130,9 +185,11 @@ def missing_names(
     return lines
 
 
-def _parsed(text: str) -> ast.Module | None:
+def _read(text: str | ModuleImports | None) -> ModuleImports | None:
+    if not isinstance(text, str):
+        return text
     try:
-        return ast.parse(text)
+        return module_imports(ast.parse(text))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
 

@@ -20,6 +20,7 @@ from mcp_codemod.fix.guard_module import guard_module_change
 from mcp_codemod.fix.imports.dependents import Importers
 from mcp_codemod.fix.imports.plan import RUNTIME
 from mcp_codemod.fix.noqa import with_noqa
+from mcp_codemod.fix.runtime_names import ModuleImports
 from mcp_codemod.lsp.document_check import DocumentCheck
 from mcp_codemod.rules.findings import Finding
 
@@ -68,7 +69,9 @@ def fix_edits(
     styles = FormatStyles()
     here = os.path.normpath(check.path)
     changes = []
-    fixed_texts = []  # (the path as shown, the text, the fixed text) of each file
+    # The path as shown, the text and the fixed text of each file (what the fix read of their
+    # trees).
+    fixed_texts: list[tuple[str, str | ModuleImports, str | ModuleImports]] = []
     swapped: dict[str, frozenset[str]] = {}  # the guarded classes swapped in, per file
     for display, file_plan in sorted(planned.files.items()):
         target = Path(os.path.normpath(os.path.join(os.getcwd(), display)))
@@ -98,7 +101,9 @@ def fix_edits(
         except FixError as error:
             raise FixUnavailable(f"{shown}:{line}: {error}") from None
         changes.append(FileEdits(target, text, edited.edits, version))
-        fixed_texts.append((shown, text, edited.text))
+        fixed_texts.append(
+            (shown, edited.original_imports or text, edited.fixed_imports or edited.text)
+        )
         swapped[shown] = frozenset(file_plan.swaps.values())
     unimportable = fix_workflow.missing_runtime_names(fixed_texts, {RUNTIME, runtime}, swapped)
     if unimportable:

@@ -42,7 +42,10 @@ class Positions:
 
     def position(self, offset: int) -> types.Position:
         line = bisect.bisect_right(self.starts, offset) - 1
-        return types.Position(line, self.units(self.text[self.starts[line] : offset]))
+        before = self.text[self.starts[line] : offset]
+        # An ASCII character is one unit in every encoding a client negotiates: the count of
+        # each character's units is asked only of the rest (twice a finding, every answer).
+        return types.Position(line, len(before) if before.isascii() else self.units(before))
 
     def range(self, start: int, end: int) -> types.Range:
         return types.Range(self.position(start), self.position(end))

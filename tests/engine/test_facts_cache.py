@@ -32,6 +32,33 @@ def test_a_second_run_parses_nothing(fixtures_copy: Path, tmp_path: Path, parses
     same(first, second)
 
 
+def test_the_scans_of_an_earlier_check_answer_a_later_one_as_parsing_would(
+    fixtures_copy: Path, monkeypatch
+):
+    """`fix` checks again after its changes (`KnownScans`): a module whose text and name are
+    the same is not scanned again, and nothing it finds differs."""
+    parses: list[str] = []
+    scan = module_facts.scan_tree
+
+    def counting(task, tree):
+        parses.append(task.display)
+        return scan(task, tree)
+
+    # A spy: what is scanned in this process, with the scans kept or without.
+    monkeypatch.setattr(module_facts, "scan_tree", counting)
+    files = files_of(fixtures_copy)
+    scans = module_facts.KnownScans()
+    first = check_files(files, ALL, jobs=1, scans=scans)
+    assert parses
+    parses.clear()
+    server = fixtures_copy / "mcp2_server.py"
+    server.write_text(server.read_text() + "\n\nEXTRA = 1\n")
+    again = check_files(files, ALL, jobs=1, scans=scans)
+    assert len(parses) == 1 and parses[0].endswith("mcp2_server.py")
+    same(again, check_files(files, ALL, jobs=1))
+    same(first, check_files(files, ALL, jobs=1, scans=module_facts.KnownScans()))
+
+
 def test_an_unchanged_stamp_is_not_even_read(
     fixtures_copy: Path, tmp_path: Path, monkeypatch, parses
 ):

@@ -4,6 +4,7 @@ fixes, the runtime names the fixed code imports, and the counts, all returned as
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -70,6 +71,49 @@ def test_writing_fixes_again_what_the_fixes_made_fixable(project):
     assert "raw: Annotated[Any, NoPreParse, TypedSchema]" in text
     assert run.after is not None and run.after.findings == () and run.remaining == ()
     assert run.summary is not None and (run.summary.fixed, run.summary.files) == (3, 1)
+
+
+@pytest.fixture
+def parses_of(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every text `ast.parse` is given in this process that holds a function (a module's, not
+    an annotation's)."""
+    seen: list[str] = []
+    parse = ast.parse
+
+    def counting(source, *args, **kwargs):
+        if isinstance(source, str) and "def " in source:
+            seen.append(source)
+        return parse(source, *args, **kwargs)
+
+    monkeypatch.setattr(ast, "parse", counting)
+    return seen
+
+
+@pytest.mark.parametrize(
+    ("text", "unsafe_fixes", "rounds", "parses"),
+    [(EXPOSED, False, 1, 2), (TWO_ROUNDS, True, 2, 4)],
+)
+def test_fix_write_parses_the_users_text_once_and_each_fixed_text_once_a_round(
+    project, parses_of, text: str, unsafe_fixes: bool, rounds: int, parses: int
+):
+    """`fix --write` parses the user's text for the first check, whose tree the fixer takes (the
+    imports its edits need), and each fixed text once, to prove that it parses: the next round
+    and the check after the fixes take that text's scan, made from the same tree (a later
+    round's fixer parses the text it edits: its check parsed nothing), and the confirmation
+    that the fixed code imports reads the fixer's trees."""
+    (project / "server.py").write_text(text)
+    outcome = api.fix_paths(["."], OPTIONS, unsafe_fixes=unsafe_fixes, rechecked=True)
+    run = fix_workflow.apply_fixes(outcome, ["."], OPTIONS, write=True, unsafe_fixes=unsafe_fixes)
+    assert run.after is not None and run.after.findings == () and run.unimportable == ()
+    assert len(run.changed) == rounds
+    texts = {text, *(change.fixed for change in run.changed)}
+    assert len([source for source in parses_of if source in texts]) == parses
+    # Without the scans kept, the same result, from more parses.
+    (project / "server.py").write_text(text)
+    parses_of.clear()
+    alone = fixed(write=True, unsafe_fixes=unsafe_fixes)
+    assert alone.after == run.after and alone.changed == run.changed
+    assert len([source for source in parses_of if source in texts]) > parses
 
 
 def test_a_file_changed_since_the_plan_is_a_failure_of_its_own_and_stays_as_edited(project):

@@ -88,10 +88,31 @@ def module_bindings(tree: ast.Module, text: str, offsets: list[int]) -> dict[str
                 for node in ast.walk(target):
                     if isinstance(node, ast.Name):
                         bind(node.id, Binding(BindingKind.OTHER))
-    for node in ast.walk(tree):
+    # Only `:=` binds inside an expression: without it in the text, the statements (and the
+    # patterns of `match`) hold every node `_rebound` names, and the expressions, most of a
+    # large module's tree, are not walked.
+    for node in ast.walk(tree) if ":=" in text else _statements_and_patterns(tree):
         for name in _rebound(node):
             bind(name, Binding(BindingKind.OTHER))
     return bindings
+
+
+def _statements_and_patterns(tree: ast.Module) -> Iterator[ast.AST]:
+    """The module's statements, `except` clauses and `match` patterns, wherever they are."""
+    todo: list[ast.AST] = [tree]
+    while todo:
+        node = todo.pop()
+        yield node
+        if isinstance(node, ast.match_case):
+            yield from ast.walk(node.pattern)
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, list):
+                todo.extend(item for item in value if isinstance(item, _HOLDS_STATEMENTS))
+
+
+# What can hold a statement: a statement, an `except` clause, a `case` (never an expression).
+_HOLDS_STATEMENTS = (ast.stmt, ast.excepthandler, ast.match_case)
 
 
 def _rebound(node: ast.AST) -> list[str]:

@@ -37,10 +37,19 @@ class Importers:
         self.project_files: dict[Path, list[Path]] = {}
         self.contents: dict[Path, bytes] = {}
         self.trees: dict[Path, ast.Module | None] = {}
+        self.exports: dict[Path, list[str] | None] = {}  # each module's literal `__all__`
 
-    def takes(self, path: Path, name: str) -> bool:
-        """Whether another module of `path`'s project takes `name` from the module at `path`."""
-        return self._takes(path.resolve(), name, set())
+    def takes(
+        self, path: Path, name: str, text: str | None = None, tree: ast.Module | None = None
+    ) -> bool:
+        """Whether another module of `path`'s project takes `name` from the module at `path`.
+        `text` and `tree`: the module's text as the fixer read it, and its syntax tree: when
+        the file holds that text, its `__all__` is read from the tree instead of parsing the
+        file once more (and keeping a large module's tree for the rest of the run)."""
+        path = path.resolve()
+        if tree is not None and path not in self.exports and self._text(path) == text:
+            self.exports[path] = _literal_all(tree)
+        return self._takes(path, name, set())
 
     def _takes(self, path: Path, name: str, seen: set[Path]) -> bool:
         seen.add(path)
@@ -103,15 +112,9 @@ class Importers:
         return module if is_package else module.rpartition(".")[0]
 
     def _literal_all(self, path: Path) -> list[str] | None:
-        tree = self._tree(path)
-        for node in tree.body if tree is not None else ():
-            if (
-                isinstance(node, ast.Assign)
-                and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)
-                and isinstance(node.value, ast.List | ast.Tuple)
-            ):
-                return [e.value for e in node.value.elts if isinstance(e, ast.Constant)]
-        return None
+        if path not in self.exports:
+            self.exports[path] = _literal_all(self._tree(path))
+        return self.exports[path]
 
     def _files(self, path: Path) -> list[Path]:
         root = project_root(path)
@@ -135,6 +138,12 @@ class Importers:
                 self.contents[path] = b""
         return self.contents[path]
 
+    def _text(self, path: Path) -> str | None:
+        try:
+            return decode(self._bytes(path)).text
+        except SourceError:
+            return None
+
     def _tree(self, path: Path) -> ast.Module | None:
         """The file's syntax tree; None when it cannot be decoded or parsed (then it imports
         nothing)."""
@@ -144,6 +153,18 @@ class Importers:
             except (SourceError, SyntaxError, ValueError, RecursionError, MemoryError):
                 self.trees[path] = None
         return self.trees[path]
+
+
+def _literal_all(tree: ast.Module | None) -> list[str] | None:
+    """A module's `__all__`, when it is a literal list or tuple."""
+    for node in tree.body if tree is not None else ():
+        if (
+            isinstance(node, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)
+            and isinstance(node.value, ast.List | ast.Tuple)
+        ):
+            return [e.value for e in node.value.elts if isinstance(e, ast.Constant)]
+    return None
 
 
 def _absolute(node: ast.ImportFrom, package: str) -> str:

@@ -12,6 +12,7 @@ from typing import TypeVar
 
 import pytest
 
+from mcp_codemod import api, fix_workflow
 from mcp_codemod.analysis.unchecked import Unchecked
 from mcp_codemod.engine.checker import CheckResult, check_files
 from mcp_codemod.fix.apply import fix_findings
@@ -82,6 +83,32 @@ def test_fixing_at_eight_times_the_tree_is_at_most_eight_times_the_work(
 ) -> None:
     small = fix_calls(tmp_path / "small", make(10))
     large = fix_calls(tmp_path / "large", make(80))
+    assert large <= 8 * small + 50_000, (small, large)
+
+
+def fix_write_calls(root: Path, tree: Tree, monkeypatch: pytest.MonkeyPatch) -> int:
+    """The Python calls of `fix --write` on the tree (one process, no cache): the check, the
+    fixes, the rounds after them, the check after the fixes and the confirmation that the
+    fixed code imports."""
+    written(root, tree)
+    monkeypatch.chdir(root)
+    options = api.Options(cache=False, jobs=1)
+
+    def fix_write() -> fix_workflow.FixRun:
+        outcome = api.fix_paths(["."], options, unsafe_fixes=True, rechecked=True)
+        return fix_workflow.apply_fixes(outcome, ["."], options, write=True, unsafe_fixes=True)
+
+    run, calls = counted(fix_write)
+    assert run.error is None and run.write_failures == ()
+    return calls
+
+
+@pytest.mark.parametrize("make", TREES.values(), ids=TREES.keys())
+def test_fix_write_at_eight_times_the_tree_is_at_most_eight_times_the_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make
+) -> None:
+    small = fix_write_calls(tmp_path / "small", make(10), monkeypatch)
+    large = fix_write_calls(tmp_path / "large", make(80), monkeypatch)
     assert large <= 8 * small + 50_000, (small, large)
 
 
