@@ -643,6 +643,10 @@ SPEED_MECHANISMS = {
         "from mcp_codemod.engine import parallel; parallel.ForkedPool = parallel.SpawnedPool"
     ),
     IMPORTS_OFF: ("from mcp_codemod.engine import project; project.PARSING_TO_READING_IMPORTS = 0"),
+    "what is handed to imported functions parsed ahead (off: each module when asked for)": (
+        "from mcp_codemod.analysis.link import escapes; "
+        "escapes.ServerEscapes.handed_names = lambda self, module: iter(())"
+    ),
 }
 
 

@@ -244,6 +244,63 @@ def test_the_types_parsed_ahead_are_loaded_where_they_would_be_without_it(
     assert list(projects[0].by_path) == list(projects[1].by_path)
 
 
+HANDED_ON_PROJECT = {
+    "server.py": (
+        "from mcp.server.fastmcp import FastMCP\n"
+        "from plugins import install\n"
+        "from .settings import Settings\n"
+        "from .store import cache\n"
+        "mcp = FastMCP('handed')\n"
+        "install(Settings(), cache, mcp)\n\n"
+        "@mcp.tool()\n"
+        "def echo(text: str | None) -> str:\n"
+        "    return text or ''\n"
+    ),
+    # What the server hands to a function outside the project besides the server: the search
+    # for escaping servers asks what each is, so their modules are parsed ahead.
+    "settings.py": "class Settings:\n    level: int = 0\n",
+    "store.py": "cache = {}\n",
+    # Handed to nothing: never parsed.
+    "unused.py": "class Unused:\n    x: int\n",
+}
+
+
+def test_what_is_handed_on_is_parsed_ahead_and_loaded_where_it_would_be_without_it(
+    tmp_path: Path, monkeypatch
+):
+    package = package_of(tmp_path / "handed", HANDED_ON_PROJECT)
+    given = [package / "server.py"]
+    parsed_ahead: list[list[str]] = []
+    parse_ahead = project_modules.Project.parse_ahead
+
+    def recorded(self, modules):
+        before = set(self.parsing_ahead) | set(self.parsed_ahead)
+        parse_ahead(self, modules)
+        added = set(self.parsing_ahead) | set(self.parsed_ahead)
+        parsed_ahead.append(sorted(Path(path).name for path in added - before))
+
+    projects: list[project_modules.Project] = []
+    made = project_modules.Project.__init__
+
+    def init(self, *arguments, **keywords):
+        projects.append(self)
+        made(self, *arguments, **keywords)
+
+    monkeypatch.setattr(project_modules.Project, "__init__", init)
+    monkeypatch.setattr(project_modules.Project, "parse_ahead", recorded)
+    ahead = check_files(given, ALL, jobs=1)
+    assert ["settings.py", "store.py"] in parsed_ahead
+    loaded = {Path(path).name for path in projects[0].by_path}
+    assert {"settings.py", "store.py"} <= loaded and "unused.py" not in loaded
+    assert not projects[0].parsed_ahead and not projects[0].parsing_ahead, "never loaded"
+    # The server is handed to `plugins.install`: what it registers cannot be seen.
+    assert [Path(tool.path).name for tool in ahead.unchecked] == ["server.py"]
+    monkeypatch.setattr(project_modules.Project, "parse_ahead", lambda self, modules: None)
+    one_by_one = check_files(given, ALL, jobs=1)
+    same(ahead, one_by_one)
+    assert list(projects[0].by_path) == list(projects[1].by_path)
+
+
 def test_a_server_class_tool_method_sends_no_search_for_its_decorations(tmp_path: Path, parses):
     # A framework's own source in the tree: `tool()` returns the decorator that registers. Its
     # decorations `@x.tool()` are registrations where they stand; files that merely say `tool`

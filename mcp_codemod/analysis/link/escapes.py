@@ -248,6 +248,13 @@ class ServerEscapes:
             for ref in servers:
                 yield call.line, ref, reason
 
+    def handed_names(self, module: ModuleFacts) -> Iterator[str]:
+        """The qualified names `handed_on` asks about first: what a module hands to an
+        imported function that may be a server."""
+        for call in module.calls:
+            if call.decorates is None and call.function.kind is FunctionKind.IMPORT:
+                yield from (ref.qualified for ref in self.servers_given(call))
+
     def servers_given(self, call: CallSite) -> list[ServerRef]:
         """The servers a call passes, unless its callee is the standard library's, an
         application object's or an MCP client's."""

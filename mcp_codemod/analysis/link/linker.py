@@ -68,6 +68,11 @@ class Linker:
             for registration in module.registrations
             for name in _first_names(registration.function)
         )
+        # And the modules the search for escaping servers asks about, near the end, one at a
+        # time: of what the checked modules hand to an imported function.
+        self.names.parse_ahead(
+            (name, module) for module in modules for name in self.escaping.handed_names(module)
+        )
         registrations = [
             (module, registration, self.server(module, registration.server))
             for module in modules
