@@ -164,15 +164,13 @@ class Linker:
         tools += len(stored)
         unchecked.extend(stored)
         if constructed:
-            unchecked = _tied(
-                unchecked,
-                constructed,
-                {m.module: _package_of(m) for m in modules},
-                {m.path: _package_of(m) for m in modules},
-            )
-            parameters = [replace(p, server=_swappable(p.server, constructed)) for p in parameters]
-            registered = [replace(t, server=_swappable(t.server, constructed)) for t in registered]
-            unchecked = [replace(t, server=_swappable(t.server, constructed)) for t in unchecked]
+            package_of_module = {m.module: _package_of(m) for m in modules}
+            package_of_path = {m.path: _package_of(m) for m in modules}
+            unchecked = _tied(unchecked, constructed, package_of_module, package_of_path)
+            guards = _ProjectGuards(constructed, package_of_module, package_of_path)
+            parameters = [replace(p, server=guards.swappable(p.server, p.path)) for p in parameters]
+            registered = [replace(t, server=guards.swappable(t.server, t.path)) for t in registered]
+            unchecked = [replace(t, server=guards.swappable(t.server, t.path)) for t in unchecked]
         return LinkResult(
             tuple(parameters), tuple(unchecked), tools, tuple(registered), self.names.work.steps
         )
@@ -335,27 +333,64 @@ def _tied(
     return [tie(tool) for tool in unchecked]
 
 
-def _swappable(
-    server: ResolvedServer, constructed: dict[tuple[str, int], ResolvedServer]
-) -> ResolvedServer:
-    """A pre-parsing server whose construction is out of sight (an annotated parameter no
-    caller passes a server to): the fix guards every server of its framework the tree builds."""
-    if (
-        server.swap is not None
-        or server.also_swaps
-        or server.facade is not None
-        or server.framework is None
-        or not server.framework.pre_parses_json
-    ):
-        return server
-    swaps: tuple[ServerSwap, ...] = tuple(
-        swap
-        for built in constructed.values()
-        if built.runs_on(server.framework)
-        for swap in (built.swap, *built.also_swaps)
-        if swap is not None
-    )
-    return replace(server, also_swaps=swaps) if swaps else server
+class _ProjectGuards:
+    """What the fix guards for a pre-parsing server whose construction is out of sight (an
+    annotated parameter no caller passes a server to): every server of its framework that its
+    project builds, the project being the directory its modules are imported from (a
+    `server.py` beside a `tools/` package is one project; the distributions of a tree of several
+    projects are not one). Each project's swaps are gathered once per framework and shared by
+    its servers. A project that builds more than `_GUARDED_AT_MOST` such servers gets none: one
+    fix naming them all, for each of its parameters, would cost the square of the tree; the fix
+    says where to guard the server instead (docs/analysis.md, "Out of sight")."""
+
+    def __init__(
+        self,
+        constructed: dict[tuple[str, int], ResolvedServer],
+        package_of_module: dict[str, tuple[str, str]],
+        package_of_path: dict[str, tuple[str, str]],
+    ) -> None:
+        self.package_of_path = package_of_path
+        self.everywhere = list(constructed.values())
+        self.built_in: dict[str, list[ResolvedServer]] = {}
+        for (module, _line), server in constructed.items():
+            root, _package = package_of_module.get(module, ("", ""))
+            self.built_in.setdefault(root, []).append(server)
+        self.swaps: dict[tuple[str | None, Framework], tuple[ServerSwap, ...]] = {}
+
+    def swappable(self, server: ResolvedServer, path: str) -> ResolvedServer:
+        """The server, with the swaps of the project of `path` when its construction is out of
+        sight."""
+        if (
+            server.swap is not None
+            or server.also_swaps
+            or server.facade is not None
+            or server.framework is None
+            or not server.framework.pre_parses_json
+        ):
+            return server
+        package = self.package_of_path.get(path)
+        swaps = self.project_swaps(package[0] if package else None, server.framework)
+        return replace(server, also_swaps=swaps) if swaps else server
+
+    def project_swaps(self, root: str | None, framework: Framework) -> tuple[ServerSwap, ...]:
+        """The swaps of the servers of `framework` a project builds (every checked module's,
+        when the project is not known)."""
+        key = (root, framework)
+        if key not in self.swaps:
+            servers = self.everywhere if root is None else self.built_in.get(root, [])
+            swaps = tuple(
+                swap
+                for built in servers
+                if built.runs_on(framework)
+                for swap in (built.swap, *built.also_swaps)
+                if swap is not None
+            )
+            self.swaps[key] = swaps if len(swaps) <= _GUARDED_AT_MOST else ()
+        return self.swaps[key]
+
+
+# Servers one fix may guard for a server built out of sight (`_ProjectGuards`).
+_GUARDED_AT_MOST = 64
 
 
 def _executing_modules(modules: list[ModuleFacts]) -> dict[str, tuple[ModuleFacts, ExecFile]]:

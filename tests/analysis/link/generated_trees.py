@@ -130,6 +130,20 @@ def wide_hierarchy(n: int) -> Tree:
     return {"server.py": "".join(parts)}
 
 
+def servers_out_of_sight(n: int) -> Tree:
+    """N modules of one package, each building a server and registering a tool on a server
+    parameter no caller passes: the fix guards every server the package builds for it."""
+    return {
+        f"server_{index}.py": SERVER
+        + "\n\n@mcp.tool()"
+        + TOOL.format(name=f"search_{index}")
+        + f"\n\ndef register_{index}(server: FastMCP) -> None:\n"
+        + "    @server.tool()"
+        + TOOL.format(name=f"tag_{index}").replace("\n", "\n    ")
+        for index in range(n)
+    }
+
+
 TREES: dict[str, Callable[[int], Tree]] = {
     "self-recursive methods that store their parameters": retrying_clients,
     "mutually recursive methods that store their parameters": mutually_recursive_stores,
@@ -139,4 +153,5 @@ TREES: dict[str, Callable[[int], Tree]] = {
     "one module with N functions": many_functions,
     "re-export and alias chains": reexport_chain,
     "a wide class hierarchy": wide_hierarchy,
+    "servers built out of sight": servers_out_of_sight,
 }

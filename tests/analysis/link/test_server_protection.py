@@ -231,6 +231,36 @@ def test_a_server_passed_to_no_caller_is_guarded_where_the_tree_builds_it(projec
     assert "query: Annotated[str | None, NoPreParse]" in text
 
 
+def test_a_server_passed_to_no_caller_is_guarded_where_its_own_project_builds_it(project):
+    # A tree of two projects, each imported from its own directory: the fix guards the servers
+    # of the registrar's project, a `server.py` beside its `tools/` package, and not the other's.
+    server = 'from mcp.server.fastmcp import FastMCP\n\nmcp = FastMCP("x")\n'
+    registrar = """\
+        from mcp.server.fastmcp import FastMCP
+
+
+        def register(mcp: FastMCP) -> None:
+            @mcp.tool()
+            def search(query: str | None = None) -> str:
+                return repr(query)
+        """
+    other = 'from mcp.server.fastmcp import FastMCP\n\nother = FastMCP("y")\n'
+    write(
+        project,
+        {
+            "search/server.py": server,
+            "search/tools/__init__.py": "",
+            "search/tools/registry.py": registrar,
+            "billing/app/__init__.py": "",
+            "billing/app/server.py": other,
+        },
+    )
+    fixed = run("fix", "--write")
+    assert fixed.exit_code == 0, fixed.output
+    assert 'mcp = GuardedFastMCP("x")' in (project / "search" / "server.py").read_text()
+    assert (project / "billing" / "app" / "server.py").read_text() == other
+
+
 def test_a_decorator_factory_in_another_module_reports_the_real_parameters(project):
     write(
         project,

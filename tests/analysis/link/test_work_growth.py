@@ -25,6 +25,7 @@ from .generated_trees import (
     Tree,
     retrying_clients,
     retrying_registrars,
+    servers_out_of_sight,
 )
 
 T = TypeVar("T")
@@ -84,6 +85,20 @@ def test_fixing_at_eight_times_the_tree_is_at_most_eight_times_the_work(
     small = fix_calls(tmp_path / "small", make(10))
     large = fix_calls(tmp_path / "large", make(80))
     assert large <= 8 * small + 50_000, (small, large)
+
+
+def test_the_fix_of_servers_built_out_of_sight_grows_with_the_tree(tmp_path: Path) -> None:
+    """Each server built out of sight is guarded through every server its package builds: one
+    fix naming them all for each of its parameters would grow with the square of the tree."""
+
+    def swaps(root: Path, tree: Tree) -> int:
+        result, _ = checked(root, tree)
+        return sum(len(finding.fix.swaps) for finding in result.findings if finding.fix)
+
+    small = swaps(tmp_path / "small", servers_out_of_sight(10))
+    large = swaps(tmp_path / "large", servers_out_of_sight(80))
+    assert small > 10 * 1, "each server out of sight is guarded through the others"
+    assert large <= 8 * small, (small, large)
 
 
 def fix_write_calls(root: Path, tree: Tree, monkeypatch: pytest.MonkeyPatch) -> int:
