@@ -27,11 +27,11 @@ with the default `fix --write` (safe fixes only), and the tree fixed with `fix -
 constructed in the package's sources, `mcp-codemod probe` runs on each tree and counts the mangled
 parameters before any fix, after the default fix and after the unsafe fix; after the unsafe fix the
 probe may find none (whatever `check` said of it); before the fix `check` must report exactly the
-parameters the probe finds mangled (MCP001, MCP002; the run reports its recall and precision);
-and the safe fix may change only mangled behaviour: a fixed battery of arguments is run through
-every parameter's handling on each tree, and a parameter that receives any of them differently
-after the default fix must have been mangled before (a violation is a failure; the same count
-after the unsafe fix is reported, not judged).
+parameters the probe finds mangled (MCP001, MCP002, and MCP006 on standalone fastmcp; the run
+reports its recall and precision); and the safe fix may change only mangled behaviour: a fixed
+battery of arguments is run through every parameter's handling on each tree, and a parameter that
+receives any of them differently after the default fix must have been mangled before (a violation
+is a failure; the same count after the unsafe fix is reported, not judged).
 
 Importable: `tests/engine/test_corpus_subset.py` calls `load_packages` and `run_package`.
 """
@@ -313,7 +313,7 @@ class PackageResult:
     check_only: list = field(default_factory=list)  # reported by check, not mangled per the probe
     # --deep, (tool, parameter) pairs: mangled per the probe before any fix, still mangled after
     # the default `fix --write` (safe fixes) and after `fix --unsafe-fixes --write`, reported by
-    # check (MCP001/MCP002) on the probed tools, and those whose received values the safe fix
+    # check (`PROBED_CODES`) on the probed tools, and those whose received values the safe fix
     # changed although they were not mangled before (the safety invariant's violations).
     mangled: list = field(default_factory=list)
     left_safe: list = field(default_factory=list)
@@ -896,7 +896,8 @@ def _names(pairs) -> str:
 
 
 # The rules whose findings the probe can confirm: it sends JSON text and whole numbers as floats.
-PROBED_CODES = {"MCP001", "MCP002"}
+# MCP006 is standalone fastmcp's JSON text, which the probe finds rejected (`json-text`).
+PROBED_CODES = {"MCP001", "MCP002", "MCP006"}
 
 
 def _changed(outcomes: dict[str, dict], label: str) -> set[tuple[str, str]]:
