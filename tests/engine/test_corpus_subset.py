@@ -1,6 +1,7 @@
 """The ecosystem corpus in the test suite: a fast subset of corpus/run.py (real MCP servers from
 the registry, checked and fixed on a copy, with the run's invariants and the findings pinned per
-package), and the prefilter against a full parse of every pinned distribution.
+package), the prefilter against a full parse of every pinned distribution, and which findings the
+deep run's comparison with the probe counts.
 
 The tests that read the distributions take them from the corpus cache and never download: they
 carry the `corpus` marker, which the default `pytest` run deselects. `.ci/run` downloads the corpus first
@@ -201,3 +202,30 @@ def test_a_published_server_check_once_did_not_finish_on_costs_what_its_size_doe
     result = check_files(files, select_rules(None, []), jobs=1)
     assert result.work < 20 * len(files), (result.work, len(files))
     assert [tool.kind.value for tool in result.unchecked] == ["loop-variable"]
+
+
+# ---- the deep run's comparison of `check` with the probe (no distribution read) ----------
+
+
+def _compared(findings: list[dict], mangled: list[dict]):
+    result = run.PackageResult(run.Package("server", "1.0"), findings=findings)
+    problems = {"before": mangled, "safe": [], "unsafe": []}
+    outcomes = {"before": {}, "safe": {}, "unsafe": {}}
+    run._compare(result, problems, {"search"}, outcomes)
+    return result
+
+
+def test_a_fastmcp_parameter_that_rejects_json_text_is_reported_by_mcp006():
+    rejected = {"tool": "search", "parameter": "tags", "outcome": "rejected"}
+    finding = {"code": "MCP006", "tool": "search", "parameter": "tags", "fixable": True}
+    result = _compared([finding], [rejected])
+    assert result.reported == [("search", "tags")]
+    assert not result.probe_only and not result.check_only
+    assert run.recall_precision([result]) == ("1/1 (100%)", "1/1 (100%)")
+
+
+def test_a_finding_the_probe_cannot_confirm_is_not_counted():
+    # MCP008 is about digits a client sends as a number, which the probe's battery does not send.
+    finding = {"code": "MCP008", "tool": "search", "parameter": "label", "fixable": True}
+    result = _compared([finding], [])
+    assert result.reported == [] and not result.check_only

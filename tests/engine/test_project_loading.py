@@ -97,6 +97,38 @@ def test_loading_modules_in_batches_finds_what_loading_them_one_by_one_finds(
     same(batched, check_files(given, ALL, jobs=1))
 
 
+def spied_on(monkeypatch) -> tuple[list[list[str]], list[project_modules.Project]]:
+    """The batches parsed ahead (their files' names) and the projects made, as a run goes. Parsing
+    ahead is the project's own step, with no switch: recorded, then turned off by the test."""
+    parsed_ahead: list[list[str]] = []
+    projects: list[project_modules.Project] = []
+    parse_ahead = project_modules.Project.parse_ahead
+    made = project_modules.Project.__init__
+
+    def recorded(self, modules):
+        before = set(self.parsing_ahead) | set(self.parsed_ahead)
+        parse_ahead(self, modules)
+        added = set(self.parsing_ahead) | set(self.parsed_ahead)
+        parsed_ahead.append(sorted(Path(path).name for path in added - before))
+
+    def init(self, *arguments, **keywords):
+        projects.append(self)
+        made(self, *arguments, **keywords)
+
+    monkeypatch.setattr(project_modules.Project, "__init__", init)
+    monkeypatch.setattr(project_modules.Project, "parse_ahead", recorded)
+    return parsed_ahead, projects
+
+
+def same_without_parsing_ahead(monkeypatch, given, ahead, projects) -> None:
+    """The run again with parsing ahead turned off finds the same, and loads the same modules in
+    the same order."""
+    monkeypatch.setattr(project_modules.Project, "parse_ahead", lambda self, modules: None)
+    one_by_one = check_files(given, ALL, jobs=1)
+    same(ahead, one_by_one)
+    assert list(projects[0].by_path) == list(projects[1].by_path)
+
+
 PARSED_AHEAD_PROJECT = {
     # The helper's registration comes first: its callers are searched for before the tools'
     # modules are loaded. Had the parse ahead loaded them, the callers in `notes` and `search`
@@ -143,24 +175,7 @@ def test_modules_parsed_ahead_are_loaded_where_they_would_be_without_it(
 ):
     package = package_of(tmp_path / "ahead", PARSED_AHEAD_PROJECT)
     given = files_of(package)  # only server.py is parsed upfront: the others on demand
-    parsed_ahead: list[list[str]] = []
-    parse_ahead = project_modules.Project.parse_ahead
-
-    def recorded(self, modules):
-        before = set(self.parsing_ahead)
-        parse_ahead(self, modules)
-        parsed_ahead.append(sorted(Path(path).name for path in set(self.parsing_ahead) - before))
-
-    projects: list[project_modules.Project] = []
-    made = project_modules.Project.__init__
-
-    def init(self, *arguments, **keywords):
-        projects.append(self)
-        made(self, *arguments, **keywords)
-
-    # Parsing ahead is the project's own step, with no switch: recorded, then turned off.
-    monkeypatch.setattr(project_modules.Project, "__init__", init)
-    monkeypatch.setattr(project_modules.Project, "parse_ahead", recorded)
+    parsed_ahead, projects = spied_on(monkeypatch)
     ahead = check_files(given, ALL, jobs=1)
     assert [batch for batch in parsed_ahead if batch] == [["notes.py", "search.py"]]
     assert not projects[0].parsed_ahead and not projects[0].parsing_ahead, "never loaded"
@@ -172,10 +187,7 @@ def test_modules_parsed_ahead_are_loaded_where_they_would_be_without_it(
         ("search.py", 7),
         ("more.py", 3),
     }
-    monkeypatch.setattr(project_modules.Project, "parse_ahead", lambda self, modules: None)
-    one_by_one = check_files(given, ALL, jobs=1)
-    same(ahead, one_by_one)
-    assert list(projects[0].by_path) == list(projects[1].by_path)
+    same_without_parsing_ahead(monkeypatch, given, ahead, projects)
 
 
 TYPED_PROJECT = {
@@ -214,34 +226,14 @@ def test_the_types_parsed_ahead_are_loaded_where_they_would_be_without_it(
 ):
     package = package_of(tmp_path / "typed", TYPED_PROJECT)
     given = files_of(package)
-    parsed_ahead: list[list[str]] = []
-    parse_ahead = project_modules.Project.parse_ahead
-
-    def recorded(self, modules):
-        before = set(self.parsing_ahead) | set(self.parsed_ahead)
-        parse_ahead(self, modules)
-        added = set(self.parsing_ahead) | set(self.parsed_ahead)
-        parsed_ahead.append(sorted(Path(path).name for path in added - before))
-
-    projects: list[project_modules.Project] = []
-    made = project_modules.Project.__init__
-
-    def init(self, *arguments, **keywords):
-        projects.append(self)
-        made(self, *arguments, **keywords)
-
-    monkeypatch.setattr(project_modules.Project, "__init__", init)
-    monkeypatch.setattr(project_modules.Project, "parse_ahead", recorded)
+    parsed_ahead, projects = spied_on(monkeypatch)
     ahead = check_files(given, ALL, jobs=1)
     assert parsed_ahead[-1] == ["base.py", "filters.py", "names.py"]
     loaded = {Path(path).name for path in projects[0].by_path}
     assert {"criteria.py", "base.py"} <= loaded and "unused.py" not in loaded
     assert not projects[0].parsed_ahead and not projects[0].parsing_ahead, "never loaded"
     assert ahead.findings
-    monkeypatch.setattr(project_modules.Project, "parse_ahead", lambda self, modules: None)
-    one_by_one = check_files(given, ALL, jobs=1)
-    same(ahead, one_by_one)
-    assert list(projects[0].by_path) == list(projects[1].by_path)
+    same_without_parsing_ahead(monkeypatch, given, ahead, projects)
 
 
 HANDED_ON_PROJECT = {
@@ -270,24 +262,7 @@ def test_what_is_handed_on_is_parsed_ahead_and_loaded_where_it_would_be_without_
 ):
     package = package_of(tmp_path / "handed", HANDED_ON_PROJECT)
     given = [package / "server.py"]
-    parsed_ahead: list[list[str]] = []
-    parse_ahead = project_modules.Project.parse_ahead
-
-    def recorded(self, modules):
-        before = set(self.parsing_ahead) | set(self.parsed_ahead)
-        parse_ahead(self, modules)
-        added = set(self.parsing_ahead) | set(self.parsed_ahead)
-        parsed_ahead.append(sorted(Path(path).name for path in added - before))
-
-    projects: list[project_modules.Project] = []
-    made = project_modules.Project.__init__
-
-    def init(self, *arguments, **keywords):
-        projects.append(self)
-        made(self, *arguments, **keywords)
-
-    monkeypatch.setattr(project_modules.Project, "__init__", init)
-    monkeypatch.setattr(project_modules.Project, "parse_ahead", recorded)
+    parsed_ahead, projects = spied_on(monkeypatch)
     ahead = check_files(given, ALL, jobs=1)
     assert ["settings.py", "store.py"] in parsed_ahead
     loaded = {Path(path).name for path in projects[0].by_path}
@@ -295,10 +270,7 @@ def test_what_is_handed_on_is_parsed_ahead_and_loaded_where_it_would_be_without_
     assert not projects[0].parsed_ahead and not projects[0].parsing_ahead, "never loaded"
     # The server is handed to `plugins.install`: what it registers cannot be seen.
     assert [Path(tool.path).name for tool in ahead.unchecked] == ["server.py"]
-    monkeypatch.setattr(project_modules.Project, "parse_ahead", lambda self, modules: None)
-    one_by_one = check_files(given, ALL, jobs=1)
-    same(ahead, one_by_one)
-    assert list(projects[0].by_path) == list(projects[1].by_path)
+    same_without_parsing_ahead(monkeypatch, given, ahead, projects)
 
 
 def test_a_server_class_tool_method_sends_no_search_for_its_decorations(tmp_path: Path, parses):
