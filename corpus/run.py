@@ -27,11 +27,12 @@ with the default `fix --write` (safe fixes only), and the tree fixed with `fix -
 constructed in the package's sources, `mcp-codemod probe` runs on each tree and counts the mangled
 parameters before any fix, after the default fix and after the unsafe fix; after the unsafe fix the
 probe may find none (whatever `check` said of it); before the fix `check` must report exactly the
-parameters the probe finds mangled (MCP001, MCP002, and MCP006 on standalone fastmcp; the run
-reports its recall and precision); and the safe fix may change only mangled behaviour: a fixed
-battery of arguments is run through every parameter's handling on each tree, and a parameter that
-receives any of them differently after the default fix must have been mangled before (a violation
-is a failure; the same count after the unsafe fix is reported, not judged).
+parameters the probe finds mangled (MCP001, MCP002, and MCP006's JSON text on standalone
+fastmcp; the run reports its recall and precision); and the safe fix may change only mangled
+behaviour: a fixed battery of arguments is run through every parameter's handling on each tree,
+and a parameter that receives any of them differently after the default fix must have been
+mangled before (a violation is a failure; the same count after the unsafe fix is reported, not
+judged).
 
 Importable: `tests/engine/test_corpus_subset.py` calls `load_packages` and `run_package`.
 """
@@ -896,8 +897,17 @@ def _names(pairs) -> str:
 
 
 # The rules whose findings the probe can confirm: it sends JSON text and whole numbers as floats.
-# MCP006 is standalone fastmcp's JSON text, which the probe finds rejected (`json-text`).
 PROBED_CODES = {"MCP001", "MCP002", "MCP006"}
+
+
+def _confirmable(finding: dict) -> bool:
+    """Whether the probe's battery sends what a finding is about: MCP001's and MCP002's text and
+    whole floats, and of MCP006 (standalone fastmcp) an array or object sent as its JSON text,
+    which its message names; not null sent as the text "null", a client's form the battery does
+    not send (`probe --clients` does)."""
+    if finding["code"] == "MCP006":
+        return "'[1, 2]'" in finding["message"]
+    return finding["code"] in PROBED_CODES
 
 
 def _changed(outcomes: dict[str, dict], label: str) -> set[tuple[str, str]]:
@@ -929,7 +939,7 @@ def _compare(
     reported = {
         (f["tool"], f["parameter"])
         for f in result.findings
-        if f["code"] in PROBED_CODES and f["tool"] in tools
+        if _confirmable(f) and f["tool"] in tools
     }
     fixable = {(f["tool"], f["parameter"]) for f in result.findings if f.get("fixable")}
     mangled = _pairs(problems["before"])
@@ -961,7 +971,7 @@ def _compare(
     # Another server of the package, or a tool reported under another name than it is registered
     # with: the details show which, so a disagreement can be told from a naming difference.
     result.elsewhere = sorted(
-        {f["tool"] for f in result.findings if f["code"] in PROBED_CODES} - tools - {None}
+        {f["tool"] for f in result.findings if _confirmable(f)} - tools - {None}
     )
     if result.probe_only or result.check_only:
         result.failures.append(

@@ -217,7 +217,8 @@ def _compared(findings: list[dict], mangled: list[dict]):
 
 def test_a_fastmcp_parameter_that_rejects_json_text_is_reported_by_mcp006():
     rejected = {"tool": "search", "parameter": "tags", "outcome": "rejected"}
-    finding = {"code": "MCP006", "tool": "search", "parameter": "tags", "fixable": True}
+    message = "Tool `search`: `tags: list[str]` rejects its value sent as JSON text ('[1, 2]', ...)"
+    finding = {"code": "MCP006", "tool": "search", "parameter": "tags", "message": message}
     result = _compared([finding], [rejected])
     assert result.reported == [("search", "tags")]
     assert not result.probe_only and not result.check_only
@@ -225,7 +226,12 @@ def test_a_fastmcp_parameter_that_rejects_json_text_is_reported_by_mcp006():
 
 
 def test_a_finding_the_probe_cannot_confirm_is_not_counted():
-    # MCP008 is about digits a client sends as a number, which the probe's battery does not send.
-    finding = {"code": "MCP008", "tool": "search", "parameter": "label", "fixable": True}
-    result = _compared([finding], [])
+    # Null sent as the text "null" (MCP006 on a nullable number) and digits sent as a number
+    # (MCP008): client forms the probe's battery does not send.
+    null = "Tool `search`: `limit: int | None` rejects its value sent as JSON text ('null'), ..."
+    findings = [
+        {"code": "MCP006", "tool": "search", "parameter": "limit", "message": null},
+        {"code": "MCP008", "tool": "search", "parameter": "label", "message": "..."},
+    ]
+    result = _compared(findings, [])
     assert result.reported == [] and not result.check_only
