@@ -304,7 +304,10 @@ class Project:
                 # its own real path): resolved without asking the system again.
                 real_paths: dict[str, str] = {}
                 files = discover(
-                    [root], self.discovery.excludes, self.discovery.respect_gitignore, real_paths
+                    [root],
+                    self.discovery.excludes,
+                    self.discovery.respect_gitignore,
+                    real_paths=real_paths,
                 )
                 self.project_files[root] = [
                     real_paths.get(path) or self.sources.real_path(path) for path in map(str, files)

@@ -96,10 +96,23 @@ def test_the_files_of_a_project_walked_for_its_callers_are_their_real_paths(link
     # their own real paths, without a question to the system each.
     (linked_tree / "real" / "pkg" / "dangling.py").symlink_to(linked_tree / "nowhere.py")
     root = (linked_tree / "real").resolve()
-    project = Project(FileFacts(None), [], DiscoveryScope())
+    sources = FileFacts(None)
+    asked: list[str] = []
+    real_path = sources.real_path
+
+    def counted(path: str) -> str:
+        asked.append(path)
+        return real_path(path)
+
+    sources.real_path = counted  # type: ignore[method-assign]
+    project = Project(sources, [], DiscoveryScope())
     found = discover([root], DEFAULT_EXCLUDE, True)
     assert project.files_of(root) == [os.path.realpath(path) for path in found]
     assert len(found) == 4  # the dangling link is no file
+    # Only the links are resolved one by one.
+    assert sorted(map(os.path.basename, asked)) == sorted(
+        path.name for path in found if path.is_symlink()
+    )
 
 
 def _project(files: list[Path], walked: Path) -> Project:
