@@ -22,9 +22,13 @@ class ResolvedServer:
     swap: ServerSwap | None = None  # where the fix can make it a guarded server
     facade: Facade | None = None  # the tools are declared on this framework's application object
     # Other constructions this server may be (another branch's, or, for a server whose own
-    # construction is out of sight, each pre-parsing server the checked tree builds): the fix
+    # construction is out of sight, each pre-parsing server its project builds): the fix
     # guards them all.
     also_swaps: tuple[ServerSwap, ...] = ()
+    # Out of sight, in a project that builds more pre-parsing servers than one fix may guard:
+    # the fix guards none of them for it, so a marker on its parameters protects nothing until
+    # the servers are guarded by hand.
+    guard_by_hand: bool = False
     # Every framework the server can be at run time, when its class is chosen between branches
     # (`try`/`except ImportError`, `if sys.version_info ...`), in source order; `framework` is
     # the first that pre-parses, the one the rules judge by. Empty: `framework` alone.

@@ -30,8 +30,9 @@ def check(parameter: ToolParameter) -> Report | None:
         return None
     if MARKER in markers(parameter.shape):
         # The marker cannot stop the SDK; only a guarded server can. Where the server's
-        # construction is in sight and unguarded, the marker is a false promise.
-        if server.origin is None:
+        # construction is in sight and unguarded, or out of sight among more servers than the
+        # fix guards, the marker is a false promise.
+        if server.origin is None and not server.guard_by_hand:
             return None
         message = (
             f"Tool `{parameter.tool}`: {describe(parameter)} is marked NoPreParse, but its "
@@ -40,6 +41,11 @@ def check(parameter: ToolParameter) -> Report | None:
         )
         if server.facade is not None:
             message = f"{message}; {server.facade.how_to_guard}"
+        if server.guard_by_hand:
+            message = (
+                f"{message}; its project builds more pre-parsing servers than one fix guards: "
+                "guard them where they are built (`mcp_codemod.runtime.guard(server)`)"
+            )
         swaps, _ = guard_server(server)
         fix = Fix(capitalized(guarding(server)), Safety.SAFE, swaps=swaps)
         return Report(message, fix if swaps else None)

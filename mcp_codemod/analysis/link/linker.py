@@ -340,8 +340,9 @@ class _ProjectGuards:
     `server.py` beside a `tools/` package is one project; the distributions of a tree of several
     projects are not one). Each project's swaps are gathered once per framework and shared by
     its servers. A project that builds more than `_GUARDED_AT_MOST` such servers gets none: one
-    fix naming them all, for each of its parameters, would cost the square of the tree; the fix
-    says where to guard the server instead (docs/analysis.md, "Out of sight")."""
+    fix naming them all, for each of its parameters, would cost the square of the tree. Its
+    server is then to be guarded by hand, and until it is, a marker protects nothing
+    (`ResolvedServer.guard_by_hand`; docs/analysis.md, "Out of sight")."""
 
     def __init__(
         self,
@@ -355,7 +356,7 @@ class _ProjectGuards:
         for (module, _line), server in constructed.items():
             root, _package = package_of_module.get(module, ("", ""))
             self.built_in.setdefault(root, []).append(server)
-        self.swaps: dict[tuple[str | None, Framework], tuple[ServerSwap, ...]] = {}
+        self.swaps: dict[tuple[str | None, Framework], tuple[ServerSwap, ...] | None] = {}
 
     def swappable(self, server: ResolvedServer, path: str) -> ResolvedServer:
         """The server, with the swaps of the project of `path` when its construction is out of
@@ -370,11 +371,15 @@ class _ProjectGuards:
             return server
         package = self.package_of_path.get(path)
         swaps = self.project_swaps(package[0] if package else None, server.framework)
+        if swaps is None:
+            return replace(server, guard_by_hand=True)
         return replace(server, also_swaps=swaps) if swaps else server
 
-    def project_swaps(self, root: str | None, framework: Framework) -> tuple[ServerSwap, ...]:
+    def project_swaps(
+        self, root: str | None, framework: Framework
+    ) -> tuple[ServerSwap, ...] | None:
         """The swaps of the servers of `framework` a project builds (every checked module's,
-        when the project is not known)."""
+        when the project is not known); None when they are more than one fix may guard."""
         key = (root, framework)
         if key not in self.swaps:
             servers = self.everywhere if root is None else self.built_in.get(root, [])
@@ -385,7 +390,7 @@ class _ProjectGuards:
                 for swap in (built.swap, *built.also_swaps)
                 if swap is not None
             )
-            self.swaps[key] = swaps if len(swaps) <= _GUARDED_AT_MOST else ()
+            self.swaps[key] = swaps if len(swaps) <= _GUARDED_AT_MOST else None
         return self.swaps[key]
 
 

@@ -261,6 +261,40 @@ def test_a_server_passed_to_no_caller_is_guarded_where_its_own_project_builds_it
     assert (project / "billing" / "app" / "server.py").read_text() == other
 
 
+def test_a_server_out_of_sight_among_more_servers_than_a_fix_guards_is_never_passed(
+    project, monkeypatch: pytest.MonkeyPatch
+):
+    # Past the bound the fix guards none of the project's servers for it: the marker it adds
+    # protects nothing, and `check` says so until the servers are guarded by hand.
+    monkeypatch.setattr("mcp_codemod.analysis.link.linker._GUARDED_AT_MOST", 1)
+    built = 'from mcp.server.fastmcp import FastMCP\n\n{name} = FastMCP("{name}")\n'
+    registrar = """\
+        from mcp.server.fastmcp import FastMCP
+
+
+        def register(mcp: FastMCP) -> None:
+            @mcp.tool()
+            def search(query: str | None = None) -> str:
+                return repr(query)
+        """
+    write(
+        project,
+        {
+            "first.py": built.format(name="first"),
+            "second.py": built.format(name="second"),
+            "registry.py": registrar,
+        },
+    )
+    assert run("check").exit_code == 1
+    run("fix", "--write")
+    assert "GuardedFastMCP" not in (project / "first.py").read_text()
+    assert "Annotated[str | None, NoPreParse]" in (project / "registry.py").read_text()
+    after = run("check")
+    assert after.exit_code == 1
+    assert "is marked NoPreParse, but its server" in after.output
+    assert "guard them where they are built" in after.output
+
+
 def test_a_decorator_factory_in_another_module_reports_the_real_parameters(project):
     write(
         project,
