@@ -231,26 +231,29 @@ def test_a_server_passed_to_no_caller_is_guarded_where_the_tree_builds_it(projec
     assert "query: Annotated[str | None, NoPreParse]" in text
 
 
+# A registrar whose server no caller passes: its construction is out of sight.
+OUT_OF_SIGHT_REGISTRAR = """\
+    from mcp.server.fastmcp import FastMCP
+
+
+    def register(mcp: FastMCP) -> None:
+        @mcp.tool()
+        def search(query: str | None = None) -> str:
+            return repr(query)
+    """
+
+
 def test_a_server_passed_to_no_caller_is_guarded_where_its_own_project_builds_it(project):
     # A tree of two projects, each imported from its own directory: the fix guards the servers
     # of the registrar's project, a `server.py` beside its `tools/` package, and not the other's.
     server = 'from mcp.server.fastmcp import FastMCP\n\nmcp = FastMCP("x")\n'
-    registrar = """\
-        from mcp.server.fastmcp import FastMCP
-
-
-        def register(mcp: FastMCP) -> None:
-            @mcp.tool()
-            def search(query: str | None = None) -> str:
-                return repr(query)
-        """
     other = 'from mcp.server.fastmcp import FastMCP\n\nother = FastMCP("y")\n'
     write(
         project,
         {
             "search/server.py": server,
             "search/tools/__init__.py": "",
-            "search/tools/registry.py": registrar,
+            "search/tools/registry.py": OUT_OF_SIGHT_REGISTRAR,
             "billing/app/__init__.py": "",
             "billing/app/server.py": other,
         },
@@ -268,21 +271,12 @@ def test_a_server_out_of_sight_among_more_servers_than_a_fix_guards_is_never_pas
     # protects nothing, and `check` says so until the servers are guarded by hand.
     monkeypatch.setattr("mcp_codemod.analysis.link.linker._GUARDED_AT_MOST", 1)
     built = 'from mcp.server.fastmcp import FastMCP\n\n{name} = FastMCP("{name}")\n'
-    registrar = """\
-        from mcp.server.fastmcp import FastMCP
-
-
-        def register(mcp: FastMCP) -> None:
-            @mcp.tool()
-            def search(query: str | None = None) -> str:
-                return repr(query)
-        """
     write(
         project,
         {
             "first.py": built.format(name="first"),
             "second.py": built.format(name="second"),
-            "registry.py": registrar,
+            "registry.py": OUT_OF_SIGHT_REGISTRAR,
         },
     )
     assert run("check").exit_code == 1
