@@ -218,8 +218,9 @@ def missing_runtime_names(
     """A line per name a fixed file (path, text before, text after; for either text, what the
     fix read of its tree) imports from the runtime (`runtime_modules`: `mcp_codemod.runtime` and
     the project's `runtime-module`) that does not exist with the mcp installed here: `fix` never
-    says "Fixed" over it, and the language server offers no such edit. `swapped`: per file, the guarded classes the fix swapped in, which the
-    analysis found right for the module (`runtime_names.missing_names`)."""
+    says "Fixed" over it, and the language server offers no such edit. `swapped`: per file, the
+    guarded classes the fix swapped in, which the analysis found right for the module
+    (`runtime_names.missing_names`)."""
     return runtime_names.missing_names(
         fixed,
         runtime_modules,

@@ -35,11 +35,9 @@ if TYPE_CHECKING:
         UncheckedRegistration,
     )
     from mcp_codemod.engine.declared_sdk import DeclaredSdk
+    from mcp_codemod.engine.file_facts import KnownScans
     from mcp_codemod.rules.findings import FileError, Finding
     from mcp_codemod.rules.model import Rule
-
-if TYPE_CHECKING:
-    from mcp_codemod.engine.file_facts import KnownScans
 
 
 @dataclass(frozen=True)

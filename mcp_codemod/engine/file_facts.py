@@ -54,11 +54,16 @@ class ScanTask(NamedTuple):
 
 def scan_source(task: ScanTask) -> ModuleFacts | str:
     """The module's facts, or the one-line reason it cannot be parsed."""
+    tree = _parse(task)
+    return tree if isinstance(tree, str) else scan_tree(task, tree)
+
+
+def _parse(task: ScanTask) -> ast.Module | str:
+    """The module's syntax tree, or the one-line reason it cannot be parsed."""
     try:
-        tree = ast.parse(task.text, filename=task.display)
+        return ast.parse(task.text, filename=task.display)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
         return _syntax_message(error, task.text)
-    return scan_tree(task, tree)
 
 
 def scan_tree(task: ScanTask, tree: ast.Module) -> ModuleFacts | str:
@@ -443,10 +448,9 @@ class FileFacts:
 
     def _scan_here(self, task: ScanTask) -> ModuleFacts | str:
         """`scan_source` in this process, which offers the tree to the scans kept."""
-        try:
-            tree = ast.parse(task.text, filename=task.display)
-        except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
-            return _syntax_message(error, task.text)
+        tree = _parse(task)
+        if isinstance(tree, str):
+            return tree
         assert self.scans is not None
         self.scans.keep(task.text, tree)
         return scan_tree(task, tree)

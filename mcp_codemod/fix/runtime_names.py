@@ -10,13 +10,13 @@ its distribution's metadata and file list, never by importing it, and never the 
 from __future__ import annotations
 
 import ast
-from collections import deque
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
 from mcp_codemod.analysis.frameworks import RUNTIME_MODULES
+from mcp_codemod.analysis.scan.syntax import statement_nodes
 
 # Each guarded class: the mcp major it needs, and the SDK module its base class comes from.
 _GUARDED_CLASSES = {
@@ -82,10 +82,6 @@ class ModuleImports:
     absolute_from: tuple[tuple[int, str, tuple[str, ...]], ...] | None
 
 
-# What can hold a statement: a statement, an `except` clause, a `case` (never an expression).
-_HOLDS_STATEMENTS = (ast.stmt, ast.excepthandler, ast.match_case)
-
-
 def module_imports(tree: ast.Module, everywhere: bool = True) -> ModuleImports:
     """`everywhere`: also the `from` imports in functions, classes and branches."""
     module_level = []
@@ -98,27 +94,10 @@ def module_imports(tree: ast.Module, everywhere: bool = True) -> ModuleImports:
         return ModuleImports(tuple(module_level), None)
     absolute_from = tuple(
         (node.lineno, node.module, tuple(alias.name for alias in node.names))
-        for node in _statements(tree)
+        for node in statement_nodes(tree)
         if isinstance(node, ast.ImportFrom) and not node.level and node.module
     )
     return ModuleImports(tuple(module_level), absolute_from)
-
-
-def _statements(tree: ast.Module) -> Iterator[ast.AST]:
-    """The module's statements in the order `ast.walk` meets them, without walking the
-    expressions: walk's order is breadth first, and every node that holds a statement is
-    itself one that holds statements (or the module), so the walk restricted to those meets
-    them in the same order."""
-    todo: deque[ast.AST] = deque([tree])
-    while todo:
-        node = todo.popleft()
-        for field in node._fields:
-            value = getattr(node, field, None)
-            if isinstance(value, list):
-                todo.extend(item for item in value if isinstance(item, _HOLDS_STATEMENTS))
-            elif isinstance(value, _HOLDS_STATEMENTS):
-                todo.append(value)
-        yield node
 
 
 def runtime_imports(

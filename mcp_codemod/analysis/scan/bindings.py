@@ -115,13 +115,20 @@ class BindingPass:
         """Bind an imported name. In a branch (`try`/`except ImportError`, `if sys.version_info
         ...`, `with suppress(...)`), what the name was bound to before may be what it is at run
         time too: kept as the symbol's alternatives."""
-        symbol = scope.names[name] = Symbol(
-            SymbolKind.IMPORT,
-            qualified=qualified,
-            alternatives=self.other_bindings(scope.names.get(name), qualified),
+        scope.names[name] = self.bound_here(
+            Symbol(
+                SymbolKind.IMPORT,
+                qualified=qualified,
+                alternatives=self.other_bindings(scope.names.get(name), qualified),
+            )
         )
+
+    def bound_here(self, symbol: Symbol) -> Symbol:
+        """The symbol, which the statements after it in the branch being bound see alone
+        (`Names.bound_in_branch`)."""
         if self.branch_depth:
             self.names.bound_in_branch.add(id(symbol))
+        return symbol
 
     def other_bindings(self, previous: Symbol | None, qualified: str) -> tuple[str, ...]:
         """What a name bound in a branch may still be from its earlier bindings (none outside a
@@ -175,13 +182,13 @@ class BindingPass:
                 # another framework's class. The name is that class, or whatever the name it
                 # copies may be.
                 earlier = self.other_bindings(previous, copied)
-                symbol = scope.names[name] = Symbol(
-                    SymbolKind.IMPORT,
-                    qualified=copied,
-                    alternatives=tuple(dict.fromkeys((*earlier, *others))),
+                scope.names[name] = self.bound_here(
+                    Symbol(
+                        SymbolKind.IMPORT,
+                        qualified=copied,
+                        alternatives=tuple(dict.fromkeys((*earlier, *others))),
+                    )
                 )
-                if self.branch_depth:
-                    self.names.bound_in_branch.add(id(symbol))
                 return
         if (
             self.branch_depth

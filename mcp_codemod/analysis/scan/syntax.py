@@ -20,6 +20,27 @@ def statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
                 pending.extend(nested)
 
 
+# What can hold a statement: a statement, an `except` clause, a `case` (never an expression).
+_HOLDS_STATEMENTS = (ast.stmt, ast.excepthandler, ast.match_case)
+
+
+def statement_nodes(tree: ast.Module) -> Iterator[ast.AST]:
+    """The module, its statements, `except` clauses and `case`s, in the order `ast.walk` meets
+    them, without walking the expressions: walk's order is breadth first, and every node that
+    holds a statement is itself one of these (or the module), so the walk restricted to them
+    meets them in the same order."""
+    todo: deque[ast.AST] = deque([tree])
+    while todo:
+        node = todo.popleft()
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                todo.extend(item for item in value if isinstance(item, _HOLDS_STATEMENTS))
+            elif isinstance(value, _HOLDS_STATEMENTS):
+                todo.append(value)
+        yield node
+
+
 def root_calls(node: ast.AST) -> list[ast.Call]:
     """The calls a simple statement makes: `f(x)`, `y = f(x)`, `return f(x)`, `await f(x)`, and
     each call of a chain whose method is called on the result of another: `Handler(mcp)` in

@@ -10,6 +10,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import Enum
 
+from mcp_codemod.analysis.scan.syntax import statement_nodes
+
 
 class BindingKind(Enum):
     FROM = "from"  # `from module import name`
@@ -99,20 +101,10 @@ def module_bindings(tree: ast.Module, text: str, offsets: list[int]) -> dict[str
 
 def _statements_and_patterns(tree: ast.Module) -> Iterator[ast.AST]:
     """The module's statements, `except` clauses and `match` patterns, wherever they are."""
-    todo: list[ast.AST] = [tree]
-    while todo:
-        node = todo.pop()
+    for node in statement_nodes(tree):
         yield node
         if isinstance(node, ast.match_case):
             yield from ast.walk(node.pattern)
-        for field in node._fields:
-            value = getattr(node, field, None)
-            if isinstance(value, list):
-                todo.extend(item for item in value if isinstance(item, _HOLDS_STATEMENTS))
-
-
-# What can hold a statement: a statement, an `except` clause, a `case` (never an expression).
-_HOLDS_STATEMENTS = (ast.stmt, ast.excepthandler, ast.match_case)
 
 
 def _rebound(node: ast.AST) -> list[str]:
