@@ -49,6 +49,7 @@ import zipfile
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
+from typing import TypeVar
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -675,23 +676,48 @@ def measure_speed_mechanisms(report: Report, trees: dict[str, Path], repeat: int
     """A cold `check` with each mechanism turned off against the same launcher with it on, in
     pairs: the median ratio is what the mechanism saves."""
 
-    def launcher(patch: str) -> list[str]:
-        script = f"{patch}\nfrom mcp_codemod.cli import run\nrun()"
-        return [sys.executable, "-c", script, "check", "--no-cache", "--exit-zero", "."]
+    def ratio(patch: str, tree: Path) -> float:
+        off = _patched_check(patch, "--no-cache", "--exit-zero", ".")
+        on = _patched_check("pass", "--no-cache", "--exit-zero", ".")
+        return paired_runs(off, on, tree, repeat)[2]
 
-    rows = []
-    for mechanism, patch in SPEED_MECHANISMS.items():
-        ratios = []
-        for tree in trees.values():
-            _seconds, _memory, ratio = paired_runs(launcher(patch), launcher("pass"), tree, repeat)
-            ratios.append(f"{ratio:.3f}×")
-        rows.append([mechanism, *ratios])
-    report.heading("Speed mechanisms: a cold check with each one off, against it on")
-    report.table(["mechanism", *trees], rows)
-    report.note(
+    _mechanism_table(
+        report,
+        "Speed mechanisms: a cold check with each one off, against it on",
+        SPEED_MECHANISMS,
+        trees,
+        ratio,
         "Each cell: the median of ratios (off ÷ on) of cold `check --no-cache` runs interleaved "
-        "pair by pair. A mechanism stays where it saves at least 5 % (1.050×) on one tree."
+        "pair by pair. A mechanism stays where it saves at least 5 % (1.050×) on one tree.",
     )
+
+
+Tree = TypeVar("Tree")  # what a mechanism's ratio is measured on
+
+
+def _patched_check(patch: str, *arguments: str) -> list[str]:
+    """`mcp-codemod check` in a fresh process that runs `patch` first (a mechanism turned off,
+    or `pass`)."""
+    script = f"{patch}\nfrom mcp_codemod.cli import run\nrun()"
+    return [sys.executable, "-c", script, "check", *arguments]
+
+
+def _mechanism_table(
+    report: Report,
+    heading: str,
+    mechanisms: dict[str, str],
+    trees: dict[str, Tree],
+    ratio: Callable[[str, Tree], float],
+    note: str,
+) -> None:
+    """A row per mechanism, a column per tree: `ratio` of the mechanism's patch on the tree."""
+    rows = [
+        [mechanism, *(f"{ratio(patch, tree):.3f}×" for tree in trees.values())]
+        for mechanism, patch in mechanisms.items()
+    ]
+    report.heading(heading)
+    report.table(["mechanism", *trees], rows)
+    report.note(note)
 
 
 # What makes a warm `check` (one the run cache answers) fast, and how to turn it off in a fresh
@@ -719,29 +745,28 @@ def measure_warm_mechanisms(
     # stores its result only once the files it depends on are old enough to trust.
     time.sleep(2)
 
-    def launcher(patch: str, cache: str, path: str) -> list[str]:
-        script = f"{patch}\nfrom mcp_codemod.cli import run\nrun()"
-        return [sys.executable, "-c", script, "check", "--cache-dir", cache, "--exit-zero", path]
+    def ratio(patch: str, tree_and_path: tuple[Path, str]) -> float:
+        tree, path = tree_and_path
+        with tempfile.TemporaryDirectory() as off, tempfile.TemporaryDirectory() as on:
+            commands = (
+                _patched_check(patch, "--cache-dir", off, "--exit-zero", path),
+                _patched_check("pass", "--cache-dir", on, "--exit-zero", path),
+            )
+            # Twice each first: the first parses, the second stores the result once every
+            # file's timestamps are old enough to trust.
+            for command in commands * 2:
+                run(command, tree)
+            return paired_runs(*commands, tree, repeat)[2]
 
-    rows = []
-    for mechanism, patch in WARM_MECHANISMS.items():
-        ratios = []
-        for tree, path in trees.values():
-            with tempfile.TemporaryDirectory() as off, tempfile.TemporaryDirectory() as on:
-                commands = (launcher(patch, off, path), launcher("pass", on, path))
-                # Twice each first: the first parses, the second stores the result once every
-                # file's timestamps are old enough to trust.
-                for command in commands * 2:
-                    run(command, tree)
-                _seconds, _memory, ratio = paired_runs(*commands, tree, repeat)
-            ratios.append(f"{ratio:.3f}×")
-        rows.append([mechanism, *ratios])
-    report.heading("Speed mechanisms of a warm check: each one off, against it on")
-    report.table(["mechanism", *trees], rows)
-    report.note(
+    _mechanism_table(
+        report,
+        "Speed mechanisms of a warm check: each one off, against it on",
+        WARM_MECHANISMS,
+        trees,
+        ratio,
         "Each cell: the median of ratios (off ÷ on) of warm `check` runs (answered by the run "
         "cache) interleaved pair by pair. A mechanism stays where it saves at least 5 % (1.050×) "
-        "on one tree."
+        "on one tree.",
     )
 
 
