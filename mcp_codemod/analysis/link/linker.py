@@ -4,10 +4,10 @@ runs, and what each parameter's annotation admits once aliases in any module are
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from mcp_codemod.analysis.facades import Facade
 from mcp_codemod.analysis.facts import (
@@ -299,6 +299,22 @@ def _package_of(module: ModuleFacts) -> tuple[str, str]:
     return root, module.module.split(".")[0] if depth else ""
 
 
+Key = TypeVar("Key")
+
+
+def _built_in(
+    constructed: dict[tuple[str, int], ResolvedServer],
+    package_of_module: dict[str, tuple[str, str]],
+    key: Callable[[tuple[str, str]], Key],
+) -> dict[Key, list[ResolvedServer]]:
+    """The servers the checked modules build, by `key` of their module's package (its import
+    root and top-level package; ("", "") when not known)."""
+    built: dict[Key, list[ResolvedServer]] = {}
+    for (module, _line), server in constructed.items():
+        built.setdefault(key(package_of_module.get(module, ("", ""))), []).append(server)
+    return built
+
+
 def _tied(
     unchecked: list[UncheckedRegistration],
     constructed: dict[tuple[str, int], ResolvedServer],
@@ -309,9 +325,7 @@ def _tied(
     servers, counts against each of them: it may be on any. Servers of other packages beside
     it in the tree (a tree of several projects) are not its. A registration whose package is
     not known counts against every server the checked files build."""
-    built_in: dict[tuple[str, str], list[ResolvedServer]] = {}
-    for (module, _line), server in constructed.items():
-        built_in.setdefault(package_of_module.get(module, ("", "")), []).append(server)
+    built_in = _built_in(constructed, package_of_module, lambda package: package)
 
     def tie(tool: UncheckedRegistration) -> UncheckedRegistration:
         package = package_of_path.get(tool.path)
@@ -352,10 +366,7 @@ class _ProjectGuards:
     ) -> None:
         self.package_of_path = package_of_path
         self.everywhere = list(constructed.values())
-        self.built_in: dict[str, list[ResolvedServer]] = {}
-        for (module, _line), server in constructed.items():
-            root, _package = package_of_module.get(module, ("", ""))
-            self.built_in.setdefault(root, []).append(server)
+        self.built_in = _built_in(constructed, package_of_module, lambda package: package[0])
         self.swaps: dict[tuple[str | None, Framework], tuple[ServerSwap, ...] | None] = {}
 
     def swappable(self, server: ResolvedServer, path: str) -> ResolvedServer:
