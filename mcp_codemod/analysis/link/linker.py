@@ -168,9 +168,9 @@ class Linker:
             package_of_path = {m.path: _package_of(m) for m in modules}
             unchecked = _tied(unchecked, constructed, package_of_module, package_of_path)
             guards = _ProjectGuards(constructed, package_of_module, package_of_path)
-            parameters = [replace(p, server=guards.swappable(p.server, p.path)) for p in parameters]
-            registered = [replace(t, server=guards.swappable(t.server, t.path)) for t in registered]
-            unchecked = [replace(t, server=guards.swappable(t.server, t.path)) for t in unchecked]
+            parameters = [guards.swapped(p) for p in parameters]
+            registered = [guards.swapped(t) for t in registered]
+            unchecked = [guards.swapped(t) for t in unchecked]
         return LinkResult(
             tuple(parameters), tuple(unchecked), tools, tuple(registered), self.names.work.steps
         )
@@ -300,6 +300,7 @@ def _package_of(module: ModuleFacts) -> tuple[str, str]:
 
 
 Key = TypeVar("Key")
+_Subject = TypeVar("_Subject", ToolParameter, RegisteredTool, UncheckedRegistration)
 
 
 def _built_in(
@@ -368,6 +369,12 @@ class _ProjectGuards:
         self.everywhere = list(constructed.values())
         self.built_in = _built_in(constructed, package_of_module, lambda package: package[0])
         self.swaps: dict[tuple[str | None, Framework], tuple[ServerSwap, ...] | None] = {}
+
+    def swapped(self, subject: _Subject) -> _Subject:
+        """A parameter, tool or unchecked registration with its server `swappable`: the same
+        object when that changes nothing (most servers are built in sight)."""
+        server = self.swappable(subject.server, subject.path)
+        return subject if server is subject.server else replace(subject, server=server)
 
     def swappable(self, server: ResolvedServer, path: str) -> ResolvedServer:
         """The server, with the swaps of the project of `path` when its construction is out of
