@@ -393,26 +393,17 @@ class FileFacts:
         outcomes = self._parsed(self.examine(path, prefilter=False) for path in paths)
         return [outcome if isinstance(outcome, ModuleFacts) else None for outcome in outcomes]
 
-    def facts_ahead(self, paths: list[Path]) -> Callable[[int], ModuleFacts | None]:
-        """`facts_of`, started now: the returned function gives the facts of `paths[index]`
-        (once each), waiting for no other module's. The workers, when they are up, parse the
-        modules while this process goes on."""
+    def facts_ahead(self, paths: list[Path]) -> Callable[[], list[ModuleFacts | None]]:
+        """`facts_of`, started now and given when the returned function is called (once): the
+        workers, when they are up, parse the modules while this process goes on."""
         outcomes, pending, parses = self._started(
-            (self.examine(path, prefilter=False) for path in paths), ahead=True
+            self.examine(path, prefilter=False) for path in paths
         )
         parses.hand_over_all()
-        parse_of = {index: number for number, (index, _) in enumerate(pending)}
 
-        def facts(index: int) -> ModuleFacts | None:
-            number = parse_of.pop(index, None)
-            if number is not None:
-                outcome, result = pending[number][1], parses.result_at(number)
-                self.record(outcome, result)
-                if self.scans is not None:
-                    self.scans.results[outcome.task] = result
-                outcomes[index] = result
-            found = outcomes[index]
-            return found if isinstance(found, ModuleFacts) else None
+        def facts() -> list[ModuleFacts | None]:
+            parsed = self._finished(outcomes, pending, parses)
+            return [outcome if isinstance(outcome, ModuleFacts) else None for outcome in parsed]
 
         return facts
 
@@ -430,14 +421,13 @@ class FileFacts:
         return self._finished(*self._started(examined))
 
     def _started(
-        self, examined: Iterable[Outcome], ahead: bool = False
+        self, examined: Iterable[Outcome]
     ) -> tuple[list[Outcome], list[tuple[int, Pending]], OrderedMap[ScanTask, ModuleFacts | str]]:
-        """The outcomes, the pending ones with their index, and their parses, begun (after
-        every other parse given, `ahead`)."""
+        """The outcomes, the pending ones with their index, and their parses, begun."""
         outcomes: list[Outcome] = []
         pending: list[tuple[int, Pending]] = []
         parses: OrderedMap[ScanTask, ModuleFacts | str] = OrderedMap(
-            scan_source, self.workers, self._scan_here if self.scans is not None else None, ahead
+            scan_source, self.workers, self._scan_here if self.scans is not None else None
         )
         for outcome in examined:
             if isinstance(outcome, Pending) and self.scans is not None:

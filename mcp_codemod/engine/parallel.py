@@ -17,7 +17,6 @@ import contextlib
 import os
 import pickle
 import sys
-from bisect import bisect_right
 from collections import deque
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
@@ -110,11 +109,6 @@ class Job:
             raise self.error
         return self.value
 
-    def cancel(self) -> bool:
-        """Take the chunk back if no worker holds it yet (True): it is then never sent. As a
-        future's `cancel`, of a chunk not yet running."""
-        return self.pool.withdraw(self)
-
 
 class _Worker:
     """One forked worker as this process sees it: its pipes and the chunks it holds."""
@@ -139,8 +133,6 @@ class ForkedPool:
         self.poll = select.poll
         self.workers: list[_Worker] = []
         self.waiting: deque[tuple[Job, bytes, int]] = deque()  # chunks no worker holds yet
-        # And those of work asked ahead of its need: they go out when no other chunk waits.
-        self.waiting_ahead: deque[tuple[Job, bytes, int]] = deque()
         try:
             for _ in range(jobs):
                 self.workers.append(self._fork())
@@ -180,24 +172,12 @@ class ForkedPool:
         os.set_blocking(tasks_write, False)
         return _Worker(pid, tasks_write, results_read)
 
-    def submit(
-        self, function: Callable[[Item], Result], items: list[Item], size: int, ahead: bool = False
-    ) -> Job:
-        """A chunk to run; one `ahead` goes out after every other chunk given."""
+    def submit(self, function: Callable[[Item], Result], items: list[Item], size: int) -> Job:
         job = Job(self)
         chunk = pickle.dumps((function, items), pickle.HIGHEST_PROTOCOL)
-        (self.waiting_ahead if ahead else self.waiting).append((job, chunk, size))
+        self.waiting.append((job, chunk, size))
         self.pump()
         return job
-
-    def withdraw(self, job: Job) -> bool:
-        """Remove a job's chunk from those no worker holds yet; False when one holds it."""
-        for queue in (self.waiting, self.waiting_ahead):
-            for waiting in queue:
-                if waiting[0] is job:
-                    queue.remove(waiting)
-                    return True
-        return False
 
     def pump(self, wait: bool = False) -> None:
         """Move what can be moved: chunks out to the workers that have room for them, results
@@ -226,12 +206,12 @@ class ForkedPool:
 
     def _hand_out(self) -> None:
         """The waiting chunks, in order, each to the worker with room that holds the least."""
-        while self.waiting or self.waiting_ahead:
+        while self.waiting:
             free = [worker for worker in self.workers if len(worker.held) < _HELD_PER_WORKER]
             if not free:
                 return
             worker = min(free, key=lambda free_worker: free_worker.load)
-            job, chunk, size = (self.waiting or self.waiting_ahead).popleft()
+            job, chunk, size = self.waiting.popleft()
             idle = not worker.outbox
             worker.outbox += len(chunk).to_bytes(_HEADER_BYTES, "little")
             worker.outbox += chunk
@@ -327,9 +307,7 @@ class SpawnedPool:
             max_workers=jobs, mp_context=multiprocessing.get_context()
         )
 
-    def submit(
-        self, function: Callable[[Item], Result], items: list[Item], size: int, ahead: bool = False
-    ):
+    def submit(self, function: Callable[[Item], Result], items: list[Item], size: int):
         return self.executor.submit(_map_chunk, function, items)
 
     def pump(self, wait: bool = False) -> None:
@@ -352,10 +330,8 @@ class OrderedMap(Generic[Item, Result]):
         function: Callable[[Item], Result],
         workers: Workers,
         here: Callable[[Item], Result] | None = None,
-        ahead: bool = False,
     ) -> None:
         self.function = function
-        self.ahead = ahead  # work asked before it is needed: the workers take it after the rest
         self.here = here or function
         self.workers = workers
         self.waiting: list[Item] = []  # given, not yet handed to a worker
@@ -363,9 +339,6 @@ class OrderedMap(Generic[Item, Result]):
         self.waiting_size = 0
         self.given_size = 0
         self.chunks: list[Any] = []  # `Job`s or futures, in the order of their items
-        self.chunk_items: list[list[Item]] = []  # theirs
-        self.chunk_ends: list[int] = []  # the number of items given up to each one's end
-        self.results_at: dict[int, Result] = {}  # `result_at`'s, by the item's index
 
     def put(self, item: Item, size: int) -> None:
         """Give one item; `size` is the work it represents (bytes of source)."""
@@ -415,27 +388,6 @@ class OrderedMap(Generic[Item, Result]):
                 pool.pump()  # the workers' next chunks go out while this process works
         return [result for chunk in self.chunks for result in chunk.result()] + here
 
-    def result_at(self, index: int) -> Result:
-        """The result of the item given `index`-th, after `hand_over_all`, waiting for no
-        other chunk than its own. A chunk no worker has begun is taken back and run here:
-        this process would only wait for it, behind the others."""
-        if index not in self.results_at:
-            number = bisect_right(self.chunk_ends, index)
-            if number == len(self.chunks):  # no workers: every item waits here
-                start = self.chunk_ends[-1] if self.chunk_ends else 0
-                values = [self.here(self.waiting[index - start])]
-                start = index
-            else:
-                chunk = self.chunks[number]
-                start = self.chunk_ends[number - 1] if number else 0
-                if chunk.cancel():
-                    values = [self.here(item) for item in self.chunk_items[number]]
-                else:
-                    values = chunk.result()
-            for offset, value in enumerate(values):
-                self.results_at[start + offset] = value
-        return self.results_at.pop(index)
-
     def hand_over_all(self) -> None:
         """Hand every item given so far to the workers, in shares of about equal size, none
         kept for this process: it has other work to do meanwhile. Without workers they wait
@@ -460,9 +412,7 @@ class OrderedMap(Generic[Item, Result]):
 
     def _hand_over(self, items: list[Item], size: int) -> None:
         assert self.workers.pool is not None
-        self.chunks.append(self.workers.pool.submit(self.function, items, size, self.ahead))
-        self.chunk_items.append(items)
-        self.chunk_ends.append((self.chunk_ends[-1] if self.chunk_ends else 0) + len(items))
+        self.chunks.append(self.workers.pool.submit(self.function, items, size))
 
 
 def _cuts(sizes: list[int], parts: int) -> list[int]:

@@ -40,9 +40,9 @@ class Project:
         self.by_path: dict[str, ModuleFacts | None] = {}
         self.loaded_modules: tuple[ModuleFacts, ...] | None = None  # `loaded`
         # Modules parsed before they are asked for (`parse_ahead`), by resolved path: each joins
-        # `by_path` only when `load` asks for it. Those still being parsed, with their batch.
+        # `by_path` only when `load` asks for it. Those still being parsed wait on their batch.
         self.parsed_ahead: dict[str, ModuleFacts | None] = {}
-        self.parsing_ahead: dict[str, _AheadBatch] = {}
+        self.parsing_ahead: dict[str, Callable[[], None]] = {}
         self.roots: list[Path] = []
         self.project_files: dict[Path, list[str]] = {}
         self.import_graphs: dict[Path, ImportGraph] = {}
@@ -121,8 +121,14 @@ class Project:
         if not paths:
             return
         keys = list(map(str, paths))
-        batch = _AheadBatch(keys, self.sources.facts_ahead(paths))
-        self.parsing_ahead.update(dict.fromkeys(keys, batch))
+        facts = self.sources.facts_ahead(paths)
+
+        def finish() -> None:
+            for key, found in zip(keys, facts(), strict=True):
+                del self.parsing_ahead[key]
+                self.parsed_ahead[key] = found
+
+        self.parsing_ahead.update(dict.fromkeys(keys, finish))
 
     def _paths_of(
         self, modules: Iterable[tuple[str, ModuleFacts]], known: Callable[[str], bool]
@@ -145,29 +151,17 @@ class Project:
         key = str(path)
         if key in self.by_path:
             return self.by_path[key]
-        batch = self.parsing_ahead.get(key)
-        if batch is not None and batch.asked:
-            self.finish_ahead(key, batch)
         if key in self.parsed_ahead:
             return self.parsed_ahead[key]
         raise NotParsed(name, near)
 
     def was_parsed_ahead(self, key: str) -> bool:
-        """Whether the module is among those parsed ahead and not loaded yet (waiting for it
-        if it is still being parsed)."""
-        batch = self.parsing_ahead.get(key)
-        if batch is not None:
-            self.finish_ahead(key, batch)
+        """Whether the module is among those parsed ahead and not loaded yet (waiting for its
+        batch if it is still being parsed)."""
+        finish = self.parsing_ahead.get(key)
+        if finish is not None:
+            finish()
         return key in self.parsed_ahead
-
-    def finish_ahead(self, key: str, batch: _AheadBatch) -> None:
-        """The module's facts, parsed ahead, waiting for no other of its batch. Once one of a
-        batch is asked for, `load_parsed` counts the others as parsed too (waiting for each
-        it is asked for): what the modules parsed already are does not depend on which
-        worker finished first."""
-        batch.asked = True
-        del self.parsing_ahead[key]
-        self.parsed_ahead[key] = batch.facts(batch.index[key])
 
     def parse_together(self, paths: list[Path]) -> list[ModuleFacts | None]:
         """The facts of these modules, parsed together (over the workers when they are up), and
@@ -321,12 +315,3 @@ class Project:
                 if self.sources.witness is not None:
                     self.sources.witness.walk(root, self.discovery.excludes)
         return self.project_files[root]
-
-
-class _AheadBatch:
-    """Modules handed to the workers together by `Project.parse_ahead`."""
-
-    def __init__(self, keys: list[str], facts: Callable[[int], ModuleFacts | None]) -> None:
-        self.index = {key: number for number, key in enumerate(keys)}
-        self.facts = facts  # of the module of each index
-        self.asked = False  # whether any of them was asked for

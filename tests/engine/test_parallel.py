@@ -48,12 +48,6 @@ def _first_waits_for_last(item: int) -> tuple[int, int]:
     return item, os.getpid()
 
 
-def _process_after(seconds: float) -> tuple[int, float]:
-    """Which process ran the item, and when it finished."""
-    time.sleep(seconds)
-    return os.getpid(), time.monotonic()
-
-
 def _map(function, items: list[int], workers: parallel.Workers) -> list:
     mapped = parallel.OrderedMap(function, workers)
     for item in items:
@@ -132,37 +126,6 @@ def test_a_result_of_stopped_workers_is_an_error_not_a_wait():
     pool.shutdown(abandon=True)
     with pytest.raises(RuntimeError, match="no worker holds"):
         job.result()
-
-
-@forked_only
-def test_a_result_asked_for_alone_waits_for_no_other_chunk(small_chunks):
-    # Two workers hold two chunks each, asleep for half a minute; the fifth chunk waits for
-    # one of them. Its result is asked for now: it is taken back and run here.
-    with parallel.Workers(2) as workers:
-        mapped = parallel.OrderedMap(_process_after, workers, ahead=True)
-        for seconds in (30, 30, 30, 30, 30, 30, 0):  # chunks [30] [30] [30, 30] [30, 30] [0]
-            mapped.put(seconds, 1)
-        mapped.hand_over_all()
-        assert len(mapped.chunks) == 5
-        started = time.monotonic()
-        assert mapped.result_at(6)[0] == os.getpid()
-        assert time.monotonic() - started < 10
-        workers.pool.shutdown(abandon=True)
-        workers.pool = None
-
-
-@forked_only
-def test_work_asked_ahead_goes_out_after_work_asked_now():
-    pool = parallel.ForkedPool(1)
-    try:
-        held = [pool.submit(_process_after, [0.2], 1) for _ in range(2)]  # all it holds
-        ahead = pool.submit(_process_after, [0], 1, ahead=True)
-        now = pool.submit(_process_after, [0], 1)
-        (finished_ahead,), (finished_now,) = (ahead.result()[0][1:], now.result()[0][1:])
-        assert finished_now < finished_ahead
-        assert all(job.result() for job in held)
-    finally:
-        pool.shutdown()
 
 
 @forked_only
