@@ -6,7 +6,7 @@ content hash; references to other modules stay symbolic (qualified names) until 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from enum import Enum
 
 from mcp_codemod.analysis.frameworks import Framework
@@ -84,25 +84,6 @@ class ServerRef:
     # import; the server may be an instance of any of them.
     class_choices: tuple[str, ...] = ()
     call_span: Span | None = None  # CONSTRUCT: the whole call, which a fix may wrap in `guard()`
-
-    def __hash__(self) -> int:
-        # The link stage's memos are keyed by references: their spans and alternatives are
-        # hashed once, not at every lookup. Kept beside the fields, and never pickled: another
-        # process hashes strings differently.
-        found = self.__dict__.get("_hash")
-        if found is None:
-            found = hash(tuple(getattr(self, name) for name in _SERVER_REF_FIELDS))
-            object.__setattr__(self, "_hash", found)
-        return found
-
-    def __getstate__(self) -> dict[str, object]:
-        state = self.__dict__
-        if "_hash" in state:
-            state = {name: value for name, value in state.items() if name != "_hash"}
-        return state
-
-
-_SERVER_REF_FIELDS = tuple(field.name for field in fields(ServerRef))
 
 
 @dataclass(frozen=True)
